@@ -1,0 +1,142 @@
+// Reference model of a DDP Data Sink (RFC 5041 5.3, 5.4, 7.1; RFC 5043 DDP-SSN ordering).
+// It is the executable statement of the semantics the RTL pipeline implements, used by the host demo
+// as a software receiver and by testbenches as the scoreboard's model. Placement goes into a flat
+// simulated host memory by address, exactly as the hardware's DMA would.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "rnic/wire/bytes.hpp"
+#include "rnic/wire/ddp.hpp"
+#include "rnic/wire/ddp_errors.hpp"
+
+namespace rnic::model {
+
+// Flat host memory addressed from 0; writes outside it are a model bug and throw.
+class HostMemory {
+ public:
+  explicit HostMemory(std::size_t size, std::uint8_t fill = 0) : bytes_(size, fill) {}
+  void write(std::uint64_t addr, rnic::wire::ConstBytes data);
+  rnic::wire::ConstBytes read(std::uint64_t addr, std::size_t len) const;
+  std::size_t size() const { return bytes_.size(); }
+  std::uint8_t* data() { return bytes_.data(); }
+
+ private:
+  std::vector<std::uint8_t> bytes_;
+};
+
+inline constexpr std::uint32_t stag_index(std::uint32_t stag) { return stag >> 8; }
+inline constexpr std::uint8_t stag_key(std::uint32_t stag) { return static_cast<std::uint8_t>(stag); }
+inline constexpr std::uint32_t make_stag(std::uint32_t index, std::uint8_t key) { return (index << 8) | key; }
+
+struct StagEntry {
+  std::uint8_t key = 0;
+  std::uint32_t pd = 0;
+  std::optional<std::uint32_t> bound_stream;  // 8.2: optional binding to one stream
+  bool remote_write = true;
+  std::uint64_t base_to = 0;
+  std::uint64_t length = 0;
+  std::uint64_t host_addr = 0;
+};
+
+enum class StreamState { kNormal, kError, kTornDown };
+
+struct Completion {
+  std::uint32_t stream = 0;
+  bool is_error = false;
+  // Delivery (5.4).
+  bool tagged = false;
+  std::uint32_t stag = 0;        // tagged
+  std::uint32_t qn = 0;          // untagged
+  std::uint32_t msn = 0;         // untagged
+  std::uint32_t length = 0;      // untagged: MO + len of the last segment
+  std::uint64_t rsvd_ulp = 0;    // 8 bits tagged, 40 bits untagged
+  std::uint64_t buffer_addr = 0; // untagged: the receive buffer consumed
+  // Error report (7.1): type/code, segment length, and the DDP header bytes.
+  rnic::wire::DdpError error = rnic::wire::DdpError::kLocalCatastrophic;
+  std::uint32_t segment_length = 0;
+  std::vector<std::uint8_t> header_bytes;
+};
+
+struct Counters {
+  std::uint64_t segments = 0;
+  std::uint64_t bytes_placed = 0;
+  std::uint64_t messages_delivered = 0;
+  std::uint64_t drops = 0;             // segments silently dropped on a stream in error / torn down
+  std::uint64_t duplicates = 0;        // placed again, nothing else changed (5.3)
+  std::uint64_t access_violations = 0; // reported as TaggedInvalidStag, counted here too
+  std::map<rnic::wire::DdpError, std::uint64_t> errors;
+};
+
+class DataSink {
+ public:
+  struct Config {
+    std::uint32_t num_stags = 4096;
+    std::uint32_t num_streams = 256;
+    std::uint32_t num_qns = 4;
+    std::uint16_t ssn_window = 64;  // segments of a stream accepted ahead of the delivery point
+  };
+  DataSink(HostMemory& mem, Config cfg);
+
+  // Tables, as the driver programs them.
+  void set_stag(std::uint32_t index, const StagEntry& e);
+  void invalidate_stag(std::uint32_t index);
+  void enable_stream(std::uint32_t stream, std::uint32_t pd);
+  void reset_stream(std::uint32_t stream);  // back to normal, SSN/MSN state cleared
+  void teardown_stream(std::uint32_t stream);
+  // Receive buffers for (stream, QN) take MSNs 1, 2, ... in posting order.
+  void post_buffer(std::uint32_t stream, std::uint32_t qn, std::uint64_t host_addr, std::uint32_t length);
+
+  // One DDP segment from the LLP with its stream and DDP-SSN (RFC 5043 5.2.1).
+  void receive(std::uint32_t stream, std::uint16_t ddp_ssn, rnic::wire::ConstBytes segment);
+
+  std::deque<Completion>& completions() { return completions_; }
+  const Counters& counters() const { return counters_; }
+  StreamState stream_state(std::uint32_t stream) const { return streams_.at(stream).state; }
+
+ private:
+  struct RecvBuffer {
+    std::uint64_t addr;
+    std::uint32_t length;
+  };
+  struct Pending {          // a placed, undelivered segment
+    bool last;
+    Completion delivery;    // filled when last
+    std::vector<std::uint8_t> header;  // for an error found at delivery
+    std::uint32_t segment_length;
+  };
+  struct Stream {
+    bool enabled = false;
+    std::uint32_t pd = 0;
+    StreamState state = StreamState::kNormal;
+    std::uint16_t next_ssn = 0;  // delivery point
+    std::map<std::uint16_t, Pending> placed;
+    std::vector<std::deque<RecvBuffer>> queues;  // per QN
+    std::vector<std::uint32_t> head_msn;         // MSN of queues[qn].front()
+  };
+
+  std::optional<rnic::wire::DdpError> validate_tagged(const Stream& s, std::uint32_t stream,
+                                                      const rnic::wire::TaggedHeader& h,
+                                                      std::uint64_t len, std::uint64_t& addr);
+  std::optional<rnic::wire::DdpError> validate_untagged(const Stream& s,
+                                                        const rnic::wire::UntaggedHeader& h,
+                                                        std::uint64_t len, std::uint64_t& addr,
+                                                        RecvBuffer& buf);
+  void fail(Stream& s, std::uint32_t stream, rnic::wire::DdpError e, rnic::wire::ConstBytes segment,
+            std::size_t header_len);
+  void deliver_in_order(Stream& s, std::uint32_t stream);
+
+  HostMemory& mem_;
+  Config cfg_;
+  std::vector<std::optional<StagEntry>> stags_;
+  std::vector<Stream> streams_;
+  std::deque<Completion> completions_;
+  Counters counters_;
+};
+
+}  // namespace rnic::model

@@ -1,0 +1,200 @@
+#include "rnic/model/data_sink.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace rnic::model {
+
+using rnic::wire::ConstBytes;
+using rnic::wire::DdpError;
+
+void HostMemory::write(std::uint64_t addr, ConstBytes data) {
+  if (addr > bytes_.size() || bytes_.size() - addr < data.size) {
+    throw std::out_of_range("host memory write at " + std::to_string(addr) + " of " +
+                            std::to_string(data.size) + " bytes");
+  }
+  std::copy(data.data, data.data + data.size, bytes_.begin() + static_cast<std::ptrdiff_t>(addr));
+}
+
+ConstBytes HostMemory::read(std::uint64_t addr, std::size_t len) const {
+  if (addr > bytes_.size() || bytes_.size() - addr < len) {
+    throw std::out_of_range("host memory read at " + std::to_string(addr));
+  }
+  return ConstBytes(bytes_.data() + addr, len);
+}
+
+DataSink::DataSink(HostMemory& mem, Config cfg)
+    : mem_(mem), cfg_(cfg), stags_(cfg.num_stags), streams_(cfg.num_streams) {
+  for (auto& s : streams_) {
+    s.queues.resize(cfg.num_qns);
+    s.head_msn.assign(cfg.num_qns, 1);
+  }
+}
+
+void DataSink::set_stag(std::uint32_t index, const StagEntry& e) { stags_.at(index) = e; }
+void DataSink::invalidate_stag(std::uint32_t index) { stags_.at(index).reset(); }
+
+void DataSink::enable_stream(std::uint32_t stream, std::uint32_t pd) {
+  reset_stream(stream);
+  streams_.at(stream).enabled = true;
+  streams_.at(stream).pd = pd;
+}
+
+void DataSink::reset_stream(std::uint32_t stream) {
+  Stream& s = streams_.at(stream);
+  s.state = StreamState::kNormal;
+  s.next_ssn = 0;  // RFC 5043 5.2.1: DDP-SSN starts at 0 for each session
+  s.placed.clear();
+  for (auto& q : s.queues) q.clear();
+  s.head_msn.assign(cfg_.num_qns, 1);
+}
+
+void DataSink::teardown_stream(std::uint32_t stream) {
+  streams_.at(stream).state = StreamState::kTornDown;
+  streams_.at(stream).enabled = false;
+}
+
+void DataSink::post_buffer(std::uint32_t stream, std::uint32_t qn, std::uint64_t addr, std::uint32_t len) {
+  streams_.at(stream).queues.at(qn).push_back({addr, len});
+}
+
+std::optional<DdpError> DataSink::validate_tagged(const Stream& s, std::uint32_t stream,
+                                                  const rnic::wire::TaggedHeader& h,
+                                                  std::uint64_t len, std::uint64_t& addr) {
+  if (len == 0) return std::nullopt;  // 5.2: STag and TO are not checked on a zero-length segment
+  const std::uint32_t idx = stag_index(h.stag);
+  if (idx >= stags_.size() || !stags_[idx] || stags_[idx]->key != stag_key(h.stag)) {
+    return DdpError::kTaggedInvalidStag;
+  }
+  const StagEntry& e = *stags_[idx];
+  // 8.2: both the PD check and the optional stream binding.
+  if (e.pd != s.pd || (e.bound_stream && *e.bound_stream != stream)) {
+    return DdpError::kTaggedStagNotAssociated;
+  }
+  if (!e.remote_write) {  // no 7.2 code: reported as Invalid STag, as Linux siw does
+    ++counters_.access_violations;
+    return DdpError::kTaggedInvalidStag;
+  }
+  // 7.1 #5 before #3/#4: once TO + len wraps, a bounds comparison in 64 bits is meaningless.
+  if (h.to > UINT64_MAX - len) return DdpError::kTaggedToWrap;
+  if (h.to < e.base_to || h.to - e.base_to > e.length || e.length - (h.to - e.base_to) < len) {
+    return DdpError::kTaggedBaseBounds;
+  }
+  addr = e.host_addr + (h.to - e.base_to);
+  return std::nullopt;
+}
+
+std::optional<DdpError> DataSink::validate_untagged(const Stream& s, const rnic::wire::UntaggedHeader& h,
+                                                    std::uint64_t len, std::uint64_t& addr,
+                                                    RecvBuffer& buf) {
+  if (h.qn >= cfg_.num_qns) return DdpError::kUntaggedInvalidQn;
+  const auto& q = s.queues[h.qn];
+  const std::uint32_t ahead = h.msn - s.head_msn[h.qn];  // modulo 2^32: MSN wraps (4.3)
+  if (ahead >= 0x80000000u) return DdpError::kUntaggedMsnRange;  // before the first available buffer
+  if (ahead >= q.size()) return DdpError::kUntaggedNoBuffer;      // no buffer posted for it yet
+  buf = q[ahead];
+  if (len > 0 ? h.mo >= buf.length : h.mo > buf.length) return DdpError::kUntaggedInvalidMo;
+  if (std::uint64_t{h.mo} + len > buf.length) return DdpError::kUntaggedMessageTooLong;
+  addr = buf.addr + h.mo;
+  return std::nullopt;
+}
+
+void DataSink::fail(Stream& s, std::uint32_t stream, DdpError e, ConstBytes segment, std::size_t header_len) {
+  Completion c;
+  c.stream = stream;
+  c.is_error = true;
+  c.error = e;
+  c.segment_length = static_cast<std::uint32_t>(segment.size);
+  c.header_bytes = segment.subview(0, header_len).to_vector();
+  completions_.push_back(std::move(c));
+  ++counters_.errors[e];
+  s.state = StreamState::kError;  // 7.1: every later segment is silently dropped
+}
+
+void DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segment) {
+  ++counters_.segments;
+  Stream& s = streams_.at(stream);
+  if (!s.enabled || s.state != StreamState::kNormal) {
+    ++counters_.drops;
+    return;
+  }
+  const auto decoded = rnic::wire::decode_segment(segment);
+  if (!decoded) {  // shorter than its header: nothing to validate against
+    fail(s, stream, DdpError::kLocalCatastrophic, segment, segment.size);
+    return;
+  }
+  const auto& hdr = decoded->header;
+  const std::size_t hlen = rnic::wire::header_size(hdr);
+  const std::uint16_t ahead = static_cast<std::uint16_t>(ssn - s.next_ssn);
+  if (ahead >= cfg_.ssn_window) {  // RFC 5043 10: outside the reorder window
+    fail(s, stream, DdpError::kLlpError, segment, hlen);
+    return;
+  }
+  if (auto e = rnic::wire::check_version(hdr)) {
+    fail(s, stream, *e, segment, hlen);
+    return;
+  }
+  const ConstBytes payload = decoded->payload;
+  std::uint64_t addr = 0;
+  Pending p{rnic::wire::is_last(hdr), Completion{}, segment.subview(0, hlen).to_vector(),
+            static_cast<std::uint32_t>(segment.size)};
+  p.delivery.stream = stream;
+  if (const auto* t = std::get_if<rnic::wire::TaggedHeader>(&hdr)) {
+    if (auto e = validate_tagged(s, stream, *t, payload.size, addr)) return fail(s, stream, *e, segment, hlen);
+    p.delivery.tagged = true;
+    p.delivery.stag = t->stag;
+    p.delivery.rsvd_ulp = t->rsvd_ulp;
+  } else {
+    const auto& u = std::get<rnic::wire::UntaggedHeader>(hdr);
+    RecvBuffer buf{};
+    if (auto e = validate_untagged(s, u, payload.size, addr, buf)) return fail(s, stream, *e, segment, hlen);
+    p.delivery.qn = u.qn;
+    p.delivery.msn = u.msn;
+    p.delivery.length = static_cast<std::uint32_t>(u.mo + payload.size);
+    p.delivery.rsvd_ulp = u.rsvd_ulp;
+    p.delivery.buffer_addr = buf.addr;
+  }
+  if (payload.size > 0) {
+    mem_.write(addr, payload);
+    counters_.bytes_placed += payload.size;
+  }
+  if (!s.placed.emplace(ssn, std::move(p)).second) {
+    ++counters_.duplicates;  // placed again (5.3); delivery state unchanged
+    return;
+  }
+  deliver_in_order(s, stream);
+}
+
+void DataSink::deliver_in_order(Stream& s, std::uint32_t stream) {
+  // 5.4: deliver a message only when its last segment and everything before it is placed, in order.
+  for (auto it = s.placed.find(s.next_ssn); it != s.placed.end(); it = s.placed.find(s.next_ssn)) {
+    if (it->second.last) {
+      Completion c = std::move(it->second.delivery);
+      if (!c.tagged && c.msn != s.head_msn[c.qn]) {
+        // The source skipped or reordered MSNs (4.3): the message is not the next one on its QN.
+        const Pending bad = std::move(it->second);
+        s.placed.clear();
+        Completion e;
+        e.stream = stream;
+        e.is_error = true;
+        e.error = DdpError::kUntaggedMsnRange;
+        e.segment_length = bad.segment_length;
+        e.header_bytes = bad.header;
+        completions_.push_back(std::move(e));
+        ++counters_.errors[DdpError::kUntaggedMsnRange];
+        s.state = StreamState::kError;
+        return;
+      }
+      if (!c.tagged) {
+        s.queues[c.qn].pop_front();
+        ++s.head_msn[c.qn];
+      }
+      completions_.push_back(std::move(c));
+      ++counters_.messages_delivered;
+    }
+    s.placed.erase(it);
+    ++s.next_ssn;
+  }
+}
+
+}  // namespace rnic::model
