@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the project needs, and only those that are missing.
+# As root: apt-get installs them. Otherwise: prints the exact missing packages and exits 1.
+set -euo pipefail
+
+# Keep in step with the README's "What gets installed".
+PACKAGES=(
+  g++ cmake ninja-build pkg-config   # toolchain
+  libgtest-dev libgmock-dev          # unit / system tests
+  libfmt-dev libcli11-dev            # host tools
+  libpcap-dev libisal-dev            # captures (pcap), CRC32c (ISA-L)
+  tshark                             # interop tests: Wireshark's own DDP/SCTP dissectors
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "deps: all ${#PACKAGES[@]} Debian packages present"
+  exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "deps: missing Debian packages: ${missing[*]}" >&2
+  echo "deps: install them as root, then run this again:" >&2
+  echo "      sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "deps: installed ${#missing[@]} package(s)"
