@@ -10,6 +10,7 @@ PACKAGES=(
   libfmt-dev libcli11-dev            # host tools
   libpcap-dev libisal-dev            # captures (pcap), CRC32c (ISA-L)
   tshark                             # interop tests: Wireshark's own DDP/SCTP dissectors
+  verilator yosys                    # RTL simulation and lint; open synthesis check
 )
 
 missing=()

@@ -136,8 +136,7 @@ void DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segme
   }
   const ConstBytes payload = decoded->payload;
   std::uint64_t addr = 0;
-  Pending p{rnic::wire::is_last(hdr), Completion{}, segment.subview(0, hlen).to_vector(),
-            static_cast<std::uint32_t>(segment.size)};
+  Pending p{rnic::wire::is_last(hdr), Completion{}};
   p.delivery.stream = stream;
   if (const auto* t = std::get_if<rnic::wire::TaggedHeader>(&hdr)) {
     if (auto e = validate_tagged(s, stream, *t, payload.size, addr)) return fail(s, stream, *e, segment, hlen);
@@ -162,29 +161,14 @@ void DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segme
     ++counters_.duplicates;  // placed again (5.3); delivery state unchanged
     return;
   }
-  deliver_in_order(s, stream);
+  deliver_in_order(s);
 }
 
-void DataSink::deliver_in_order(Stream& s, std::uint32_t stream) {
+void DataSink::deliver_in_order(Stream& s) {
   // 5.4: deliver a message only when its last segment and everything before it is placed, in order.
   for (auto it = s.placed.find(s.next_ssn); it != s.placed.end(); it = s.placed.find(s.next_ssn)) {
     if (it->second.last) {
       Completion c = std::move(it->second.delivery);
-      if (!c.tagged && c.msn != s.head_msn[c.qn]) {
-        // The source skipped or reordered MSNs (4.3): the message is not the next one on its QN.
-        const Pending bad = std::move(it->second);
-        s.placed.clear();
-        Completion e;
-        e.stream = stream;
-        e.is_error = true;
-        e.error = DdpError::kUntaggedMsnRange;
-        e.segment_length = bad.segment_length;
-        e.header_bytes = bad.header;
-        completions_.push_back(std::move(e));
-        ++counters_.errors[DdpError::kUntaggedMsnRange];
-        s.state = StreamState::kError;
-        return;
-      }
       if (!c.tagged) {
         s.queues[c.qn].pop_front();
         ++s.head_msn[c.qn];

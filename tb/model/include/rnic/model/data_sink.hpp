@@ -107,8 +107,6 @@ class DataSink {
   struct Pending {          // a placed, undelivered segment
     bool last;
     Completion delivery;    // filled when last
-    std::vector<std::uint8_t> header;  // for an error found at delivery
-    std::uint32_t segment_length;
   };
   struct Stream {
     bool enabled = false;
@@ -129,7 +127,9 @@ class DataSink {
                                                         RecvBuffer& buf);
   void fail(Stream& s, std::uint32_t stream, rnic::wire::DdpError e, rnic::wire::ConstBytes segment,
             std::size_t header_len);
-  void deliver_in_order(Stream& s, std::uint32_t stream);
+  // Delivery consumes the queue's oldest buffer per untagged message: keeping MSNs in order is the Data
+  // Source's obligation (4.3); a source that breaks it can only misuse its own stream's posted buffers.
+  void deliver_in_order(Stream& s);
 
   HostMemory& mem_;
   Config cfg_;

@@ -1,0 +1,245 @@
+`include "rnic_defs.svh"
+// rnic_kernel: the DDP (RFC 5041) receive pipeline as a Vitis free-running RTL kernel.
+//   parse -> lookup -> validate -> place -> deliver   (docs/rtl-architecture.md)
+// This module only wires the stages together.
+module rnic_kernel #(
+  parameter int          DATA_WIDTH    = 512,    // AXI-Stream and AXI data width: 64..512 bits
+  parameter int          STAG_ENTRIES  = 4096,   // STag table entries (<= 65536)
+  parameter int          NUM_STREAMS   = 256,    // stream table entries (<= 65536)
+  parameter int          NUM_QNS       = 4,      // untagged queues per stream (power of two)
+  parameter int          SSN_WINDOW    = 64,     // DDP-SSN reorder window (power of two)
+  parameter int          MAX_SEG_BYTES = 16384,  // longest DDP segment kept (header + payload)
+  parameter logic [31:0] BUILD_ID      = 32'h0   // reported in REG_BUILD_ID
+) (
+  input  logic                    ap_clk,
+  input  logic                    ap_rst_n,
+  // AXI4-Lite control (MMIO)
+  input  logic [15:0]             s_axi_control_awaddr,
+  input  logic                    s_axi_control_awvalid,
+  output logic                    s_axi_control_awready,
+  input  logic [31:0]             s_axi_control_wdata,
+  input  logic [3:0]              s_axi_control_wstrb,
+  input  logic                    s_axi_control_wvalid,
+  output logic                    s_axi_control_wready,
+  output logic [1:0]              s_axi_control_bresp,
+  output logic                    s_axi_control_bvalid,
+  input  logic                    s_axi_control_bready,
+  input  logic [15:0]             s_axi_control_araddr,
+  input  logic                    s_axi_control_arvalid,
+  output logic                    s_axi_control_arready,
+  output logic [31:0]             s_axi_control_rdata,
+  output logic [1:0]              s_axi_control_rresp,
+  output logic                    s_axi_control_rvalid,
+  input  logic                    s_axi_control_rready,
+  // AXI4 master to host memory
+  output logic [63:0]             m_axi_gmem_awaddr,
+  output logic [7:0]              m_axi_gmem_awlen,
+  output logic [2:0]              m_axi_gmem_awsize,
+  output logic [1:0]              m_axi_gmem_awburst,
+  output logic                    m_axi_gmem_awvalid,
+  input  logic                    m_axi_gmem_awready,
+  output logic [DATA_WIDTH-1:0]   m_axi_gmem_wdata,
+  output logic [DATA_WIDTH/8-1:0] m_axi_gmem_wstrb,
+  output logic                    m_axi_gmem_wlast,
+  output logic                    m_axi_gmem_wvalid,
+  input  logic                    m_axi_gmem_wready,
+  input  logic [1:0]              m_axi_gmem_bresp,
+  input  logic                    m_axi_gmem_bvalid,
+  output logic                    m_axi_gmem_bready,
+  output logic [63:0]             m_axi_gmem_araddr,
+  output logic [7:0]              m_axi_gmem_arlen,
+  output logic [2:0]              m_axi_gmem_arsize,
+  output logic [1:0]              m_axi_gmem_arburst,
+  output logic                    m_axi_gmem_arvalid,
+  input  logic                    m_axi_gmem_arready,
+  input  logic [DATA_WIDTH-1:0]   m_axi_gmem_rdata,
+  input  logic [1:0]              m_axi_gmem_rresp,
+  input  logic                    m_axi_gmem_rlast,
+  input  logic                    m_axi_gmem_rvalid,
+  output logic                    m_axi_gmem_rready,
+  // AXI-Stream network ingress: one DDP segment per packet; tuser = {DDP-SSN, stream}
+  input  logic [DATA_WIDTH-1:0]   s_axis_rx_tdata,
+  input  logic [DATA_WIDTH/8-1:0] s_axis_rx_tkeep,
+  input  logic                    s_axis_rx_tlast,
+  input  logic                    s_axis_rx_tvalid,
+  output logic                    s_axis_rx_tready,
+  input  logic [31:0]             s_axis_rx_tuser
+);
+  localparam int Bytes = DATA_WIDTH / 8;
+  localparam int RxFifoBeats = 2 ** $clog2(2 * ((MAX_SEG_BYTES + Bytes - 1) / Bytes + 1));
+  localparam int SegBits = $bits(rnic_seg_t);
+
+  initial begin
+    if (DATA_WIDTH < 64 || DATA_WIDTH > 512 || (DATA_WIDTH & (DATA_WIDTH - 1)) != 0)
+      $fatal(1, "rnic_kernel: DATA_WIDTH must be 64, 128, 256 or 512");
+    if (STAG_ENTRIES < 2 || STAG_ENTRIES > 65536) $fatal(1, "rnic_kernel: STAG_ENTRIES must be 2..65536");
+    if (NUM_STREAMS < 1 || NUM_STREAMS > 65536) $fatal(1, "rnic_kernel: NUM_STREAMS must be 1..65536");
+    if (NUM_QNS < 1 || (NUM_QNS & (NUM_QNS - 1)) != 0) $fatal(1, "rnic_kernel: NUM_QNS must be a power of two");
+    if (NUM_STREAMS * NUM_QNS > 8192) $fatal(1, "rnic_kernel: NUM_STREAMS * NUM_QNS doorbells must fit 8192");
+    if (SSN_WINDOW < 2 || SSN_WINDOW > 4096 || (SSN_WINDOW & (SSN_WINDOW - 1)) != 0)
+      $fatal(1, "rnic_kernel: SSN_WINDOW must be a power of two in 2..4096");
+    if (MAX_SEG_BYTES < 64 || MAX_SEG_BYTES > 65535) $fatal(1, "rnic_kernel: MAX_SEG_BYTES must be 64..65535");
+  end
+
+  logic clk, rst_n;
+  assign clk = ap_clk;
+  assign rst_n = ap_rst_n;
+
+  assign m_axi_gmem_awsize = 3'($clog2(Bytes));
+  assign m_axi_gmem_awburst = 2'b01;  // INCR
+  assign m_axi_gmem_arsize = 3'($clog2(Bytes));
+  assign m_axi_gmem_arburst = 2'b01;
+
+  // ---- parse -> data FIFO / segment FIFO ----------------------------------------------------------
+  logic [DATA_WIDTH-1:0] pb_data, fb_data;
+  logic [Bytes-1:0] pb_keep, fb_keep;
+  logic pb_last, pb_valid, pb_ready, fb_last, fb_valid, fb_ready;
+  rnic_seg_t ps_seg, fs_seg;
+  logic ps_valid, ps_ready, fs_valid, fs_ready;
+  logic ev_seg;
+
+  rnic_rx_parse #(.DataWidth(DATA_WIDTH), .MaxSegBytes(MAX_SEG_BYTES)) u_parse (
+    .clk_i(clk), .rst_ni(rst_n),
+    .s_axis_tdata_i(s_axis_rx_tdata), .s_axis_tkeep_i(s_axis_rx_tkeep), .s_axis_tlast_i(s_axis_rx_tlast),
+    .s_axis_tvalid_i(s_axis_rx_tvalid), .s_axis_tready_o(s_axis_rx_tready), .s_axis_tuser_i(s_axis_rx_tuser),
+    .beat_data_o(pb_data), .beat_keep_o(pb_keep), .beat_last_o(pb_last), .beat_valid_o(pb_valid),
+    .beat_ready_i(pb_ready),
+    .seg_o(ps_seg), .seg_valid_o(ps_valid), .seg_ready_i(ps_ready), .seg_event_o(ev_seg));
+
+  rnic_fifo #(.Width(DATA_WIDTH + Bytes + 1), .Depth(RxFifoBeats)) u_data_fifo (
+    .clk_i(clk), .rst_ni(rst_n),
+    .in_data_i({pb_last, pb_keep, pb_data}), .in_valid_i(pb_valid), .in_ready_o(pb_ready),
+    .out_data_o({fb_last, fb_keep, fb_data}), .out_valid_o(fb_valid), .out_ready_i(fb_ready),
+    .count_o());
+
+  rnic_fifo #(.Width(SegBits), .Depth(32)) u_seg_fifo (
+    .clk_i(clk), .rst_ni(rst_n),
+    .in_data_i(ps_seg), .in_valid_i(ps_valid), .in_ready_o(ps_ready),
+    .out_data_o(fs_seg), .out_valid_o(fs_valid), .out_ready_i(fs_ready),
+    .count_o());
+
+  // ---- regs ---------------------------------------------------------------------------------------
+  logic [7:0] cmd_op;
+  logic [32*10-1:0] cmd_args;
+  logic cmd_valid, cmd_ready, cmd_done, cmd_refused, fence_done;
+  logic [15:0] db_stream;
+  logic [7:0] db_qn;
+  logic [31:0] db_prod;
+  logic db_valid, db_ready;
+  logic [63:0] cq_base;
+  logic [4:0] cq_log2;
+  logic cq_enable, cq_reset;
+  logic [31:0] cq_cons, cq_prod;
+  logic ev_bytes, ev_msg, ev_drop, ev_access, ev_dup, ev_error;
+  logic [15:0] ev_bytes_n;
+  logic [4:0] ev_error_idx;
+
+  rnic_regs #(.DataWidth(DATA_WIDTH), .StagEntries(STAG_ENTRIES), .NumStreams(NUM_STREAMS),
+              .NumQns(NUM_QNS), .SsnWindow(SSN_WINDOW), .BuildId(BUILD_ID)) u_regs (
+    .clk_i(clk), .rst_ni(rst_n),
+    .s_axi_awaddr_i(s_axi_control_awaddr), .s_axi_awvalid_i(s_axi_control_awvalid),
+    .s_axi_awready_o(s_axi_control_awready), .s_axi_wdata_i(s_axi_control_wdata),
+    .s_axi_wstrb_i(s_axi_control_wstrb), .s_axi_wvalid_i(s_axi_control_wvalid),
+    .s_axi_wready_o(s_axi_control_wready), .s_axi_bresp_o(s_axi_control_bresp),
+    .s_axi_bvalid_o(s_axi_control_bvalid), .s_axi_bready_i(s_axi_control_bready),
+    .s_axi_araddr_i(s_axi_control_araddr), .s_axi_arvalid_i(s_axi_control_arvalid),
+    .s_axi_arready_o(s_axi_control_arready), .s_axi_rdata_o(s_axi_control_rdata),
+    .s_axi_rresp_o(s_axi_control_rresp), .s_axi_rvalid_o(s_axi_control_rvalid),
+    .s_axi_rready_i(s_axi_control_rready),
+    .cmd_op_o(cmd_op), .cmd_args_o(cmd_args), .cmd_valid_o(cmd_valid), .cmd_ready_i(cmd_ready),
+    .cmd_done_i(cmd_done), .cmd_refused_i(cmd_refused), .fence_done_i(fence_done),
+    .db_stream_o(db_stream), .db_qn_o(db_qn), .db_prod_o(db_prod), .db_valid_o(db_valid),
+    .db_ready_i(db_ready),
+    .cq_base_o(cq_base), .cq_log2_o(cq_log2), .cq_enable_o(cq_enable), .cq_reset_o(cq_reset),
+    .cq_cons_o(cq_cons), .cq_prod_i(cq_prod),
+    .seg_event_i(ev_seg), .bytes_event_i(ev_bytes), .bytes_i(ev_bytes_n), .msg_event_i(ev_msg),
+    .drop_event_i(ev_drop), .access_event_i(ev_access), .dup_event_i(ev_dup),
+    .error_event_i(ev_error), .error_idx_i(ev_error_idx));
+
+  // ---- lookup -> validate -> place -> deliver -----------------------------------------------------
+  rnic_lookup_t lk;
+  logic lk_valid, lk_ready;
+  rnic_verdict_t vd;
+  logic vd_valid, vd_ready;
+  rnic_dlv_t dlv;
+  logic dlv_valid, dlv_ready;
+  logic err_valid;
+  logic [15:0] err_stream;
+  logic [15:0] cons_stream;
+  logic [7:0] cons_qn;
+  logic cons_reset, cons_valid, cons_ready;
+  logic [15:0] ssn_rd_stream, ssn_rd_next;
+
+  rnic_rx_lookup #(.DataWidth(DATA_WIDTH), .StagEntries(STAG_ENTRIES), .NumStreams(NUM_STREAMS),
+                   .NumQns(NUM_QNS)) u_lookup (
+    .clk_i(clk), .rst_ni(rst_n),
+    .seg_i(fs_seg), .seg_valid_i(fs_valid), .seg_ready_o(fs_ready),
+    .cmd_op_i(cmd_op), .cmd_args_i(cmd_args), .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready),
+    .cmd_done_o(cmd_done), .cmd_refused_o(cmd_refused),
+    .db_stream_i(db_stream), .db_qn_i(db_qn), .db_prod_i(db_prod), .db_valid_i(db_valid),
+    .db_ready_o(db_ready),
+    .cons_stream_i(cons_stream), .cons_qn_i(cons_qn), .cons_reset_i(cons_reset),
+    .cons_valid_i(cons_valid), .cons_ready_o(cons_ready),
+    .ssn_rd_stream_o(ssn_rd_stream), .ssn_rd_next_i(ssn_rd_next),
+    .err_valid_i(err_valid), .err_stream_i(err_stream),
+    .m_axi_araddr_o(m_axi_gmem_araddr), .m_axi_arlen_o(m_axi_gmem_arlen),
+    .m_axi_arvalid_o(m_axi_gmem_arvalid), .m_axi_arready_i(m_axi_gmem_arready),
+    .m_axi_rdata_i(m_axi_gmem_rdata), .m_axi_rresp_i(m_axi_gmem_rresp),
+    .m_axi_rlast_i(m_axi_gmem_rlast), .m_axi_rvalid_i(m_axi_gmem_rvalid),
+    .m_axi_rready_o(m_axi_gmem_rready),
+    .lk_o(lk), .lk_valid_o(lk_valid), .lk_ready_i(lk_ready));
+
+  rnic_rx_validate #(.SsnWindow(SSN_WINDOW)) u_validate (
+    .clk_i(clk), .rst_ni(rst_n),
+    .lk_i(lk), .lk_valid_i(lk_valid), .lk_ready_o(lk_ready),
+    .vd_o(vd), .vd_valid_o(vd_valid), .vd_ready_i(vd_ready),
+    .err_valid_o(err_valid), .err_stream_o(err_stream),
+    .drop_event_o(ev_drop), .error_event_o(ev_error), .error_idx_o(ev_error_idx),
+    .access_event_o(ev_access));
+
+  logic [63:0] p_awaddr, d_awaddr;
+  logic [7:0] p_awlen, d_awlen;
+  logic p_awvalid, p_awready, d_awvalid, d_awready;
+  logic [DATA_WIDTH-1:0] p_wdata, d_wdata;
+  logic [Bytes-1:0] p_wstrb, d_wstrb;
+  logic p_wlast, p_wvalid, p_wready, d_wlast, d_wvalid, d_wready;
+  logic [31:0] aw_count, b_count;
+
+  rnic_rx_place #(.DataWidth(DATA_WIDTH)) u_place (
+    .clk_i(clk), .rst_ni(rst_n),
+    .vd_i(vd), .vd_valid_i(vd_valid), .vd_ready_o(vd_ready),
+    .beat_data_i(fb_data), .beat_keep_i(fb_keep), .beat_last_i(fb_last), .beat_valid_i(fb_valid),
+    .beat_ready_o(fb_ready),
+    .awaddr_o(p_awaddr), .awlen_o(p_awlen), .awvalid_o(p_awvalid), .awready_i(p_awready),
+    .wdata_o(p_wdata), .wstrb_o(p_wstrb), .wlast_o(p_wlast), .wvalid_o(p_wvalid), .wready_i(p_wready),
+    .aw_count_i(aw_count), .b_count_i(b_count),
+    .dlv_o(dlv), .dlv_valid_o(dlv_valid), .dlv_ready_i(dlv_ready),
+    .fence_done_o(fence_done), .bytes_event_o(ev_bytes), .bytes_o(ev_bytes_n));
+
+  rnic_rx_deliver #(.DataWidth(DATA_WIDTH), .NumStreams(NUM_STREAMS), .SsnWindow(SSN_WINDOW)) u_deliver (
+    .clk_i(clk), .rst_ni(rst_n),
+    .dlv_i(dlv), .dlv_valid_i(dlv_valid), .dlv_ready_o(dlv_ready),
+    .ssn_rd_stream_i(ssn_rd_stream), .ssn_rd_next_o(ssn_rd_next),
+    .cons_stream_o(cons_stream), .cons_qn_o(cons_qn), .cons_reset_o(cons_reset),
+    .cons_valid_o(cons_valid), .cons_ready_i(cons_ready),
+    .cq_base_i(cq_base), .cq_log2_i(cq_log2), .cq_enable_i(cq_enable), .cq_reset_i(cq_reset),
+    .cq_cons_i(cq_cons), .cq_prod_o(cq_prod),
+    .awaddr_o(d_awaddr), .awlen_o(d_awlen), .awvalid_o(d_awvalid), .awready_i(d_awready),
+    .wdata_o(d_wdata), .wstrb_o(d_wstrb), .wlast_o(d_wlast), .wvalid_o(d_wvalid), .wready_i(d_wready),
+    .aw_count_i(aw_count), .b_count_i(b_count),
+    .msg_event_o(ev_msg), .dup_event_o(ev_dup));
+
+  rnic_axi_wr_mux #(.DataWidth(DATA_WIDTH)) u_wr_mux (
+    .clk_i(clk), .rst_ni(rst_n),
+    .s0_awaddr_i(p_awaddr), .s0_awlen_i(p_awlen), .s0_awvalid_i(p_awvalid), .s0_awready_o(p_awready),
+    .s0_wdata_i(p_wdata), .s0_wstrb_i(p_wstrb), .s0_wlast_i(p_wlast), .s0_wvalid_i(p_wvalid),
+    .s0_wready_o(p_wready),
+    .s1_awaddr_i(d_awaddr), .s1_awlen_i(d_awlen), .s1_awvalid_i(d_awvalid), .s1_awready_o(d_awready),
+    .s1_wdata_i(d_wdata), .s1_wstrb_i(d_wstrb), .s1_wlast_i(d_wlast), .s1_wvalid_i(d_wvalid),
+    .s1_wready_o(d_wready),
+    .m_awaddr_o(m_axi_gmem_awaddr), .m_awlen_o(m_axi_gmem_awlen), .m_awvalid_o(m_axi_gmem_awvalid),
+    .m_awready_i(m_axi_gmem_awready), .m_wdata_o(m_axi_gmem_wdata), .m_wstrb_o(m_axi_gmem_wstrb),
+    .m_wlast_o(m_axi_gmem_wlast), .m_wvalid_o(m_axi_gmem_wvalid), .m_wready_i(m_axi_gmem_wready),
+    .m_bresp_i(m_axi_gmem_bresp), .m_bvalid_i(m_axi_gmem_bvalid), .m_bready_o(m_axi_gmem_bready),
+    .aw_count_o(aw_count), .b_count_o(b_count), .bresp_err_o());
+endmodule
