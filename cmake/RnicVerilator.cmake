@@ -1,4 +1,4 @@
-# rnic_verilate(<target> TOP <module> SOURCES <files...> [PARAMS -GName=value ...] [ARGS ...])
+# rnic_verilate(<target> TOP <module> SOURCES <files...> [PREFIX <class>] [PARAMS -GName=value ...] [ARGS ...])
 # Verilates <module> once into the static library <target> (C++ model, FST tracing compiled in), to be
 # linked into every test or tool that needs it (toolchain notes: each verilate() call recompiles).
 find_package(verilator REQUIRED HINTS $ENV{VERILATOR_ROOT} /usr/share/verilator)
@@ -7,12 +7,15 @@ find_package(Threads REQUIRED)
 set(RNIC_RTL_DIR ${PROJECT_SOURCE_DIR}/rtl)
 
 function(rnic_verilate target)
-  cmake_parse_arguments(V "" "TOP" "SOURCES;PARAMS;ARGS" ${ARGN})
+  cmake_parse_arguments(V "" "TOP;PREFIX" "SOURCES;PARAMS;ARGS" ${ARGN})
+  if(NOT V_PREFIX)
+    set(V_PREFIX V${V_TOP})
+  endif()
   add_library(${target} STATIC)
   verilate(${target}
     SOURCES ${V_SOURCES}
     TOP_MODULE ${V_TOP}
-    PREFIX V${V_TOP}
+    PREFIX ${V_PREFIX}
     TRACE_FST
     INCLUDE_DIRS ${RNIC_RTL_DIR}
     VERILATOR_ARGS -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal ${V_PARAMS} ${V_ARGS})

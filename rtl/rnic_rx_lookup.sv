@@ -116,6 +116,7 @@ module rnic_rx_lookup #(
   logic [31:0] prod_q, prod_d;          // doorbell value being applied
   logic q_is_db_q, q_is_db_d;           // S_Q_RMW: doorbell (1) or consume (0)
   logic enable_q, enable_d;             // S_EMIT of a STREAM_RESET: wait for the echo afterwards
+  logic ret_emit_q, ret_emit_d;         // S_Q_RMW entered from S_EMIT: the item is still offered
   logic [15:0] cmd_stream_q, cmd_stream_d;
   logic [15:0] cmd_pd_q, cmd_pd_d;
 
@@ -174,6 +175,7 @@ module rnic_rx_lookup #(
     prod_d = prod_q;
     q_is_db_d = q_is_db_q;
     enable_d = enable_q;
+    ret_emit_d = ret_emit_q;
     cmd_stream_d = cmd_stream_q;
     cmd_pd_d = cmd_pd_q;
 
@@ -366,7 +368,19 @@ module rnic_rx_lookup #(
       end
 
       S_EMIT: begin
-        if (lk_ready_i) state_d = enable_q ? S_ECHO_WAIT : S_IDLE;
+        if (lk_ready_i) begin
+          state_d = enable_q ? S_ECHO_WAIT : S_IDLE;
+        end else if (cons_valid_i && !cons_reset_i) begin
+          // Deliver may be waiting to hand over a consume while this item waits for validate, which
+          // waits for place, which waits for deliver: serve the consume so that chain always drains.
+          cons_ready_o = 1'b1;
+          q_raddr = QueueIw'({cons_stream_i[StreamIw-1:0], cons_qn_i[QnIw-1:0]});
+          q_is_db_d = 1'b0;
+          seg_d.stream = cons_stream_i;
+          seg_d.qn = {24'b0, cons_qn_i};
+          ret_emit_d = 1'b1;
+          state_d = S_Q_RMW;
+        end
       end
 
       // STREAM_ENABLE: consumes of the old session drain first; the echo then resets the tables.
@@ -409,7 +423,10 @@ module rnic_rx_lookup #(
         q_wdata = q_rdata;
         if (q_is_db_q) q_wdata[QeProd +: 32] = prod_q;
         else q_wdata[QeHead +: 32] = q_rdata[QeHead +: 32] + 32'd1;
-        state_d = enable_q ? S_ECHO_WAIT : S_IDLE;
+        ret_emit_d = 1'b0;
+        if (ret_emit_q && !lk_ready_i) state_d = S_EMIT;      // still offering the item
+        else if (enable_q) state_d = S_ECHO_WAIT;
+        else state_d = S_IDLE;
       end
 
       default: state_d = S_IDLE;
@@ -421,10 +438,12 @@ module rnic_rx_lookup #(
       state_q <= S_INIT;
       init_q <= '0;
       enable_q <= 1'b0;
+      ret_emit_q <= 1'b0;
     end else begin
       state_q <= state_d;
       init_q <= init_d;
       enable_q <= enable_d;
+      ret_emit_q <= ret_emit_d;
     end
   end
 
@@ -442,7 +461,7 @@ module rnic_rx_lookup #(
   end
 
   assign lk_o = lk_q;
-  assign lk_valid_o = state_q == S_EMIT;
+  assign lk_valid_o = state_q == S_EMIT || (state_q == S_Q_RMW && ret_emit_q);
 
   // Descriptor fetch: one burst covering the 16-byte descriptor.
   localparam logic [63:0] BeatMask = 64'(Bytes) - 64'd1;

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Open synthesis of rnic_kernel with Yosys 0.23 (the check every RTL change must pass).
+#   scripts/yosys_synth.sh [--param NAME=VALUE]... [--generic NETLIST.v] [--log FILE]
+# Default: read_verilog -sv -noautowire, synth_xilinx -family xcup, stat. Exit 1 on any Yosys error or
+# warning outside the allowlist below (BRAM port resizing, which every RAMB36E2 mapping prints).
+# --generic writes a flattened generic-cell netlist instead (for re-simulation against the RTL).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+params=()
+generic=""
+log=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --param) params+=("$2"); shift 2 ;;
+    --generic) generic=$2; shift 2 ;;
+    --log) log=$2; shift 2 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "yosys_synth.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+log=${log:-$(mktemp /tmp/rnic_yosys.XXXXXX.log)}
+chparam=""
+for p in "${params[@]}"; do chparam+=" -set ${p%%=*} ${p#*=}"; done
+read_cmd="read_verilog -sv -noautowire -Irtl $(ls rtl/*.sv | tr '\n' ' ')"
+[[ -n "$chparam" ]] && read_cmd+="; chparam$chparam rnic_kernel"
+if [[ -n "$generic" ]]; then
+  # Generic gates, memories kept as arrays (memory_map would turn every RAM into flip-flops).
+  script="$read_cmd; synth -flatten -top rnic_kernel -run :fine; opt -fast -full; techmap; opt -fast;"
+  script+=" abc -fast; opt -fast; opt_clean -purge; write_verilog -noattr $generic; stat"
+else
+  script="$read_cmd; synth_xilinx -family xcup -top rnic_kernel -noiopad; stat"
+fi
+if ! yosys -p "$script" > "$log" 2>&1; then
+  grep -E "ERROR|Error" "$log" | head -20 >&2
+  echo "yosys_synth.sh: Yosys failed (log: $log)" >&2
+  exit 1
+fi
+warnings=$(grep -E "^Warning" "$log" | grep -vE "Resizing cell port .*(ADDRARDADDR|ADDRBWRADDR)" | sort -u || true)
+if [[ -n "$warnings" ]]; then
+  echo "$warnings" | head -30 >&2
+  echo "yosys_synth.sh: Yosys warnings (log: $log)" >&2
+  exit 1
+fi
+sed -n '/Printing statistics/,/End of script/p' "$log" | grep -E "Number of cells|LUT|FD|CARRY|RAMB|URAM|MUXF|DSP|\\\$_" | sed 's/^ *//'
+echo "yosys_synth.sh: clean (log: $log)"

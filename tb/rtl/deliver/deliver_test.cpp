@@ -1,0 +1,1262 @@
+// rnic_rx_deliver: in-order delivery (RFC 5041 5.3, 5.4; RFC 5043 DDP-SSN) and the completion ring.
+//
+// Environment, one cycle at a time (inputs driven, clock low + eval, handshakes sampled, rising edge):
+// - a driver presents rnic_dlv_t items with random gaps (valid held until accepted); an item may be
+//   preceded by "place" writes: AW handshakes counted in aw_count with no data, acknowledged later;
+// - an AXI write slave: random awready/wready, B in order with random latency, aw_count/b_count as
+//   the write mux keeps them (AW handshakes and B handshakes, visible the cycle after); the data of
+//   a completion write lands in host memory when its B is given;
+// - a consume sink with random ready; a host that reads entries below cq_prod_o and returns them
+//   through cq_cons_i;
+// - a C++ reference of the delivery rules (per stream next_ssn and a window of slots) run at each
+//   item handover, which predicts every completion entry (byte for byte, phase aside), every consume
+//   event and the dup/msg event counts.
+// Checked continuously: each completion AW (length, address = entry prod mod 2^log2, ring not full
+// and enable set when it was decided, every write issued before its triggering item acknowledged),
+// W beats (count, wlast, all strobes), cq_prod_o never ahead of the acknowledged entries, every entry
+// read by the host equal to the prediction with the phase of its lap, every consume event.
+// Seed: RNIC_TEST_SEED=<n>; waveform: RNIC_FST=<file> (use --gtest_filter to pick one test).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wcast-align"
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include "Vrnic_rx_deliver.h"
+#pragma GCC diagnostic pop
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "rnic/hw/hw.hpp"
+
+namespace {
+
+namespace hw = rnic::hw;
+
+constexpr unsigned kDw = DLV_DW;
+constexpr unsigned kBytes = kDw / 8;
+constexpr unsigned kBeats = 64 / kBytes;
+constexpr unsigned kStreams = DLV_STREAMS;
+constexpr unsigned kWin = DLV_WINDOW;
+
+using Entry = std::array<std::uint8_t, 64>;
+
+// ---- Verilator port access -----------------------------------------------------------------------
+
+template <class T>
+std::uint8_t get_byte(const T& sig, unsigned i) {
+  if constexpr (std::is_integral_v<T>) {
+    if (i >= sizeof(T)) return 0;
+    return static_cast<std::uint8_t>(static_cast<std::uint64_t>(sig) >> (8 * i));
+  } else {
+    return static_cast<std::uint8_t>(sig.m_storage[i / 4] >> (8 * (i % 4)));
+  }
+}
+
+void put_bits(std::uint32_t* w, unsigned lsb, unsigned width, std::uint64_t v) {
+  for (unsigned i = 0; i < width; ++i) {
+    const unsigned b = lsb + i;
+    const std::uint32_t m = 1U << (b % 32);
+    if (((v >> i) & 1U) != 0) {
+      w[b / 32] |= m;
+    } else {
+      w[b / 32] &= ~m;
+    }
+  }
+}
+
+void put_le(Entry& e, unsigned off, unsigned nbytes, std::uint64_t v) {
+  for (unsigned i = 0; i < nbytes; ++i) e.at(off + i) = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+std::uint64_t get_le(const Entry& e, unsigned off, unsigned nbytes) {
+  std::uint64_t v = 0;
+  for (unsigned i = 0; i < nbytes; ++i) v |= std::uint64_t{e.at(off + i)} << (8 * i);
+  return v;
+}
+
+std::string hex(const Entry& e) {
+  std::ostringstream s;
+  char buf[4];
+  for (unsigned i = 0; i < e.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", e[i]);
+    s << buf << ((i % 16 == 15) ? "\n" : " ");
+  }
+  return s.str();
+}
+
+std::uint64_t test_seed() {
+  std::uint64_t seed = 0;
+  const char* env = std::getenv("RNIC_TEST_SEED");
+  if (env != nullptr && *env != '\0') {
+    seed = std::strtoull(env, nullptr, 0);
+  } else {
+    std::random_device rd;
+    seed = (std::uint64_t{rd()} << 32) | rd();
+  }
+  std::printf("[   SEED   ] RNIC_TEST_SEED=%llu\n", static_cast<unsigned long long>(seed));
+  ::testing::Test::RecordProperty("RNIC_TEST_SEED", std::to_string(seed));
+  return seed;
+}
+
+// ---- items ---------------------------------------------------------------------------------------
+
+enum Kind : std::uint32_t { kPlaced = 0, kError = 1, kStreamReset = 2 };
+
+struct Item {
+  Kind kind = kPlaced;
+  std::uint16_t stream = 0;
+  std::uint16_t ssn = 0;
+  bool last = false;
+  bool tagged = false;
+  std::uint32_t stag_qn = 0;
+  std::uint32_t msn = 0;
+  std::uint32_t length = 0;
+  std::uint64_t rsvd = 0;  // 40 bits
+  std::uint8_t err_type = 0;
+  std::uint8_t err_code = 0;
+  std::array<std::uint8_t, 18> hdr{};
+  // Testbench only: "place" writes issued (AW counted) right before the item, and their B latency.
+  unsigned pre_writes = 0;
+  unsigned pre_lat = 0;
+};
+
+// rnic_dlv_t, packed: kind is the MSB field, hdr_raw the LSB one (328 bits).
+template <class W>
+void pack_item(W& w, const Item& it) {
+  static_assert(sizeof(w.m_storage) == 11 * 4, "rnic_dlv_t is 328 bits");
+  for (auto& x : w.m_storage) x = 0;
+  std::uint32_t* p = w.m_storage;
+  for (unsigned i = 0; i < 18; ++i) put_bits(p, 8 * i, 8, it.hdr[i]);
+  put_bits(p, 144, 8, it.err_code);
+  put_bits(p, 152, 4, it.err_type);
+  put_bits(p, 156, 40, it.rsvd);
+  put_bits(p, 196, 32, it.length);
+  put_bits(p, 228, 32, it.msn);
+  put_bits(p, 260, 32, it.stag_qn);
+  put_bits(p, 292, 1, it.tagged ? 1 : 0);
+  put_bits(p, 293, 1, it.last ? 1 : 0);
+  put_bits(p, 294, 16, it.ssn);
+  put_bits(p, 310, 16, it.stream);
+  put_bits(p, 326, 2, it.kind);
+}
+
+// ---- reference -----------------------------------------------------------------------------------
+
+struct ExpEntry {
+  Entry bytes{};            // phase bit clear
+  std::uint32_t required_b = 0;  // writes issued before the triggering item
+};
+
+struct ExpCons {
+  std::uint16_t stream = 0;
+  std::uint8_t qn = 0;
+  bool reset = false;
+};
+
+Entry delivery_entry(const Item& it, std::uint16_t ssn) {
+  Entry e{};
+  put_le(e, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8, it.stream);
+  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, it.tagged ? hw::kCqeFlagTagged : 0);
+  put_le(e, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8, ssn);
+  put_le(e, hw::kCQE_STAG_QN_OFFSET, hw::kCQE_STAG_QN_BITS / 8, it.stag_qn);
+  if (it.tagged) {
+    put_le(e, hw::kCQE_RSVD_ULP_OFFSET, hw::kCQE_RSVD_ULP_BITS / 8, it.rsvd & 0xFF);
+  } else {
+    put_le(e, hw::kCQE_MSN_OFFSET, hw::kCQE_MSN_BITS / 8, it.msn);
+    put_le(e, hw::kCQE_LENGTH_OFFSET, hw::kCQE_LENGTH_BITS / 8, it.length);
+    put_le(e, hw::kCQE_RSVD_ULP_OFFSET, hw::kCQE_RSVD_ULP_BITS / 8, it.rsvd & 0xFFFFFFFFFFULL);
+  }
+  return e;
+}
+
+Entry error_entry(const Item& it) {
+  Entry e{};
+  put_le(e, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8, it.stream);
+  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, hw::kCqeFlagError | (it.tagged ? hw::kCqeFlagTagged : 0));
+  put_le(e, hw::kCQE_ERR_TYPE_OFFSET, 1, it.err_type & 0xFU);
+  put_le(e, hw::kCQE_ERR_CODE_OFFSET, 1, it.err_code);
+  put_le(e, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8, it.ssn);
+  put_le(e, hw::kCQE_LENGTH_OFFSET, hw::kCQE_LENGTH_BITS / 8, it.length);
+  for (unsigned i = 0; i < 18; ++i) e.at(hw::kCQE_HEADER_OFFSET + i) = it.hdr[i];
+  return e;
+}
+
+// The delivery rules, applied when an item is handed over.
+class RefDeliver {
+ public:
+  RefDeliver() : next_(kStreams, 0), slots_(kStreams, std::vector<Slot>(kWin)) {}
+
+  void process(const Item& it, std::uint32_t aw_count) {
+    switch (it.kind) {
+      case kPlaced: {
+        if (it.stream >= kStreams) {
+          ++dups;
+          return;
+        }
+        std::uint16_t& nx = next_[it.stream];
+        auto& sl = slots_[it.stream];
+        const auto d = static_cast<std::uint16_t>(it.ssn - nx);
+        if (d >= kWin || sl[it.ssn % kWin].filled) {
+          ++dups;
+          return;
+        }
+        sl[it.ssn % kWin] = Slot{true, it};
+        while (sl[nx % kWin].filled) {
+          Slot& s = sl[nx % kWin];
+          if (s.it.last) {
+            entries.push_back(ExpEntry{delivery_entry(s.it, nx), aw_count});
+            ++msgs;
+            if (!s.it.tagged) {
+              cons.push_back(ExpCons{it.stream, static_cast<std::uint8_t>(s.it.stag_qn), false});
+            }
+          }
+          s.filled = false;
+          ++nx;
+        }
+        return;
+      }
+      case kError:
+        entries.push_back(ExpEntry{error_entry(it), aw_count});
+        return;
+      case kStreamReset:
+        if (it.stream < kStreams) {
+          next_[it.stream] = 0;
+          for (auto& s : slots_[it.stream]) s.filled = false;
+        }
+        cons.push_back(ExpCons{it.stream, 0, true});
+        return;
+    }
+  }
+
+  unsigned next(unsigned s) const { return next_.at(s); }
+  bool filled(unsigned s, std::uint16_t ssn) const { return slots_.at(s)[ssn % kWin].filled; }
+
+  std::vector<ExpEntry> entries;  // every completion, in order
+  std::deque<ExpCons> cons;       // consume events not yet seen
+  std::uint64_t dups = 0;
+  std::uint64_t msgs = 0;
+
+ private:
+  struct Slot {
+    bool filled = false;
+    Item it;
+  };
+  std::vector<std::uint16_t> next_;
+  std::vector<std::vector<Slot>> slots_;
+};
+
+// ---- testbench -----------------------------------------------------------------------------------
+
+struct Knobs {
+  double p_valid = 0.7;        // driver presents the next item in a cycle
+  double p_awready = 0.7;
+  double p_wready = 0.7;
+  double p_cons_ready = 0.7;
+  double p_b = 0.8;            // a due B is given in a cycle
+  unsigned b_lat = 8;          // B latency 1 + [0, b_lat] cycles after AW and data
+  double p_fake = 0.05;        // background "place" AW in a cycle
+  unsigned fake_lat = 20;
+  double p_consume = 0.5;      // host reads one entry in a cycle
+  bool consume = true;         // host reads at all
+};
+
+class Tb {
+ public:
+  explicit Tb(std::uint64_t seed) : rng_(seed), ctx_(std::make_unique<VerilatedContext>()) {
+    const char* fst = std::getenv("RNIC_FST");
+    const bool trace = fst != nullptr && *fst != '\0';
+    if (trace) {
+      Verilated::traceEverOn(true);
+      ctx_->traceEverOn(true);
+    }
+    top_ = std::make_unique<Vrnic_rx_deliver>(ctx_.get(), "top");
+    if (trace) {
+      tfp_ = std::make_unique<VerilatedFstC>();
+      top_->trace(tfp_.get(), 99);
+      tfp_->open(fst);
+    }
+    reset();
+  }
+  Tb(const Tb&) = delete;
+  Tb& operator=(const Tb&) = delete;
+  ~Tb() {
+    if (tfp_) tfp_->close();
+    top_->final();
+  }
+
+  // Reset the module (and the environment: the write mux and host start over too), then wait until
+  // the slot RAM is cleared (dlv_ready_o).
+  void reset() {
+    clear_env();
+    drive_idle();
+    top_->rst_ni = 0;
+    for (int i = 0; i < 4; ++i) edge();
+    top_->rst_ni = 1;
+    std::uint64_t n = 0;
+    for (;;) {
+      drive_idle();
+      top_->clk_i = 0;
+      top_->eval();
+      if (top_->dlv_ready_o) break;
+      edge();
+      if (++n > 2ULL * kStreams * kWin + 16) {
+        fail("dlv_ready_o never rose after reset");
+        break;
+      }
+    }
+    init_cycles = n;
+  }
+
+  void clear_env() {
+    ref = RefDeliver{};
+    handovers = dup_events = msg_events = 0;
+    aw_seq = 0;
+    aw_total = consumed_total = acked_total = 0;
+    entries_read.clear();
+    cq_aw_cycles.clear();
+    b_cycles.clear();
+    handover_cycles.clear();
+    prod_change_cycles.clear();
+    aw_count = b_count = 0;
+    host_cons = 0;
+    queue_.clear();
+    generator = nullptr;
+    gen_done_ = false;
+    staged_ = presenting_ = false;
+    fake_pending_ = 0;
+    outstanding_.clear();
+    w_done_.clear();
+    w_beat_ = 0;
+    mem_.clear();
+    acked_since_reset_ = 0;
+    prev_prod_ = 0;
+    prev_awvalid_ = false;
+  }
+
+  // ---- stimulus ----
+  void send(const Item& it) { queue_.push_back(it); }
+  std::function<bool(Item&)> generator;  // called when the queue is empty; false: no more items
+
+  // ---- run ----
+  void step() {
+    drive();
+    top_->clk_i = 0;
+    top_->eval();
+    sample();
+    edge();
+    ++cycle;
+  }
+  void run(std::uint64_t n) {
+    for (std::uint64_t i = 0; i < n && !failed; ++i) step();
+  }
+  // Until every item is handed over and every effect of it is seen; false on timeout.
+  bool run_until_idle(std::uint64_t max_cycles) {
+    std::uint64_t idle = 0;
+    for (std::uint64_t i = 0; i < max_cycles && !failed; ++i) {
+      step();
+      if (quiescent()) {
+        if (++idle >= 4) return true;
+      } else {
+        idle = 0;
+      }
+    }
+    if (!failed) {
+      fail("timeout: queue " + std::to_string(queue_.size()) + ", entries " +
+           std::to_string(consumed_total) + "/" + std::to_string(ref.entries.size()) +
+           ", cons pending " + std::to_string(ref.cons.size()) + ", writes outstanding " +
+           std::to_string(outstanding_.size()));
+    }
+    return false;
+  }
+
+  // Final checks at quiescence: event counts, producer index, every stream's next_ssn on the read port.
+  void check_final() {
+    EXPECT_EQ(dup_events, ref.dups) << "dup_event_o pulses";
+    EXPECT_EQ(msg_events, ref.msgs) << "msg_event_o pulses";
+    EXPECT_EQ(consumed_total, ref.entries.size()) << "entries read by the host";
+    EXPECT_EQ(top_->cq_prod_o, aw_seq) << "cq_prod_o";
+    EXPECT_EQ(acked_total, aw_total) << "completion writes acknowledged";
+    EXPECT_TRUE(ref.cons.empty()) << "consume events missing";
+    check_read_port();
+  }
+
+  void check_read_port() {
+    const unsigned n = std::min<unsigned>(kStreams, 64);
+    for (unsigned k = 0; k < n && !failed; ++k) {
+      // All streams when few; else the first 48 and 16 spread over the rest.
+      const unsigned s = (kStreams <= 64 || k < 48) ? k : 48 + (k - 48) * (kStreams - 48) / 16;
+      probe_ = static_cast<std::uint16_t>(s);
+      step();
+      top_->clk_i = 0;
+      top_->eval();
+      EXPECT_EQ(unsigned{top_->ssn_rd_next_o}, ref.next(s)) << "ssn_rd_next_o of stream " << s;
+    }
+  }
+
+  // cq_reset_i pulse (with the regs' side effect: the consumer index is 0 again); at quiescence only.
+  void cq_reset() {
+    cq_reset_pulse_ = true;
+    step();
+    host_cons = 0;
+    aw_seq = 0;
+    acked_since_reset_ = 0;
+    prev_prod_ = 0;
+  }
+
+  // Place writes not tied to an item, with their B latency.
+  void fake_writes(unsigned n, unsigned lat) {
+    fake_pending_ += n;
+    fake_pending_lat_ = lat;
+  }
+
+  // ---- configuration and observations ----
+  Knobs knobs;
+  std::uint64_t cq_base = 0x0000123456789A40ULL - 0x40ULL * 7;  // 64-byte aligned, high bits set
+  unsigned cq_log2 = 3;
+  bool cq_enable = true;
+  std::uint32_t host_cons = 0;     // driven on cq_cons_i
+  RefDeliver ref;
+  std::mt19937_64 rng_;
+  bool failed = false;
+  std::uint64_t cycle = 0;
+  std::uint64_t init_cycles = 0;
+  std::uint64_t handovers = 0;
+  std::uint64_t dup_events = 0;
+  std::uint64_t msg_events = 0;
+  std::uint32_t aw_seq = 0;        // completion AWs since the last cq reset
+  std::uint64_t aw_total = 0;      // completion AWs in all
+  std::uint64_t consumed_total = 0;
+  std::vector<Entry> entries_read;           // as read by the host, in order
+  std::vector<std::uint64_t> cq_aw_cycles;   // cycle of each completion AW handshake
+  std::vector<std::uint64_t> b_cycles;       // cycle of each B (any write), index = b_count before
+  std::vector<std::uint64_t> handover_cycles;
+  std::vector<std::uint64_t> prod_change_cycles;
+  std::uint32_t aw_count = 0;
+  std::uint32_t b_count = 0;
+  std::uint64_t acked_total = 0;   // completion entries acknowledged
+
+  bool chance(double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < p; }
+  std::uint64_t rnd(std::uint64_t lo, std::uint64_t hi) {
+    return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng_);
+  }
+  Vrnic_rx_deliver& top() { return *top_; }
+
+  void fail(const std::string& msg) {
+    if (fail_msgs_++ < 10) ADD_FAILURE() << "cycle " << cycle << ": " << msg;
+    failed = true;
+  }
+
+ private:
+  struct Write {
+    bool fake = false;
+    bool data_done = false;
+    std::uint64_t addr = 0;
+    Entry data{};
+    std::uint64_t ready = 0;  // cycle from which B may be given
+  };
+
+  std::uint32_t cq_size() const { return 1U << cq_log2; }
+
+  bool quiescent() const {
+    return queue_.empty() && !staged_ && !presenting_ && !gen_live() && fake_pending_ == 0 &&
+           consumed_total == ref.entries.size() && ref.cons.empty() && outstanding_.empty() &&
+           top_->dlv_ready_o && !top_->awvalid_o && !top_->wvalid_o && !top_->cons_valid_o;
+  }
+  bool gen_live() const { return generator && !gen_done_; }
+
+  void edge() {
+    top_->clk_i = 0;
+    top_->eval();
+    if (tfp_) tfp_->dump(time_);
+    time_ += 5;
+    top_->clk_i = 1;
+    top_->eval();
+    if (tfp_) tfp_->dump(time_);
+    time_ += 5;
+  }
+
+  void drive_idle() {
+    top_->dlv_valid_i = 0;
+    top_->awready_i = 0;
+    top_->wready_i = 0;
+    top_->cons_ready_i = 0;
+    top_->cq_base_i = cq_base;
+    top_->cq_log2_i = static_cast<std::uint8_t>(cq_log2);
+    top_->cq_enable_i = cq_enable;
+    top_->cq_reset_i = 0;
+    top_->cq_cons_i = host_cons;
+    top_->aw_count_i = aw_count;
+    top_->b_count_i = b_count;
+    top_->ssn_rd_stream_i = probe_;
+  }
+
+  void drive() {
+    drive_idle();
+    // Driver: pick the next item; its place writes go first, then it is presented until accepted.
+    if (!presenting_ && !staged_) {
+      Item it;
+      bool have = false;
+      if (!queue_.empty()) {
+        it = queue_.front();
+        queue_.pop_front();
+        have = true;
+      } else if (gen_live()) {
+        have = generator(it);
+        if (!have) gen_done_ = true;
+      }
+      if (have) {
+        staged_ = true;
+        cur_ = it;
+        fake_pending_ += it.pre_writes;
+        if (it.pre_writes > 0) fake_pending_lat_ = it.pre_lat;
+      }
+    }
+    fake_now_ = false;
+    if (fake_pending_ > 0) {
+      fake_now_ = true;
+    } else if (chance(knobs.p_fake)) {
+      fake_now_ = true;
+      fake_now_lat_ = static_cast<unsigned>(rnd(0, knobs.fake_lat));
+    }
+    if (fake_pending_ > 0) fake_now_lat_ = fake_pending_lat_;
+    if (staged_ && fake_pending_ == 0 && !presenting_ && chance(knobs.p_valid)) presenting_ = true;
+    if (presenting_) {
+      top_->dlv_valid_i = 1;
+      pack_item(top_->dlv_i, cur_);
+    }
+    // The mux gives the AW channel to place in a cycle with a place AW.
+    top_->awready_i = !fake_now_ && chance(knobs.p_awready);
+    top_->wready_i = chance(knobs.p_wready);
+    top_->cons_ready_i = chance(knobs.p_cons_ready);
+    if (cq_reset_pulse_) {
+      top_->cq_reset_i = 1;
+      cq_reset_pulse_ = false;
+    }
+  }
+
+  void sample() {
+    auto& t = *top_;
+    const std::uint32_t aw_next = aw_count;
+    std::uint32_t aw_inc = 0;
+    std::uint32_t b_inc = 0;
+
+    // dlv handover: the reference sees the item with the writes issued before this cycle.
+    if (t.dlv_valid_i && t.dlv_ready_o) {
+      ref.process(cur_, aw_count);
+      handover_cycles.push_back(cycle);
+      ++handovers;
+      presenting_ = false;
+      staged_ = false;
+    }
+    if (t.msg_event_o) ++msg_events;
+    if (t.dup_event_o) ++dup_events;
+
+    // Completion AW: decided in an earlier cycle, so check the conditions it was decided under.
+    if (t.awvalid_o && !prev_awvalid_) {
+      if (!prev_enable_) fail("completion write started while cq_enable_i was 0");
+      if (static_cast<std::uint32_t>(aw_seq - prev_cons_) >= cq_size()) {
+        fail("completion write started with the ring full");
+      }
+    }
+    if (t.awvalid_o && t.awready_i) {
+      if (unsigned{t.awlen_o} != kBeats - 1) fail("awlen " + std::to_string(t.awlen_o));
+      const std::uint64_t want = cq_base + 64ULL * (aw_seq & (cq_size() - 1));
+      if (t.awaddr_o != want) fail("awaddr " + std::to_string(t.awaddr_o) + " want " + std::to_string(want));
+      if (static_cast<std::uint32_t>(aw_seq - host_cons) >= cq_size()) fail("entry written into a full ring");
+      if (aw_total >= ref.entries.size()) {
+        fail("completion write with no completion expected");
+      } else {
+        const std::uint32_t req = ref.entries[aw_total].required_b;
+        if (static_cast<std::int32_t>(b_count - req) < 0) {
+          fail("completion " + std::to_string(aw_total) + " written with b_count " + std::to_string(b_count) +
+               " before the writes issued ahead of it (" + std::to_string(req) + ") were acknowledged");
+        }
+      }
+      Write w;
+      w.addr = t.awaddr_o;
+      if (!w_done_.empty()) {
+        w.data = w_done_.front();
+        w_done_.pop_front();
+        w.data_done = true;
+        w.ready = cycle + 1 + rnd(0, knobs.b_lat);
+      }
+      outstanding_.push_back(w);
+      cq_aw_cycles.push_back(cycle);
+      ++aw_seq;
+      ++aw_total;
+      ++aw_inc;
+    } else if (fake_now_) {
+      Write w;
+      w.fake = true;
+      w.data_done = true;
+      w.ready = cycle + 1 + fake_now_lat_;
+      outstanding_.push_back(w);
+      ++aw_inc;
+      if (fake_pending_ > 0) --fake_pending_;
+    }
+    if (fake_now_ && t.awvalid_o && t.awready_i) fail("testbench: two AWs in one cycle");
+
+    // W beats of a completion.
+    if (t.wvalid_o && t.wready_i) {
+      for (unsigned i = 0; i < kBytes / 8; ++i) {
+        if (get_byte(t.wstrb_o, i) != 0xFF) fail("wstrb not all ones");
+      }
+      for (unsigned i = 0; i < kBytes; ++i) w_buf_.at(w_beat_ * kBytes + i) = get_byte(t.wdata_o, i);
+      const bool want_last = w_beat_ == kBeats - 1;
+      if (static_cast<bool>(t.wlast_o) != want_last) fail("wlast on beat " + std::to_string(w_beat_));
+      if (++w_beat_ == kBeats) {
+        w_beat_ = 0;
+        bool matched = false;
+        for (auto& w : outstanding_) {
+          if (!w.fake && !w.data_done) {
+            w.data = w_buf_;
+            w.data_done = true;
+            w.ready = cycle + 1 + rnd(0, knobs.b_lat);
+            matched = true;
+            break;
+          }
+        }
+        if (!matched) w_done_.push_back(w_buf_);
+      }
+    }
+
+    // B, in order.
+    if (!outstanding_.empty() && outstanding_.front().data_done && cycle >= outstanding_.front().ready &&
+        chance(knobs.p_b)) {
+      const Write w = outstanding_.front();
+      outstanding_.pop_front();
+      if (!w.fake) {
+        mem_[w.addr] = w.data;
+        ++acked_since_reset_;
+        ++acked_total;
+      }
+      b_cycles.push_back(cycle);
+      ++b_inc;
+    }
+
+    // Consume events.
+    if (t.cons_valid_o && t.cons_ready_i) {
+      if (ref.cons.empty()) {
+        fail("unexpected consume event (stream " + std::to_string(t.cons_stream_o) + ")");
+      } else {
+        const ExpCons e = ref.cons.front();
+        ref.cons.pop_front();
+        if (t.cons_stream_o != e.stream || static_cast<bool>(t.cons_reset_o) != e.reset ||
+            (!e.reset && t.cons_qn_o != e.qn)) {
+          fail("consume event stream " + std::to_string(t.cons_stream_o) + " qn " +
+               std::to_string(t.cons_qn_o) + " reset " + std::to_string(t.cons_reset_o) + ", want stream " +
+               std::to_string(e.stream) + " qn " + std::to_string(e.qn) + " reset " + std::to_string(e.reset));
+        }
+      }
+    }
+
+    // Producer index: advances by one, only over acknowledged entries.
+    const std::uint32_t prod = t.cq_prod_o;
+    if (prod != prev_prod_) {
+      if (prod != prev_prod_ + 1) fail("cq_prod_o jumped from " + std::to_string(prev_prod_));
+      prod_change_cycles.push_back(cycle);
+    }
+    if (static_cast<std::int32_t>(prod - acked_since_reset_) > 0) {
+      fail("cq_prod_o " + std::to_string(prod) + " ahead of acknowledged entries " +
+           std::to_string(acked_since_reset_));
+    }
+    prev_prod_ = prod;
+
+    // Host: read the entry at cq_cons when the producer is past it.
+    if (knobs.consume && host_cons != prod && chance(knobs.p_consume)) {
+      const std::uint64_t addr = cq_base + 64ULL * (host_cons & (cq_size() - 1));
+      auto it = mem_.find(addr);
+      if (it == mem_.end() || consumed_total >= ref.entries.size()) {
+        fail("host: no entry at index " + std::to_string(host_cons));
+      } else {
+        Entry want = ref.entries[consumed_total].bytes;
+        const bool phase = ((host_cons >> cq_log2) & 1U) == 0;
+        want[hw::kCQE_FLAGS_OFFSET] = static_cast<std::uint8_t>(want[hw::kCQE_FLAGS_OFFSET] | (phase ? 1 : 0));
+        if (it->second != want) {
+          fail("entry " + std::to_string(consumed_total) + " (index " + std::to_string(host_cons) +
+               "):\n" + hex(it->second) + "want\n" + hex(want));
+        }
+        entries_read.push_back(it->second);
+        ++consumed_total;
+        ++host_cons;
+      }
+    }
+
+    prev_awvalid_ = t.awvalid_o;
+    prev_enable_ = t.cq_enable_i;
+    prev_cons_ = t.cq_cons_i;
+    aw_count = aw_next + aw_inc;
+    b_count += b_inc;
+  }
+
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Vrnic_rx_deliver> top_;
+  std::unique_ptr<VerilatedFstC> tfp_;
+  std::uint64_t time_ = 0;
+  unsigned fail_msgs_ = 0;
+
+  std::deque<Item> queue_;
+  bool gen_done_ = false;
+  Item cur_;
+  bool staged_ = false;
+  bool presenting_ = false;
+  unsigned fake_pending_ = 0;
+  unsigned fake_pending_lat_ = 0;
+  bool fake_now_ = false;
+  unsigned fake_now_lat_ = 0;
+  bool cq_reset_pulse_ = false;
+  std::uint16_t probe_ = 0;
+
+  std::deque<Write> outstanding_;
+  std::deque<Entry> w_done_;  // W bursts complete before their AW
+  Entry w_buf_{};
+  unsigned w_beat_ = 0;
+  std::map<std::uint64_t, Entry> mem_;
+  std::uint32_t acked_since_reset_ = 0;
+  std::uint32_t prev_prod_ = 0;
+  bool prev_awvalid_ = false;
+  bool prev_enable_ = true;
+  std::uint32_t prev_cons_ = 0;
+};
+
+// ---- random traffic --------------------------------------------------------------------------------
+
+// Messages of consecutive DDP-SSNs per stream, sent in random order within the window, mixed with
+// duplicates (in-window filled slots, behind the delivery point, past the window), errors and
+// stream resets.
+class Traffic {
+ public:
+  struct Mix {
+    unsigned streams = 4;        // active streams 0..streams-1
+    unsigned max_segs = 4;       // segments per message
+    double p_error = 0.03;
+    double p_reset = 0.01;
+    double p_dup = 0.08;
+    double p_out_of_range = 0.0; // PLACED / STREAM_RESET to a stream >= NumStreams
+    double p_pre_writes = 0.2;   // place writes right before an item
+    unsigned pre_lat = 40;
+    std::uint64_t items = 2000;
+  };
+
+  Traffic(Tb& tb, Mix mix) : tb_(tb), mix_(mix), gen_(kStreams) {}
+
+  bool next(Item& it) {
+    if (sent_ >= mix_.items) return false;
+    ++sent_;
+    const double r = std::uniform_real_distribution<double>(0.0, 1.0)(tb_.rng_);
+    const auto s = static_cast<std::uint16_t>(tb_.rnd(0, mix_.streams - 1));
+    if (r < mix_.p_error) {
+      it = random_fields(s, static_cast<std::uint16_t>(tb_.rnd(0, 0xFFFF)));
+      it.kind = kError;
+      it.stream = tb_.chance(0.1) ? static_cast<std::uint16_t>(tb_.rnd(0, 0xFFFF)) : s;
+    } else if (r < mix_.p_error + mix_.p_reset) {
+      it = Item{};
+      it.kind = kStreamReset;
+      it.stream = s;
+      gen_[s] = Gen{};
+    } else if (r < mix_.p_error + mix_.p_reset + mix_.p_out_of_range) {
+      it = random_fields(static_cast<std::uint16_t>(tb_.rnd(kStreams, 0xFFFF)),
+                         static_cast<std::uint16_t>(tb_.rnd(0, 0xFFFF)));
+      if (tb_.chance(0.3)) it.kind = kStreamReset;
+    } else if (r < mix_.p_error + mix_.p_reset + mix_.p_out_of_range + mix_.p_dup) {
+      it = duplicate(s);
+    } else {
+      it = segment(s);
+    }
+    if (tb_.chance(mix_.p_pre_writes)) {
+      it.pre_writes = static_cast<unsigned>(tb_.rnd(1, 3));
+      it.pre_lat = static_cast<unsigned>(tb_.rnd(0, mix_.pre_lat));
+    }
+    return true;
+  }
+
+  // Start stream s's new messages at ssn (the reference must be there too).
+  void set_next_new(unsigned s, std::uint16_t ssn) { gen_[s].next_new = ssn; }
+
+ private:
+  struct Gen {
+    std::uint16_t next_new = 0;
+    std::vector<Item> pending;  // generated, not sent
+  };
+
+  Item random_fields(std::uint16_t s, std::uint16_t ssn) {
+    Item it;
+    it.stream = s;
+    it.ssn = ssn;
+    it.last = tb_.chance(0.5);
+    it.tagged = tb_.chance(0.5);
+    it.stag_qn = static_cast<std::uint32_t>(tb_.rnd(0, 0xFFFFFFFF));
+    it.msn = static_cast<std::uint32_t>(tb_.rnd(0, 0xFFFFFFFF));
+    it.length = static_cast<std::uint32_t>(tb_.rnd(0, 0xFFFFFFFF));
+    it.rsvd = tb_.rnd(0, 0xFFFFFFFFFFULL);
+    it.err_type = static_cast<std::uint8_t>(tb_.rnd(0, 15));
+    it.err_code = static_cast<std::uint8_t>(tb_.rnd(0, 255));
+    for (auto& b : it.hdr) b = static_cast<std::uint8_t>(tb_.rnd(0, 255));
+    return it;
+  }
+
+  void new_message(unsigned s) {
+    Gen& g = gen_[s];
+    const unsigned n = static_cast<unsigned>(tb_.rnd(1, mix_.max_segs));
+    const bool tagged = tb_.chance(0.5);
+    for (unsigned i = 0; i < n; ++i) {
+      Item it = random_fields(static_cast<std::uint16_t>(s), g.next_new++);
+      it.kind = kPlaced;
+      it.tagged = tagged;
+      it.last = i + 1 == n;
+      g.pending.push_back(it);
+    }
+  }
+
+  Item segment(std::uint16_t s) {
+    Gen& g = gen_[s];
+    const auto nx = static_cast<std::uint16_t>(tb_.ref.next(s));
+    // Keep about a window's worth generated ahead of the delivery point.
+    while (g.pending.empty() || static_cast<std::uint16_t>(g.next_new - nx) < kWin) {
+      if (!g.pending.empty() && tb_.chance(0.5)) break;
+      new_message(s);
+    }
+    std::vector<std::size_t> cand;
+    for (std::size_t i = 0; i < g.pending.size(); ++i) {
+      if (static_cast<std::uint16_t>(g.pending[i].ssn - nx) < kWin) cand.push_back(i);
+    }
+    if (cand.empty()) {
+      ADD_FAILURE() << "traffic: nothing in the window of stream " << s;
+      return duplicate(s);
+    }
+    const std::size_t k = cand[tb_.rnd(0, cand.size() - 1)];
+    Item it = g.pending[k];
+    g.pending.erase(g.pending.begin() + static_cast<std::ptrdiff_t>(k));
+    return it;
+  }
+
+  Item duplicate(std::uint16_t s) {
+    const auto nx = static_cast<std::uint16_t>(tb_.ref.next(s));
+    Item it = random_fields(s, 0);
+    it.kind = kPlaced;
+    const unsigned how = static_cast<unsigned>(tb_.rnd(0, 2));
+    std::vector<std::uint16_t> filled;
+    for (unsigned d = 0; d < kWin; ++d) {
+      const auto ssn = static_cast<std::uint16_t>(nx + d);
+      if (tb_.ref.filled(s, ssn)) filled.push_back(ssn);
+    }
+    if (how == 0 && !filled.empty()) {
+      it.ssn = filled[tb_.rnd(0, filled.size() - 1)];  // placed again
+    } else if (how <= 1) {
+      it.ssn = static_cast<std::uint16_t>(nx - 1 - tb_.rnd(0, 2 * kWin));  // already delivered
+    } else {
+      it.ssn = static_cast<std::uint16_t>(nx + kWin + tb_.rnd(0, 2 * kWin));  // past the window
+    }
+    return it;
+  }
+
+  Tb& tb_;
+  Mix mix_;
+  std::vector<Gen> gen_;
+  std::uint64_t sent_ = 0;
+};
+
+Item placed(unsigned stream, unsigned ssn, bool last, bool tagged, std::uint32_t stag_qn = 0,
+            std::uint32_t msn = 0, std::uint32_t length = 0, std::uint64_t rsvd = 0) {
+  Item it;
+  it.kind = kPlaced;
+  it.stream = static_cast<std::uint16_t>(stream);
+  it.ssn = static_cast<std::uint16_t>(ssn);
+  it.last = last;
+  it.tagged = tagged;
+  it.stag_qn = stag_qn;
+  it.msn = msn;
+  it.length = length;
+  it.rsvd = rsvd;
+  return it;
+}
+
+unsigned entry_ssn(const Entry& e) { return static_cast<unsigned>(get_le(e, 6, 2)); }
+
+class DeliverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    seed_ = test_seed();
+    tb_ = std::make_unique<Tb>(seed_);
+    ASSERT_FALSE(tb_->failed);
+  }
+  Tb& tb() { return *tb_; }
+  void finish(std::uint64_t max_cycles) {
+    ASSERT_TRUE(tb().run_until_idle(max_cycles));
+    tb().check_final();
+  }
+  std::uint64_t seed_ = 0;
+  std::unique_ptr<Tb> tb_;
+};
+
+// ---- tests ---------------------------------------------------------------------------------------
+
+TEST_F(DeliverTest, ResetClearsStateAndReadPort) {
+  // Scribble over the state, reset the module again: every slot empty and next_ssn 0.
+  Traffic tr(tb(), Traffic::Mix{std::min(kStreams, 4U), 3, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 200});
+  tb().generator = [&tr](Item& it) { return tr.next(it); };
+  tb().run(1500);
+  ASSERT_FALSE(tb().failed);
+  // Reset in the middle of traffic (slots filled, next_ssn advanced): the module and the reference
+  // start over.
+  tb().reset();
+  EXPECT_GE(tb().init_cycles, std::uint64_t{kStreams} * kWin);
+  tb().check_read_port();
+  // Every SSN of the window is new again (a stale filled slot would be a duplicate).
+  for (unsigned s = 0; s < std::min(kStreams, 4U); ++s) {
+    for (unsigned ssn = kWin; ssn-- > 1;) tb().send(placed(s, ssn, ssn == kWin - 1, true, ssn));
+  }
+  ASSERT_TRUE(tb().run_until_idle(20000));
+  EXPECT_EQ(tb().dup_events, 0U);
+  EXPECT_EQ(tb().entries_read.size(), 0U);
+  for (unsigned s = 0; s < std::min(kStreams, 4U); ++s) tb().send(placed(s, 0, false, true));
+  finish(20000);
+  EXPECT_EQ(tb().dup_events, 0U);
+  EXPECT_EQ(tb().entries_read.size(), std::min(kStreams, 4U));
+}
+
+TEST_F(DeliverTest, EntryLayoutBytes) {
+  // Byte offsets written out by hand from hw.def (not through hw.hpp).
+  tb().cq_log2 = 4;
+  const unsigned s = kStreams - 1;
+  tb().send(placed(s, 0, true, false, 0xA1B2C3D4, 0x11223344, 0x55667788, 0xF0E1D2C3B4ULL));
+  tb().send(placed(s, 1, true, true, 0x0BADF00D, 0x99999999, 0x77777777, 0xAABBCCDDEEULL));
+  Item err;
+  err.kind = kError;
+  err.stream = static_cast<std::uint16_t>(s);
+  err.ssn = 0xBEEF;
+  err.tagged = true;
+  err.err_type = 0x3;
+  err.err_code = 0x05;
+  err.length = 0xCAFEBABE;
+  err.stag_qn = 0x12345678;
+  err.msn = 0x9ABCDEF0;
+  err.rsvd = 0x1122334455ULL;
+  for (unsigned i = 0; i < 18; ++i) err.hdr[i] = static_cast<std::uint8_t>(0x40 + i);
+  tb().send(err);
+  err.tagged = false;
+  err.ssn = 0x0102;
+  tb().send(err);
+  finish(5000);
+  ASSERT_EQ(tb().entries_read.size(), 4U);
+  const auto& u = tb().entries_read[0];
+  const std::array<std::uint8_t, 32> want_u = {
+      static_cast<std::uint8_t>(s), static_cast<std::uint8_t>(s >> 8), 0x01, 0, 0, 0, 0x00, 0x00,
+      0xD4, 0xC3, 0xB2, 0xA1, 0x44, 0x33, 0x22, 0x11, 0x88, 0x77, 0x66, 0x55, 0, 0, 0, 0,
+      0xB4, 0xC3, 0xD2, 0xE1, 0xF0, 0, 0, 0};
+  for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(u[i], i < 32 ? want_u[i] : 0) << "untagged byte " << i;
+  const auto& t = tb().entries_read[1];
+  const std::array<std::uint8_t, 32> want_t = {
+      static_cast<std::uint8_t>(s), static_cast<std::uint8_t>(s >> 8), 0x05, 0, 0, 0, 0x01, 0x00,
+      0x0D, 0xF0, 0xAD, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      0xEE, 0, 0, 0, 0, 0, 0, 0};
+  for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(t[i], i < 32 ? want_t[i] : 0) << "tagged byte " << i;
+  for (unsigned k = 2; k < 4; ++k) {
+    const auto& e = tb().entries_read[k];
+    std::array<std::uint8_t, 64> want{};
+    want[0] = static_cast<std::uint8_t>(s);
+    want[1] = static_cast<std::uint8_t>(s >> 8);
+    want[2] = k == 2 ? 0x07 : 0x03;
+    want[3] = 0x03;
+    want[4] = 0x05;
+    want[6] = k == 2 ? 0xEF : 0x02;
+    want[7] = k == 2 ? 0xBE : 0x01;
+    want[16] = 0xBE;
+    want[17] = 0xBA;
+    want[18] = 0xFE;
+    want[19] = 0xCA;
+    for (unsigned i = 0; i < 18; ++i) want[32 + i] = static_cast<std::uint8_t>(0x40 + i);
+    for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(e[i], want[i]) << "error entry " << k << " byte " << i;
+  }
+}
+
+TEST_F(DeliverTest, InOrderMultiSegmentMessages) {
+  tb().knobs.p_fake = 0.0;
+  const unsigned streams = std::min(kStreams, 2U);
+  std::uint16_t ssn[2] = {0, 0};
+  for (unsigned m = 0; m < 20; ++m) {
+    const unsigned s = m % streams;
+    const unsigned n = 1 + m % 5;
+    for (unsigned i = 0; i < n; ++i) {
+      tb().send(placed(s, ssn[s]++, i + 1 == n, (m & 2) != 0, 100 + m, 1000 + m, 10 * m, m));
+    }
+  }
+  finish(20000);
+  ASSERT_EQ(tb().entries_read.size(), 20U);
+  EXPECT_EQ(tb().ref.dups, 0U);
+}
+
+TEST_F(DeliverTest, WindowEdge) {
+  // Stream 0 at next_ssn 0: d = W-1 is accepted, d = W is a duplicate.
+  tb().send(placed(0, kWin - 1, true, true, 0xAAAA));
+  tb().send(placed(0, kWin, true, true, 0xBBBB));       // d = W: dup
+  for (unsigned ssn = kWin - 1; ssn-- > 0;) tb().send(placed(0, ssn, false, false));
+  ASSERT_TRUE(tb().run_until_idle(20000));
+  ASSERT_EQ(tb().entries_read.size(), 1U);
+  EXPECT_EQ(entry_ssn(tb().entries_read[0]), kWin - 1);
+  EXPECT_EQ(tb().dup_events, 1U);
+  // Now next_ssn = W: the same SSN W is accepted and delivered; W-1 is behind (dup).
+  tb().send(placed(0, kWin, true, true, 0xBBBB));
+  tb().send(placed(0, kWin - 1, true, true, 0xCCCC));
+  tb().send(placed(0, 2 * kWin, true, true, 0xDDDD));      // d = W-1 again: accepted, waits
+  tb().send(placed(0, 2 * kWin + 1, true, true, 0xEEEE));  // d = W: dup
+  finish(20000);
+  ASSERT_EQ(tb().entries_read.size(), 2U);
+  EXPECT_EQ(entry_ssn(tb().entries_read[1]), kWin);
+  EXPECT_EQ(tb().dup_events, 3U);
+  EXPECT_EQ(tb().ref.next(0), kWin + 1);
+}
+
+TEST_F(DeliverTest, DuplicatesAreNotDeliveredTwice) {
+  const unsigned s = kStreams > 1 ? 1 : 0;
+  // Out of order, each segment sent twice (the second time in its filled slot or after delivery).
+  tb().send(placed(s, 1, true, false, 5, 2, 30));
+  tb().send(placed(s, 1, true, false, 6, 3, 31));  // filled: dup
+  tb().send(placed(s, 0, true, false, 7, 1, 32));  // delivers 0 and 1
+  tb().send(placed(s, 0, true, false, 8, 1, 33));  // behind: dup
+  tb().send(placed(s, 1, true, false, 9, 2, 34));  // behind: dup
+  finish(10000);
+  ASSERT_EQ(tb().entries_read.size(), 2U);
+  EXPECT_EQ(tb().dup_events, 3U);
+  EXPECT_EQ(get_le(tb().entries_read[0], 8, 4), 7U);  // the first copy's fields
+  EXPECT_EQ(get_le(tb().entries_read[1], 8, 4), 5U);
+}
+
+TEST_F(DeliverTest, SsnWrap) {
+  // One stream through 0xFFFF -> 0: in order up to 0xFFF0 (a message every 4096 segments), then
+  // random order, duplicates and messages across the wrap.
+  tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 2, 0.0, 0, 1.0, true};
+  const unsigned stop = 0xFFF0;
+  for (unsigned ssn = 0; ssn < stop; ++ssn) {
+    tb().send(placed(0, ssn, (ssn % 4096) == 4095, true, ssn));
+  }
+  ASSERT_TRUE(tb().run_until_idle(20ULL * stop));
+  ASSERT_EQ(tb().ref.next(0), stop);
+  tb().knobs = Knobs{};
+  Traffic::Mix mix;
+  mix.streams = 1;
+  mix.max_segs = 5;
+  mix.p_reset = 0.0;
+  mix.items = 400;
+  Traffic tr(tb(), mix);
+  tr.set_next_new(0, static_cast<std::uint16_t>(stop));
+  tb().generator = [&tr](Item& it) { return tr.next(it); };
+  finish(200000);
+  EXPECT_LT(tb().ref.next(0), 0x8000U) << "did not wrap";
+  // Some delivery crossed the wrap point.
+  bool before = false;
+  bool after = false;
+  for (const auto& e : tb().entries_read) {
+    if ((get_le(e, 2, 1) & 2) != 0) continue;
+    before = before || entry_ssn(e) >= stop;
+    after = after || entry_ssn(e) < 0x100;
+  }
+  EXPECT_TRUE(before && after);
+}
+
+TEST_F(DeliverTest, ErrorCompletionsInterleaved) {
+  tb().cq_log2 = 2;
+  Item e;
+  e.kind = kError;
+  for (unsigned i = 0; i < 12; ++i) {
+    e.stream = static_cast<std::uint16_t>(i % kStreams);
+    e.ssn = static_cast<std::uint16_t>(0xFFFF - i);
+    e.tagged = (i & 1) != 0;
+    e.err_type = static_cast<std::uint8_t>(i & 3);
+    e.err_code = static_cast<std::uint8_t>(i);
+    e.length = 1000 + i;
+    for (unsigned b = 0; b < 18; ++b) e.hdr[b] = static_cast<std::uint8_t>(i * 18 + b);
+    tb().send(e);
+    tb().send(placed(0, i, true, false, i, i + 1, 7 * i));
+  }
+  finish(50000);
+  ASSERT_EQ(tb().entries_read.size(), 24U);
+  for (unsigned i = 0; i < 12; ++i) {
+    const auto& r = tb().entries_read[2 * i];
+    const bool phase = (((2 * i) >> 2) & 1U) == 0;
+    EXPECT_EQ(r[2], (phase ? 1 : 0) | 2 | ((i & 1) != 0 ? 4 : 0)) << i;
+    for (unsigned b = 0; b < 18; ++b) EXPECT_EQ(r[32 + b], static_cast<std::uint8_t>(i * 18 + b));
+  }
+}
+
+TEST_F(DeliverTest, StreamResetClearsSlots) {
+  const unsigned s = kStreams > 2 ? 2 : 0;
+  // Fill every slot but next_ssn (0), some of them last.
+  for (unsigned ssn = 1; ssn < kWin; ++ssn) tb().send(placed(s, ssn, ssn % 2 == 0, true, 0xDEAD0000 + ssn));
+  Item r;
+  r.kind = kStreamReset;
+  r.stream = static_cast<std::uint16_t>(s);
+  tb().send(r);
+  ASSERT_TRUE(tb().run_until_idle(20000));
+  EXPECT_EQ(tb().entries_read.size(), 0U);
+  tb().check_read_port();
+  // After the reset: SSN 0 delivers only itself, and SSNs 1..W-1 are new (not duplicates).
+  tb().send(placed(s, 0, true, false, 0x42, 9, 99));
+  ASSERT_TRUE(tb().run_until_idle(20000));
+  ASSERT_EQ(tb().entries_read.size(), 1U);
+  EXPECT_EQ(get_le(tb().entries_read[0], 8, 4), 0x42U);
+  for (unsigned ssn = kWin; ssn-- > 1;) tb().send(placed(s, ssn, true, true, 0xBEEF0000 + ssn));
+  // A reset of a stream with advanced next_ssn.
+  tb().send(r);
+  tb().send(placed(s, 0, true, true, 0x77));
+  finish(50000);
+  EXPECT_EQ(tb().dup_events, 0U);
+  ASSERT_EQ(tb().entries_read.size(), 1 + (kWin - 1) + 1U);
+  EXPECT_EQ(get_le(tb().entries_read.back(), 8, 4), 0x77U);
+  EXPECT_EQ(entry_ssn(tb().entries_read.back()), 0U);
+}
+
+TEST_F(DeliverTest, RingFullStallsAndResumes) {
+  tb().cq_log2 = 2;
+  tb().knobs.consume = false;
+  const unsigned n = 13;
+  for (unsigned i = 0; i < n; ++i) tb().send(placed(0, i, true, (i & 1) != 0, i, i, i));
+  tb().run(3000);
+  ASSERT_FALSE(tb().failed);
+  EXPECT_EQ(tb().aw_total, 4U) << "wrote past a full ring";
+  EXPECT_EQ(tb().top().cq_prod_o, 4U);
+  EXPECT_LT(tb().handovers, n) << "items kept flowing while the ring was full";
+  EXPECT_FALSE(tb().top().dlv_ready_o);
+  // Free one entry by hand: exactly one more is written.
+  tb().knobs.consume = true;
+  tb().knobs.p_consume = 1.0;
+  while (tb().consumed_total < 1 && !tb().failed) tb().step();
+  tb().knobs.consume = false;
+  tb().run(2000);
+  EXPECT_EQ(tb().aw_total, 5U);
+  EXPECT_EQ(tb().top().cq_prod_o, 5U);
+  // Then drain at random speed: nothing lost, phase flips each lap.
+  tb().knobs.consume = true;
+  tb().knobs.p_consume = 0.3;
+  finish(50000);
+  ASSERT_EQ(tb().entries_read.size(), n);
+  for (unsigned i = 0; i < n; ++i) {
+    EXPECT_EQ(tb().entries_read[i][2] & 1, ((i >> 2) & 1U) == 0 ? 1 : 0) << "phase of entry " << i;
+    EXPECT_EQ(get_le(tb().entries_read[i], 8, 4), i);
+  }
+}
+
+TEST_F(DeliverTest, ProducerAdvancesOnlyAfterB) {
+  tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 0, 0.0, 0, 1.0, true};
+  tb().knobs.b_lat = 0;
+  tb().knobs.p_b = 0.0;  // hold every B
+  tb().send(placed(0, 0, true, true, 1));
+  tb().run(300);
+  ASSERT_EQ(tb().aw_total, 1U);
+  EXPECT_EQ(tb().top().cq_prod_o, 0U) << "producer advanced before B";
+  tb().knobs.p_b = 1.0;
+  finish(1000);
+  ASSERT_EQ(tb().b_cycles.size(), 1U);
+  ASSERT_EQ(tb().prod_change_cycles.size(), 1U);
+  EXPECT_GT(tb().prod_change_cycles[0], tb().b_cycles[0]);
+}
+
+TEST_F(DeliverTest, CompletionWaitsForEarlierWrites) {
+  // Place writes with a long B latency just before the item completing a message: the entry may
+  // only be written once they are acknowledged.
+  tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 0, 0.0, 0, 1.0, true};
+  Item a = placed(0, 1, true, false, 1, 2, 3);
+  tb().send(a);
+  Item b = placed(0, 0, false, false);
+  b.pre_writes = 3;
+  b.pre_lat = 300;
+  tb().send(b);
+  Item e;
+  e.kind = kError;
+  e.pre_writes = 1;
+  e.pre_lat = 200;
+  tb().send(e);
+  finish(5000);
+  ASSERT_EQ(tb().cq_aw_cycles.size(), 2U);
+  ASSERT_GE(tb().b_cycles.size(), 4U);
+  ASSERT_GE(tb().handover_cycles.size(), 2U);
+  EXPECT_GT(tb().cq_aw_cycles[0], tb().b_cycles[2]);
+  EXPECT_GT(tb().cq_aw_cycles[0], tb().handover_cycles[1] + 290);
+}
+
+TEST_F(DeliverTest, EnableGatesWrites) {
+  tb().cq_enable = false;
+  for (unsigned i = 0; i < 4; ++i) tb().send(placed(0, i, true, true, i));
+  tb().run(1000);
+  EXPECT_EQ(tb().aw_total, 0U);
+  EXPECT_LT(tb().handovers, 4U);
+  tb().cq_enable = true;
+  finish(10000);
+  EXPECT_EQ(tb().entries_read.size(), 4U);
+}
+
+TEST_F(DeliverTest, CqResetRestartsRing) {
+  tb().cq_log2 = 2;
+  for (unsigned i = 0; i < 6; ++i) tb().send(placed(0, i, true, true, i));
+  ASSERT_TRUE(tb().run_until_idle(20000));
+  EXPECT_EQ(tb().top().cq_prod_o, 6U);
+  tb().cq_reset();
+  tb().step();
+  EXPECT_EQ(tb().top().cq_prod_o, 0U);
+  for (unsigned i = 6; i < 9; ++i) tb().send(placed(0, i, true, true, i));
+  finish(20000);
+  ASSERT_EQ(tb().entries_read.size(), 9U);
+  for (unsigned i = 6; i < 9; ++i) EXPECT_EQ(tb().entries_read[i][2] & 1, 1) << "phase after reset";
+  EXPECT_EQ(tb().top().cq_prod_o, 3U);
+}
+
+struct RandomCase {
+  const char* name;
+  unsigned cq_log2;
+  Knobs knobs;
+  unsigned max_segs;
+};
+
+void PrintTo(const RandomCase& c, std::ostream* os) { *os << c.name; }
+
+class DeliverRandomTest : public DeliverTest, public ::testing::WithParamInterface<RandomCase> {};
+
+TEST_P(DeliverRandomTest, InterleavedStreams) {
+  const RandomCase& c = GetParam();
+  tb().cq_log2 = c.cq_log2;
+  tb().knobs = c.knobs;
+  Traffic::Mix mix;
+  mix.streams = std::min(kStreams, 6U);
+  mix.max_segs = c.max_segs;
+  mix.p_out_of_range = kStreams < 65536 ? 0.01 : 0.0;
+  mix.items = 3000;
+  Traffic tr(tb(), mix);
+  tb().generator = [&tr](Item& it) { return tr.next(it); };
+  finish(400000);
+  std::printf("[   INFO   ] %llu items, %zu entries, %llu dups, %llu cycles\n",
+              static_cast<unsigned long long>(tb().handovers), tb().entries_read.size(),
+              static_cast<unsigned long long>(tb().dup_events), static_cast<unsigned long long>(tb().cycle));
+  EXPECT_GT(tb().entries_read.size(), 50U);
+  EXPECT_GT(tb().dup_events, 50U);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Mixes, DeliverRandomTest,
+    ::testing::Values(
+        RandomCase{"Backpressure", 2, Knobs{}, 4},
+        RandomCase{"SlowHostTinyRing", 1, Knobs{0.5, 0.3, 0.3, 0.3, 0.5, 16, 0.1, 40, 0.05, true}, 3},
+        RandomCase{"FullSpeed", 8, Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 0, 0.0, 0, 1.0, true}, 6},
+        RandomCase{"LongMessages", 5, Knobs{}, 2 * kWin + 3}),
+    [](const ::testing::TestParamInfo<RandomCase>& i) { return std::string(i.param.name); });
+
+}  // namespace
