@@ -1,0 +1,581 @@
+// Testbench pieces for rnic_rx_place: packing of rnic_verdict_t / rnic_dlv_t (rtl/rnic_defs.svh),
+// the verdict and beat sources, an AXI write slave with host memory and B responses, and the
+// checks. One Verilated parameter set per executable (PLACE_DW = DataWidth).
+#pragma once
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wcast-align"
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include "Vrnic_rx_place.h"
+#pragma GCC diagnostic pop
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+namespace place {
+
+constexpr unsigned kDW = PLACE_DW;
+constexpr unsigned kB = kDW / 8;  // bytes per beat
+
+// Seed from RNIC_TEST_SEED or a fresh random one; always printed so a failure can be replayed.
+inline std::uint64_t test_seed() {
+  std::uint64_t seed = 0;
+  const char* env = std::getenv("RNIC_TEST_SEED");
+  if (env != nullptr && *env != '\0') {
+    seed = std::strtoull(env, nullptr, 0);
+  } else {
+    std::random_device rd;
+    seed = (std::uint64_t{rd()} << 32) | rd();
+  }
+  std::printf("[   SEED   ] RNIC_TEST_SEED=%llu\n", static_cast<unsigned long long>(seed));
+  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  return seed;
+}
+
+// ---- bit vectors and Verilated signals of any width
+// ----------------------------------------------
+
+// Little endian: bit i is bit i%8 of byte i/8.
+class Bits {
+ public:
+  explicit Bits(unsigned nbits) : n_(nbits), b_((nbits + 7) / 8, 0) {}
+  unsigned size() const { return n_; }
+  std::vector<std::uint8_t>& bytes() { return b_; }
+  const std::vector<std::uint8_t>& bytes() const { return b_; }
+  void set(unsigned lsb, unsigned w, std::uint64_t v) {
+    for (unsigned i = 0; i < w; ++i) {
+      const unsigned p = lsb + i;
+      const auto m = static_cast<std::uint8_t>(1U << (p % 8));
+      if (((v >> i) & 1U) != 0) {
+        b_.at(p / 8) = static_cast<std::uint8_t>(b_.at(p / 8) | m);
+      } else {
+        b_.at(p / 8) = static_cast<std::uint8_t>(b_.at(p / 8) & ~m);
+      }
+    }
+  }
+  std::uint64_t get(unsigned lsb, unsigned w) const {
+    std::uint64_t r = 0;
+    for (unsigned i = 0; i < w; ++i) {
+      const unsigned p = lsb + i;
+      if (((b_.at(p / 8) >> (p % 8)) & 1U) != 0) r |= std::uint64_t{1} << i;
+    }
+    return r;
+  }
+
+ private:
+  unsigned n_;
+  std::vector<std::uint8_t> b_;
+};
+
+// Writes / reads the fields of a packed struct in declaration order (first field = most
+// significant).
+class FieldWriter {
+ public:
+  explicit FieldWriter(unsigned total) : bits_(total), pos_(total) {}
+  void add(unsigned w, std::uint64_t v) {
+    pos_ -= w;
+    bits_.set(pos_, w, v);
+  }
+  // A logic [8*n-1:0] field holding byte i at [8*i +: 8].
+  void add_bytes(const std::uint8_t* p, unsigned n) {
+    pos_ -= 8 * n;
+    for (unsigned i = 0; i < n; ++i) bits_.set(pos_ + 8 * i, 8, p[i]);
+  }
+  const Bits& done() const {
+    EXPECT_EQ(pos_, 0U) << "struct layout does not add up";
+    return bits_;
+  }
+
+ private:
+  Bits bits_;
+  unsigned pos_;
+};
+
+class FieldReader {
+ public:
+  explicit FieldReader(const Bits& b) : bits_(b), pos_(b.size()) {}
+  std::uint64_t take(unsigned w) {
+    pos_ -= w;
+    return bits_.get(pos_, w);
+  }
+  void take_bytes(std::uint8_t* p, unsigned n) {
+    pos_ -= 8 * n;
+    for (unsigned i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>(bits_.get(pos_ + 8 * i, 8));
+  }
+  unsigned left() const { return pos_; }
+
+ private:
+  const Bits& bits_;
+  unsigned pos_;
+};
+
+template <class T>
+void put_bytes(T& sig, const std::vector<std::uint8_t>& v) {
+  if constexpr (std::is_integral_v<T>) {
+    std::uint64_t x = 0;
+    for (std::size_t i = 0; i < v.size() && i < sizeof(T); ++i) x |= std::uint64_t{v[i]} << (8 * i);
+    sig = static_cast<T>(x);
+  } else {
+    constexpr std::size_t kWords = sizeof(sig.m_storage) / sizeof(sig.m_storage[0]);
+    for (std::size_t w = 0; w < kWords; ++w) {
+      std::uint32_t x = 0;
+      for (std::size_t b = 0; b < 4; ++b) {
+        const std::size_t i = 4 * w + b;
+        if (i < v.size()) x |= std::uint32_t{v[i]} << (8 * b);
+      }
+      sig.m_storage[w] = x;
+    }
+  }
+}
+
+template <class T>
+std::vector<std::uint8_t> take_bytes(const T& sig, std::size_t n) {
+  std::vector<std::uint8_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      v[i] =
+          i < sizeof(T) ? static_cast<std::uint8_t>(static_cast<std::uint64_t>(sig) >> (8 * i)) : 0;
+    } else {
+      v[i] = static_cast<std::uint8_t>(sig.m_storage[i / 4] >> (8 * (i % 4)));
+    }
+  }
+  return v;
+}
+
+// ---- rnic_defs.svh types
+// -------------------------------------------------------------------------
+
+enum Action : unsigned { kPlace = 0, kDrop = 1, kError = 2, kToken = 3 };
+enum ItemKind : unsigned { kSeg = 0, kFence = 1, kStreamReset = 2 };
+enum DlvKind : unsigned { kPlaced = 0, kDlvError = 1, kDlvReset = 2 };
+
+constexpr unsigned kSegBits = 16 * 3 + 1 + 1 + 1 + 2 + 40 + 32 + 64 + 32 + 32 + 32 + 144;
+constexpr unsigned kVerdictBits = 2 + 2 + 16 + kSegBits + 64 + 16 + 5 + 32 + 4 + 8 + 5;
+constexpr unsigned kDlvBits = 2 + 16 + 16 + 1 + 1 + 32 + 32 + 32 + 40 + 4 + 8 + 144;
+
+struct Seg {
+  std::uint16_t stream = 0, ssn = 0, seg_bytes = 0;
+  bool oversize = false, tagged = false, last = false;
+  std::uint8_t dv = 1;
+  std::uint64_t rsvd_ulp = 0;  // 40 bits
+  std::uint32_t stag = 0;
+  std::uint64_t to = 0;
+  std::uint32_t qn = 0, msn = 0, mo = 0;
+  std::array<std::uint8_t, 18> hdr_raw{};
+};
+
+struct Verdict {
+  Action action = kPlace;
+  ItemKind kind = kSeg;
+  std::uint16_t arg = 0;
+  Seg seg;
+  std::uint64_t addr = 0;
+  std::uint16_t pay = 0;
+  std::uint8_t hdr = 18;
+  std::uint32_t msg_len = 0;
+  std::uint8_t err_type = 0, err_code = 0, err_idx = 0;
+};
+
+inline Bits pack(const Verdict& v) {
+  FieldWriter f(kVerdictBits);
+  f.add(2, v.action);
+  f.add(2, v.kind);
+  f.add(16, v.arg);
+  const Seg& s = v.seg;
+  f.add(16, s.stream);
+  f.add(16, s.ssn);
+  f.add(16, s.seg_bytes);
+  f.add(1, s.oversize);
+  f.add(1, s.tagged);
+  f.add(1, s.last);
+  f.add(2, s.dv);
+  f.add(40, s.rsvd_ulp);
+  f.add(32, s.stag);
+  f.add(64, s.to);
+  f.add(32, s.qn);
+  f.add(32, s.msn);
+  f.add(32, s.mo);
+  f.add_bytes(s.hdr_raw.data(), 18);
+  f.add(64, v.addr);
+  f.add(16, v.pay);
+  f.add(5, v.hdr);
+  f.add(32, v.msg_len);
+  f.add(4, v.err_type);
+  f.add(8, v.err_code);
+  f.add(5, v.err_idx);
+  return f.done();
+}
+
+struct Dlv {
+  unsigned kind = 0;
+  std::uint16_t stream = 0, ssn = 0;
+  bool last = false, tagged = false;
+  std::uint32_t stag_qn = 0, msn = 0, length = 0;
+  std::uint64_t rsvd_ulp = 0;
+  std::uint8_t err_type = 0, err_code = 0;
+  std::array<std::uint8_t, 18> hdr_raw{};
+
+  bool operator==(const Dlv& o) const {
+    return kind == o.kind && stream == o.stream && ssn == o.ssn && last == o.last &&
+           tagged == o.tagged && stag_qn == o.stag_qn && msn == o.msn && length == o.length &&
+           rsvd_ulp == o.rsvd_ulp && err_type == o.err_type && err_code == o.err_code &&
+           hdr_raw == o.hdr_raw;
+  }
+  std::string str() const {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "{kind %u stream %u ssn %u last %d tagged %d stag_qn %08x msn %08x len %u "
+                  "ulp %010llx err %u/%u hdr0 %02x hdr17 %02x}",
+                  kind, stream, ssn, last, tagged, stag_qn, msn, length,
+                  static_cast<unsigned long long>(rsvd_ulp), err_type, err_code, hdr_raw[0],
+                  hdr_raw[17]);
+    return buf;
+  }
+};
+
+inline Dlv unpack_dlv(const Bits& b) {
+  FieldReader r(b);
+  Dlv d;
+  d.kind = static_cast<unsigned>(r.take(2));
+  d.stream = static_cast<std::uint16_t>(r.take(16));
+  d.ssn = static_cast<std::uint16_t>(r.take(16));
+  d.last = r.take(1) != 0;
+  d.tagged = r.take(1) != 0;
+  d.stag_qn = static_cast<std::uint32_t>(r.take(32));
+  d.msn = static_cast<std::uint32_t>(r.take(32));
+  d.length = static_cast<std::uint32_t>(r.take(32));
+  d.rsvd_ulp = r.take(40);
+  d.err_type = static_cast<std::uint8_t>(r.take(4));
+  d.err_code = static_cast<std::uint8_t>(r.take(8));
+  r.take_bytes(d.hdr_raw.data(), 18);
+  EXPECT_EQ(r.left(), 0U);
+  return d;
+}
+
+// The rnic_dlv_t place must emit for a verdict (none for DROP and FENCE).
+inline std::optional<Dlv> expected_dlv(const Verdict& v) {
+  Dlv d;
+  const Seg& s = v.seg;
+  if (v.action == kPlace || v.action == kError) {
+    d.stream = s.stream;
+    d.ssn = s.ssn;
+    d.last = s.last;
+    d.tagged = s.tagged;
+    d.stag_qn = s.tagged ? s.stag : s.qn;
+    d.msn = s.msn;
+    d.rsvd_ulp = s.rsvd_ulp;
+    d.hdr_raw = s.hdr_raw;
+    if (v.action == kPlace) {
+      d.kind = kPlaced;
+      d.length = v.msg_len;
+    } else {
+      d.kind = kDlvError;
+      d.length = s.seg_bytes;
+      d.err_type = v.err_type;
+      d.err_code = v.err_code;
+    }
+    return d;
+  }
+  if (v.action == kToken && v.kind == kStreamReset) {
+    d.kind = kDlvReset;
+    d.stream = v.arg;
+    return d;
+  }
+  return std::nullopt;
+}
+
+// One verdict and, for SEG verdicts, the packet behind it (beats in the data FIFO).
+struct Item {
+  Verdict v;
+  std::vector<std::uint8_t> pkt;
+};
+
+// Write beats of a PLACE and the header-only input beats before its first write beat.
+inline unsigned write_beats(const Verdict& v) {
+  if (v.action != kPlace || v.pay == 0) return 0;
+  return static_cast<unsigned>((v.addr % kB + v.pay + kB - 1) / kB);
+}
+inline unsigned lead_beats(const Verdict& v) {
+  const int s = int{v.hdr} - static_cast<int>(v.addr % kB);
+  return s <= 0 ? 0U : static_cast<unsigned>((s + static_cast<int>(kB) - 1) / static_cast<int>(kB));
+}
+
+// ---- item generator
+// --------------------------------------------------------------------------------
+
+class Gen {
+ public:
+  explicit Gen(std::uint64_t seed) : rng_(seed) {}
+  std::mt19937_64& rng() { return rng_; }
+  std::uint64_t r64() { return rng_(); }
+  unsigned uni(unsigned lo, unsigned hi) {  // inclusive
+    return static_cast<unsigned>(std::uniform_int_distribution<unsigned>(lo, hi)(rng_));
+  }
+  bool coin(double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < p; }
+
+  Seg random_seg(unsigned seg_bytes, bool tagged) {
+    Seg s;
+    s.stream = static_cast<std::uint16_t>(r64());
+    s.ssn = static_cast<std::uint16_t>(r64());
+    s.seg_bytes = static_cast<std::uint16_t>(seg_bytes);
+    s.tagged = tagged;
+    s.last = coin(0.5);
+    s.dv = 1;
+    s.rsvd_ulp = r64() & 0xFFFFFFFFFFULL;
+    s.stag = static_cast<std::uint32_t>(r64());
+    s.to = r64();
+    s.qn = static_cast<std::uint32_t>(r64());
+    s.msn = static_cast<std::uint32_t>(r64());
+    s.mo = static_cast<std::uint32_t>(r64());
+    return s;
+  }
+
+  static void fill_hdr_raw(Item& it) {
+    for (unsigned i = 0; i < 18; ++i) it.v.seg.hdr_raw[i] = i < it.pkt.size() ? it.pkt[i] : 0;
+  }
+
+  std::vector<std::uint8_t> random_bytes(std::size_t n) {
+    std::vector<std::uint8_t> b(n);
+    for (auto& x : b) x = static_cast<std::uint8_t>(r64());
+    return b;
+  }
+
+  // PLACE of pay bytes at addr; hdr 14 = tagged, 18 = untagged (other values: header of that size).
+  Item place(std::uint64_t addr, unsigned pay, unsigned hdr) {
+    Item it;
+    it.v.action = kPlace;
+    it.v.kind = kSeg;
+    it.v.arg = static_cast<std::uint16_t>(r64());
+    it.v.seg = random_seg(hdr + pay, hdr == 14 || (hdr != 18 && coin(0.5)));
+    it.v.addr = addr;
+    it.v.pay = static_cast<std::uint16_t>(pay);
+    it.v.hdr = static_cast<std::uint8_t>(hdr);
+    it.v.msg_len = static_cast<std::uint32_t>(r64());
+    it.v.err_type = static_cast<std::uint8_t>(r64() & 0xF);  // must be ignored
+    it.v.err_code = static_cast<std::uint8_t>(r64());
+    it.pkt = random_bytes(hdr + pay);
+    fill_hdr_raw(it);
+    return it;
+  }
+  Item discard(Action a, unsigned pkt_bytes) {
+    Item it;
+    it.v.action = a;
+    it.v.kind = kSeg;
+    it.v.seg = random_seg(static_cast<unsigned>(r64() & 0xFFFF), coin(0.5));
+    it.v.addr = r64();
+    it.v.pay = static_cast<std::uint16_t>(r64());
+    it.v.hdr = static_cast<std::uint8_t>(r64() & 31);
+    it.v.msg_len = static_cast<std::uint32_t>(r64());
+    it.v.err_type = static_cast<std::uint8_t>(r64() & 0xF);
+    it.v.err_code = static_cast<std::uint8_t>(r64());
+    it.v.err_idx = static_cast<std::uint8_t>(r64() & 31);
+    it.pkt = random_bytes(std::max(1U, pkt_bytes));
+    fill_hdr_raw(it);
+    return it;
+  }
+  Item token(ItemKind k, std::uint16_t arg) {
+    Item it;
+    it.v.action = kToken;
+    it.v.kind = k;
+    it.v.arg = arg;
+    it.v.seg = random_seg(static_cast<unsigned>(r64() & 0xFFFF), coin(0.5));
+    it.v.addr = r64();
+    it.v.pay = static_cast<std::uint16_t>(r64());
+    return it;
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// Hands out non-overlapping destination ranges: the next address with addr % kB == off.
+class Alloc {
+ public:
+  explicit Alloc(std::uint64_t base) : cur_(base) {}
+  std::uint64_t next(unsigned off, unsigned pay, unsigned gap) {
+    std::uint64_t a = (cur_ + gap + kB - 1) / kB * kB + off;
+    cur_ = a + pay;
+    return a;
+  }
+  // An address with a % 4096 == page_off (>= the cursor).
+  std::uint64_t at_page_offset(unsigned page_off, unsigned pay) {
+    std::uint64_t a = (cur_ + 4096) / 4096 * 4096 + page_off;
+    cur_ = a + pay;
+    return a;
+  }
+  std::uint64_t cursor() const { return cur_; }
+
+ private:
+  std::uint64_t cur_;
+};
+
+// ---- the bench
+// -----------------------------------------------------------------------------------
+
+struct Config {
+  double p_vd = 1.0;                      // verdict presented when one is waiting
+  double p_beat = 1.0;                    // beat presented when one is waiting
+  double p_aw = 1.0;                      // awready
+  double p_w = 1.0;                       // wready
+  double p_dlv = 1.0;                     // dlv_ready
+  unsigned b_lat_min = 0, b_lat_max = 0;  // cycles from wlast (and AW) to B
+  bool mux = false;  // AW/W in lockstep like rnic_axi_wr_mux (AW the cycle after the last wlast)
+  std::uint32_t count_init = 0;  // aw_count/b_count start (wrap tests)
+  bool record = false;           // per-cycle trace for the throughput check
+  std::uint64_t max_idle = 20000;
+};
+
+struct CycleRec {
+  bool w = false;
+  bool beat = false;
+  int beat_item = -1;        // item of the popped beat
+  unsigned beat_idx = 0;     // beat index in its packet
+  std::size_t beat_seq = 0;  // position in the beat stream
+};
+
+struct Stats {
+  std::uint64_t cycles = 0;
+  std::uint64_t w_beats = 0;
+  std::uint64_t in_beats = 0;
+  std::uint64_t bursts = 0;
+  std::vector<CycleRec> trace;
+};
+
+inline std::uint8_t pattern(std::uint64_t a) {
+  return static_cast<std::uint8_t>((a * 0x9E3779B97F4A7C15ULL) >> 56);
+}
+
+// Host memory in 4 KiB pages, pre-filled with pattern(); each byte knows the payload byte expected
+// there (owner = item index, -1: none) and whether it was written.
+class HostMemory {
+ public:
+  struct Page {
+    std::array<std::uint8_t, 4096> data;
+    std::array<std::uint8_t, 4096> exp;
+    std::array<std::int32_t, 4096> owner;
+    std::array<std::uint8_t, 4096> written;
+  };
+  Page& page(std::uint64_t a) {
+    auto it = pages_.find(a >> 12);
+    if (it != pages_.end()) return *it->second;
+    auto p = std::make_unique<Page>();
+    const std::uint64_t base = a & ~std::uint64_t{4095};
+    for (unsigned i = 0; i < 4096; ++i) {
+      p->data[i] = pattern(base + i);
+      p->exp[i] = p->data[i];
+      p->owner[i] = -1;
+      p->written[i] = 0;
+    }
+    Page& ref = *p;
+    pages_.emplace(a >> 12, std::move(p));
+    return ref;
+  }
+  std::size_t pages() const { return pages_.size(); }
+
+ private:
+  std::unordered_map<std::uint64_t, std::unique_ptr<Page>> pages_;
+};
+
+class Bench {
+ public:
+  Bench() : ctx_(std::make_unique<VerilatedContext>()) {
+    const char* fst = std::getenv("RNIC_FST");
+    trace_ = fst != nullptr && *fst != '\0';
+    if (trace_) {
+      Verilated::traceEverOn(true);
+      ctx_->traceEverOn(true);
+    }
+    m_ = std::make_unique<Vrnic_rx_place>(ctx_.get(), "top");
+    if (trace_) {
+      tfp_ = std::make_unique<VerilatedFstC>();
+      m_->trace(tfp_.get(), 99);
+      tfp_->open(fst);
+    }
+    idle_inputs();
+    m_->clk_i = 0;
+    m_->rst_ni = 0;
+    m_->eval();
+    reset();
+  }
+  Bench(const Bench&) = delete;
+  Bench& operator=(const Bench&) = delete;
+  ~Bench() {
+    if (tfp_) tfp_->close();
+    m_->final();
+  }
+
+  Vrnic_rx_place& dut() { return *m_; }
+
+  void idle_inputs() {
+    m_->vd_valid_i = 0;
+    m_->beat_valid_i = 0;
+    m_->awready_i = 0;
+    m_->wready_i = 0;
+    m_->dlv_ready_i = 0;
+  }
+
+  void tick() {
+    m_->clk_i = 0;
+    m_->eval();
+    if (tfp_) tfp_->dump(time_);
+    time_ += 5;
+    m_->clk_i = 1;
+    m_->eval();
+    if (tfp_) tfp_->dump(time_);
+    time_ += 5;
+    m_->clk_i = 0;
+    m_->eval();
+    ++cycle_;
+  }
+
+  void reset() {
+    idle_inputs();
+    m_->rst_ni = 0;
+    for (int i = 0; i < 3; ++i) tick();
+    m_->rst_ni = 1;
+    m_->eval();
+    // Right after reset nothing may be offered.
+    EXPECT_EQ(m_->awvalid_o, 0);
+    EXPECT_EQ(m_->wvalid_o, 0);
+    EXPECT_EQ(m_->dlv_valid_o, 0);
+    EXPECT_EQ(m_->fence_done_o, 0);
+    EXPECT_EQ(m_->bytes_event_o, 0);
+    EXPECT_EQ(m_->vd_ready_o, 1);
+  }
+
+  // Runs items to completion under cfg, checking every rule. abort_at: stop (no end checks) after
+  // that many cycles (reset tests).
+  Stats run(const std::vector<Item>& items, const Config& cfg, std::uint64_t seed,
+            std::uint64_t abort_at = 0);
+
+ private:
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Vrnic_rx_place> m_;
+  std::unique_ptr<VerilatedFstC> tfp_;
+  bool trace_ = false;
+  std::uint64_t time_ = 0;
+  std::uint64_t cycle_ = 0;
+};
+
+}  // namespace place

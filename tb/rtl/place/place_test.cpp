@@ -1,0 +1,862 @@
+// rnic_rx_place tests (label rtl): verdicts and packet beats in, AXI writes and rnic_dlv_t out.
+// The bench drives verdicts and beats with random gaps, answers AW/W with an AXI write slave
+// (random stalls, optional lockstep like rnic_axi_wr_mux, B responses with random latency,
+// aw_count/b_count like the mux) into a pattern-filled host memory, and checks on every cycle: AXI
+// rules (alignment, 4 KiB, <= 256 beats, wlast, AW presented no later than its first W beat,
+// valid/data stable until the handshake), every strobed byte is a payload byte with the right value
+// and is written once, dlv contents and order (a PLACE's dlv only after all its AWs and W beats),
+// fence_done only after the B of every earlier write and no later verdict accepted before it,
+// bytes_event values. RNIC_TEST_SEED=<n> replays a run; RNIC_FST=<file> dumps a waveform.
+#include <numeric>
+#include <sstream>
+
+#include "place_harness.hpp"
+
+namespace place {
+
+Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_t seed,
+                 std::uint64_t abort_at) {
+  Stats st;
+  std::mt19937_64 rng(seed ^ 0xA5A5F00DULL);
+  std::uniform_real_distribution<double> u01(0.0, 1.0);
+  auto coin = [&](double p) { return p >= 1.0 || u01(rng) < p; };
+  auto lat = [&] {
+    return std::uniform_int_distribution<unsigned>(cfg.b_lat_min, cfg.b_lat_max)(rng);
+  };
+
+  // ---- stimulus and expectations ----
+  struct Beat {
+    std::vector<std::uint8_t> data, keep;
+    bool last;
+    int item;
+    unsigned idx;
+  };
+  std::vector<Beat> beats;
+  std::vector<std::size_t> last_beat_of(items.size(), SIZE_MAX);
+  HostMemory mem;
+  std::deque<std::pair<Dlv, std::size_t>> exp_dlv;
+  std::deque<std::uint16_t> exp_bytes;
+  std::vector<std::size_t> fence_items;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const Item& it = items[i];
+    if (it.v.action != kToken) {
+      const std::size_t n = it.pkt.size();
+      EXPECT_GT(n, 0U);
+      for (std::size_t off = 0; off < n; off += kB) {
+        Beat b;
+        b.data.assign(kB, 0);
+        b.keep.assign((kB + 7) / 8, 0);
+        for (unsigned j = 0; j < kB && off + j < n; ++j) {
+          b.data[j] = it.pkt[off + j];
+          b.keep[j / 8] = static_cast<std::uint8_t>(b.keep[j / 8] | (1U << (j % 8)));
+        }
+        b.last = off + kB >= n;
+        b.item = static_cast<int>(i);
+        b.idx = static_cast<unsigned>(off / kB);
+        beats.push_back(std::move(b));
+      }
+      last_beat_of[i] = beats.size() - 1;
+    }
+    if (it.v.action == kPlace) {
+      exp_bytes.push_back(it.v.pay);
+      for (unsigned j = 0; j < it.v.pay; ++j) {
+        const std::uint64_t a = it.v.addr + j;
+        HostMemory::Page& p = mem.page(a);
+        const unsigned o = static_cast<unsigned>(a & 4095);
+        EXPECT_EQ(p.owner[o], -1) << "test bug: overlapping destinations";
+        p.owner[o] = static_cast<std::int32_t>(i);
+        p.exp[o] = it.pkt[it.v.hdr + j];
+      }
+    }
+    if (it.v.action == kToken && it.v.kind == kFence) fence_items.push_back(i);
+    if (auto d = expected_dlv(it.v)) exp_dlv.emplace_back(*d, i);
+  }
+
+  // ---- AXI slave state ----
+  struct Burst {
+    std::uint64_t addr = 0;
+    unsigned len = 0;
+    bool aw = false, w_done = false, b_done = false;
+    int item = -1;
+    std::uint64_t aw_cycle = 0;
+  };
+  std::vector<Burst> bursts;  // in AW order (a burst whose W started first is added provisionally)
+  std::size_t n_aw = 0, w_burst = 0;
+  unsigned w_beat = 0;
+  bool mux_active = false;
+  std::deque<std::pair<std::uint64_t, std::size_t>> b_due;
+  std::uint64_t last_due = 0;
+  std::uint32_t aw_cnt = cfg.count_init, b_cnt = cfg.count_init;
+  std::vector<std::vector<std::size_t>> item_bursts(items.size());
+  std::vector<std::uint64_t> written(items.size(), 0);
+  std::vector<unsigned> item_wbeats(items.size(), 0);
+
+  // Handshake stability
+  bool aw_pend = false, w_pend = false, dlv_pend = false;
+  std::uint64_t aw_pend_addr = 0;
+  unsigned aw_pend_len = 0;
+  std::vector<std::uint8_t> w_pend_data, w_pend_strb, dlv_pend_bits;
+  bool w_pend_last = false;
+
+  std::size_t next_vd = 0, next_beat = 0, fences_done = 0;
+  bool vd_on = false, beat_on = false;
+  std::uint64_t idle = 0, tail_cycles = 0;
+  const std::uint64_t start = cycle_;
+  int errors = 0;
+  auto now = [&] { return cycle_ - start; };
+  auto fail = [&](const std::string& msg) {
+    if (errors++ < 8) ADD_FAILURE() << "cycle " << now() << ": " << msg;
+  };
+  auto schedule_b = [&](std::size_t idx) {
+    std::uint64_t due = std::max(now() + lat(), last_due);
+    last_due = due;
+    b_due.emplace_back(due, idx);
+  };
+  const std::size_t strb_bytes = (kB + 7) / 8;
+
+  while (errors == 0) {
+    if (abort_at != 0 && now() >= abort_at) return st;
+    // ---- drive inputs ----
+    if (!vd_on && next_vd < items.size() && coin(cfg.p_vd)) {
+      vd_on = true;
+      put_bytes(m_->vd_i, pack(items[next_vd].v).bytes());
+    }
+    m_->vd_valid_i = vd_on;
+    if (!beat_on && next_beat < beats.size() && coin(cfg.p_beat)) {
+      beat_on = true;
+      put_bytes(m_->beat_data_i, beats[next_beat].data);
+      put_bytes(m_->beat_keep_i, beats[next_beat].keep);
+      m_->beat_last_i = beats[next_beat].last;
+    }
+    m_->beat_valid_i = beat_on;
+    const bool awr = coin(cfg.p_aw) && !(cfg.mux && mux_active);
+    m_->awready_i = awr;
+    const bool wr = coin(cfg.p_w);
+    m_->wready_i = cfg.mux ? 0 : wr;
+    m_->dlv_ready_i = coin(cfg.p_dlv);
+    m_->aw_count_i = aw_cnt;
+    m_->b_count_i = b_cnt;
+    m_->eval();
+    if (cfg.mux) {  // W passes only inside the burst whose AW is accepted (now or before)
+      m_->wready_i = wr && (mux_active || (m_->awvalid_o && awr));
+      m_->eval();
+    }
+
+    const bool vd_hs = vd_on && m_->vd_ready_o;
+    const bool beat_hs = beat_on && m_->beat_ready_o;
+    const bool aw_hs = m_->awvalid_o && m_->awready_i;
+    const bool w_hs = m_->wvalid_o && m_->wready_i;
+    const bool dlv_hs = m_->dlv_valid_o && m_->dlv_ready_i;
+    bool progress = vd_hs || beat_hs || aw_hs || w_hs || dlv_hs;
+
+    // ---- valid/data stable until the handshake ----
+    if (aw_pend && (!m_->awvalid_o || m_->awaddr_o != aw_pend_addr || m_->awlen_o != aw_pend_len))
+      fail("AW withdrawn or changed before its handshake");
+    aw_pend = m_->awvalid_o && !aw_hs;
+    aw_pend_addr = m_->awaddr_o;
+    aw_pend_len = m_->awlen_o;
+    const std::vector<std::uint8_t> wdata = take_bytes(m_->wdata_o, kB);
+    const std::vector<std::uint8_t> wstrb = take_bytes(m_->wstrb_o, strb_bytes);
+    if (w_pend && (!m_->wvalid_o || wdata != w_pend_data || wstrb != w_pend_strb ||
+                   (m_->wlast_o != 0) != w_pend_last))
+      fail("W withdrawn or changed before its handshake");
+    w_pend = m_->wvalid_o && !w_hs;
+    w_pend_data = wdata;
+    w_pend_strb = wstrb;
+    w_pend_last = m_->wlast_o != 0;
+    const std::vector<std::uint8_t> dlv_bytes = take_bytes(m_->dlv_o, (kDlvBits + 7) / 8);
+    if (dlv_pend && (!m_->dlv_valid_o || dlv_bytes != dlv_pend_bits))
+      fail("dlv withdrawn or changed before its handshake");
+    dlv_pend = m_->dlv_valid_o && !dlv_hs;
+    dlv_pend_bits = dlv_bytes;
+
+    // ---- fence_done (before this cycle's verdict: a verdict may be taken in the pulse cycle) ----
+    if (m_->fence_done_o) {
+      progress = true;
+      if (fences_done >= fence_items.size() || fence_items[fences_done] >= next_vd) {
+        fail("fence_done without a fence pending");
+      } else {
+        const std::size_t f = fence_items[fences_done];
+        for (std::size_t i = 0; i < f; ++i) {
+          if (items[i].v.action != kPlace) continue;
+          if (written[i] != items[i].v.pay)
+            fail("fence_done before all bytes of item " + std::to_string(i) + " were written");
+          for (std::size_t bi : item_bursts[i]) {
+            if (!bursts[bi].b_done)
+              fail("fence_done before the B of a burst of item " + std::to_string(i));
+          }
+        }
+        ++fences_done;
+      }
+    }
+
+    // ---- verdicts ----
+    if (vd_hs) {
+      std::size_t fences_before = 0;
+      for (std::size_t f : fence_items) fences_before += f < next_vd ? 1 : 0;
+      if (fences_before > fences_done)
+        fail("verdict " + std::to_string(next_vd) + " accepted before an earlier fence was done");
+      ++next_vd;
+      vd_on = false;
+    }
+
+    // ---- beats ----
+    if (beat_hs) {
+      ++st.in_beats;
+      if (cfg.record) {
+        CycleRec& r = st.trace.emplace_back();
+        r.beat = true;
+        r.beat_item = beats[next_beat].item;
+        r.beat_idx = beats[next_beat].idx;
+        r.beat_seq = next_beat;
+      }
+      ++next_beat;
+      beat_on = false;
+    } else if (cfg.record) {
+      st.trace.emplace_back();
+    }
+
+    // ---- AW ----
+    if (aw_hs) {
+      const std::uint64_t a = m_->awaddr_o;
+      const unsigned len = m_->awlen_o;
+      if (a % kB != 0) fail("awaddr not aligned to the bus width");
+      if ((a % 4096) + (std::uint64_t{len} + 1) * kB > 4096) fail("burst crosses 4 KiB");
+      if (len + 1 > 256) fail("burst longer than 256 beats");
+      if (n_aw < bursts.size()) {
+        if (bursts[n_aw].addr != a || bursts[n_aw].len != len)
+          fail("AW differs from the one presented with its first W beat");
+      } else {
+        Burst b;
+        b.addr = a;
+        b.len = len;
+        bursts.push_back(b);
+      }
+      bursts[n_aw].aw = true;
+      bursts[n_aw].aw_cycle = now();
+      if (bursts[n_aw].w_done) schedule_b(n_aw);
+      ++n_aw;
+      ++aw_cnt;
+      ++st.bursts;
+      if (cfg.mux) mux_active = true;
+    }
+
+    // ---- W ----
+    if (w_hs) {
+      if (cfg.record) st.trace.back().w = true;
+      ++st.w_beats;
+      if (w_burst >= bursts.size()) {
+        if (!m_->awvalid_o) {
+          fail("W beat before its AW was presented");
+        } else {
+          Burst b;
+          b.addr = m_->awaddr_o;
+          b.len = m_->awlen_o;
+          bursts.push_back(b);
+        }
+      }
+      if (w_burst < bursts.size()) {
+        Burst& b = bursts[w_burst];
+        const std::uint64_t beat_addr = b.addr + std::uint64_t{w_beat} * kB;
+        bool any = false;
+        for (unsigned j = 0; j < kB; ++j) {
+          if (((wstrb[j / 8] >> (j % 8)) & 1U) == 0) continue;
+          any = true;
+          const std::uint64_t a = beat_addr + j;
+          HostMemory::Page& p = mem.page(a);
+          const unsigned o = static_cast<unsigned>(a & 4095);
+          if (p.owner[o] < 0) {
+            std::ostringstream os;
+            os << "write outside every payload at 0x" << std::hex << a;
+            fail(os.str());
+            continue;
+          }
+          if (p.written[o] != 0) {
+            std::ostringstream os;
+            os << "byte 0x" << std::hex << a << " written twice";
+            fail(os.str());
+          }
+          p.written[o] = 1;
+          p.data[o] = wdata[j];
+          if (wdata[j] != p.exp[o]) {
+            std::ostringstream os;
+            os << "byte 0x" << std::hex << a << " = " << unsigned{wdata[j]} << ", expected "
+               << unsigned{p.exp[o]} << std::dec << " (item " << p.owner[o] << ")";
+            fail(os.str());
+          }
+          const int owner = p.owner[o];
+          ++written[static_cast<std::size_t>(owner)];
+          if (b.item < 0) {
+            b.item = owner;
+            item_bursts[static_cast<std::size_t>(owner)].push_back(w_burst);
+          } else if (b.item != owner) {
+            fail("a burst holds bytes of two segments");
+          }
+        }
+        if (!any) fail("W beat with no strobe");
+        if (b.item >= 0) ++item_wbeats[static_cast<std::size_t>(b.item)];
+        const bool last = w_beat == b.len;
+        if ((m_->wlast_o != 0) != last) fail("wlast on the wrong beat");
+        ++w_beat;
+        if (m_->wlast_o || w_beat > b.len) {
+          b.w_done = true;
+          if (b.aw) schedule_b(w_burst);
+          ++w_burst;
+          w_beat = 0;
+          if (cfg.mux) mux_active = false;
+        }
+      }
+    }
+
+    // ---- dlv ----
+    if (dlv_hs) {
+      Bits bits(kDlvBits);
+      bits.bytes() = dlv_bytes;
+      bits.bytes().resize((kDlvBits + 7) / 8);
+      const Dlv got = unpack_dlv(bits);
+      if (exp_dlv.empty()) {
+        fail("unexpected dlv " + got.str());
+      } else {
+        const auto [want, i] = exp_dlv.front();
+        exp_dlv.pop_front();
+        if (!(got == want))
+          fail("dlv of item " + std::to_string(i) + ": got " + got.str() + " want " + want.str());
+        const Verdict& v = items[i].v;
+        if (v.action != kToken && (last_beat_of[i] == SIZE_MAX || next_beat <= last_beat_of[i]))
+          fail("dlv of item " + std::to_string(i) + " before all its beats were popped");
+        if (v.action == kPlace) {
+          if (written[i] != v.pay) fail("dlv of item " + std::to_string(i) + " before all writes");
+          for (std::size_t bi : item_bursts[i]) {
+            if (!bursts[bi].aw || bursts[bi].aw_cycle >= now())
+              fail("dlv of item " + std::to_string(i) + " not after all its AW handshakes");
+          }
+        }
+      }
+    }
+
+    // ---- bytes counter ----
+    if (m_->bytes_event_o) {
+      progress = true;
+      if (exp_bytes.empty()) {
+        fail("unexpected bytes_event");
+      } else {
+        if (m_->bytes_o != exp_bytes.front())
+          fail("bytes_o " + std::to_string(m_->bytes_o) + " want " +
+               std::to_string(exp_bytes.front()));
+        exp_bytes.pop_front();
+      }
+    }
+
+    // ---- B responses (the mux counts them; visible to the DUT next cycle) ----
+    while (!b_due.empty() && b_due.front().first <= now()) {
+      bursts[b_due.front().second].b_done = true;
+      b_due.pop_front();
+      ++b_cnt;
+      progress = true;
+    }
+
+    tick();
+    idle = progress ? 0 : idle + 1;
+    if (idle > cfg.max_idle) {
+      fail("no progress for " + std::to_string(idle) + " cycles (deadlock): verdict " +
+           std::to_string(next_vd) + "/" + std::to_string(items.size()) + ", beat " +
+           std::to_string(next_beat) + "/" + std::to_string(beats.size()) + ", dlv left " +
+           std::to_string(exp_dlv.size()) + ", fences " + std::to_string(fences_done) + "/" +
+           std::to_string(fence_items.size()));
+      break;
+    }
+    const bool done = next_vd == items.size() && next_beat == beats.size() && exp_dlv.empty() &&
+                      exp_bytes.empty() && fences_done == fence_items.size() &&
+                      n_aw == bursts.size() && w_burst == bursts.size() && b_due.empty();
+    if (done) {
+      // Quiet afterwards: nothing more may be offered.
+      if (m_->awvalid_o || m_->wvalid_o || m_->dlv_valid_o || m_->fence_done_o || m_->bytes_event_o)
+        fail("output valid after all work is done");
+      if (++tail_cycles > 16) break;
+    }
+  }
+  st.cycles = now();
+  if (errors != 0) return st;
+
+  // ---- end checks: every payload byte written once, beat counts, memory around each segment ----
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const Verdict& v = items[i].v;
+    if (v.action != kPlace) continue;
+    EXPECT_EQ(written[i], v.pay) << "item " << i;
+    EXPECT_EQ(item_wbeats[i], write_beats(v))
+        << "item " << i << " addr%B " << v.addr % kB << " pay " << v.pay;
+    if (v.pay == 0) {
+      EXPECT_TRUE(item_bursts[i].empty());
+      continue;
+    }
+    const std::uint64_t lo = v.addr - 2 * kB, hi = v.addr + v.pay + 2 * kB;
+    for (std::uint64_t a = lo; a != hi; ++a) {
+      HostMemory::Page& p = mem.page(a);
+      const unsigned o = static_cast<unsigned>(a & 4095);
+      const bool in = p.owner[o] >= 0;
+      const std::uint8_t want = in ? p.exp[o] : pattern(a);
+      if (p.data[o] != want || (in && p.written[o] == 0)) {
+        ADD_FAILURE() << "memory at 0x" << std::hex << a << " = " << unsigned{p.data[o]}
+                      << ", expected " << unsigned{want};
+        break;
+      }
+    }
+  }
+  return st;
+}
+
+namespace {
+
+// PLACE items of every alignment crossed with the payload lengths of the task, tagged (14) and
+// untagged (18) headers, in random order at non-overlapping destinations.
+std::vector<Item> alignment_sweep(Gen& g, std::uint64_t base) {
+  Alloc al(base);
+  std::vector<Item> items;
+  for (unsigned hdr : {14U, 18U}) {
+    for (unsigned off = 0; off < kB; ++off) {
+      for (unsigned pay :
+           {0U, 1U, 2U, kB - 1, kB, kB + 1, 1500U + g.uni(0, 40), 9000U + g.uni(0, 40)}) {
+        items.push_back(g.place(al.next(off, pay, g.uni(0, 3 * kB)), pay, hdr));
+      }
+    }
+  }
+  std::shuffle(items.begin(), items.end(), g.rng());
+  return items;
+}
+
+Config random_stalls(Gen& g) {
+  Config c;
+  c.p_vd = 0.3 + 0.7 * g.uni(0, 100) / 100.0;
+  c.p_beat = 0.3 + 0.7 * g.uni(0, 100) / 100.0;
+  c.p_aw = 0.2 + 0.8 * g.uni(0, 100) / 100.0;
+  c.p_w = 0.3 + 0.7 * g.uni(0, 100) / 100.0;
+  c.p_dlv = 0.1 + 0.9 * g.uni(0, 100) / 100.0;
+  c.b_lat_min = 0;
+  c.b_lat_max = g.uni(0, 40);
+  c.count_init = g.coin(0.5) ? 0xFFFFFF00U + g.uni(0, 255) : static_cast<std::uint32_t>(g.r64());
+  return c;
+}
+
+Config full_rate(bool mux) {
+  Config c;
+  c.mux = mux;
+  return c;
+}
+
+void print_cfg(const char* what, const Config& c) {
+  std::printf(
+      "[   CFG    ] %s: p_vd %.2f p_beat %.2f p_aw %.2f p_w %.2f p_dlv %.2f B lat %u..%u %s\n",
+      what, c.p_vd, c.p_beat, c.p_aw, c.p_w, c.p_dlv, c.b_lat_min, c.b_lat_max,
+      c.mux ? "lockstep" : "free");
+}
+
+// Random mixture of PLACE (sizes small to 16 KB), DROP, ERROR, STREAM_RESET and FENCE items.
+std::vector<Item> random_items(Gen& g, std::uint64_t budget_bytes, std::uint64_t base) {
+  Alloc al(base);
+  std::vector<Item> items;
+  std::uint64_t bytes = 0;
+  while (bytes < budget_bytes) {
+    const unsigned r = g.uni(0, 99);
+    if (r < 70) {
+      unsigned pay;
+      const unsigned s = g.uni(0, 99);
+      if (s < 35)
+        pay = g.uni(0, 3 * kB);
+      else if (s < 80)
+        pay = g.uni(0, 2000);
+      else if (s < 96)
+        pay = g.uni(2000, 9000);
+      else
+        pay = g.uni(9000, 16000);
+      unsigned hdr = g.coin(0.5) ? 14 : 18;
+      if (g.coin(0.1)) hdr = g.uni(0, 31);
+      std::uint64_t addr;
+      if (g.coin(0.15)) {
+        addr = al.at_page_offset(4096 - g.uni(0, std::min(pay, 4096U)), pay);  // near 4 KiB
+      } else {
+        addr = al.next(g.uni(0, kB - 1), pay, g.uni(0, 200));
+      }
+      items.push_back(g.place(addr, pay, hdr));
+      bytes += pay + 18;
+    } else if (r < 80) {
+      items.push_back(g.discard(kDrop, g.uni(1, 1200)));
+      bytes += items.back().pkt.size();
+    } else if (r < 90) {
+      items.push_back(g.discard(kError, g.uni(1, 1200)));
+      bytes += items.back().pkt.size();
+    } else if (r < 95) {
+      items.push_back(g.token(kStreamReset, static_cast<std::uint16_t>(g.r64())));
+    } else {
+      items.push_back(g.token(kFence, static_cast<std::uint16_t>(g.r64())));
+    }
+  }
+  return items;
+}
+
+TEST(Place, AlignmentSweepRandomStalls) {
+  const std::uint64_t seed = test_seed();
+  Gen g(seed);
+  const std::vector<Item> items =
+      alignment_sweep(g, 0x00005A0000000000ULL + (g.r64() & 0xFFFFF000));
+  const Config cfg = random_stalls(g);
+  print_cfg("stalls", cfg);
+  Bench b;
+  b.run(items, cfg, seed);
+}
+
+TEST(Place, AlignmentSweepFullRate) {
+  const std::uint64_t seed = test_seed();
+  Gen g(seed);
+  const std::vector<Item> items = alignment_sweep(g, 0x0000123400000000ULL);
+  for (bool mux : {false, true}) {
+    Bench b;
+    b.run(items, full_rate(mux), seed);
+  }
+}
+
+// Segments ending exactly on, starting exactly on and crossing 4 KiB boundaries (several times),
+// the 4 GiB boundary (carry into the upper address word) and the top of the address space.
+TEST(Place, FourKiBBoundaries) {
+  const std::uint64_t seed = test_seed();
+  Gen g(seed);
+  Alloc al(0x0000700000000000ULL);
+  std::vector<Item> items;
+  for (unsigned hdr : {14U, 18U}) {
+    for (unsigned pay :
+         {1U, 2U, kB - 1, kB, kB + 1, 100U, 4095U, 4096U, 4097U, 5000U, 9000U, 12289U}) {
+      items.push_back(
+          g.place(al.at_page_offset((4096 - pay % 4096) % 4096, pay), pay, hdr));  // ends on 4K
+      items.push_back(g.place(al.at_page_offset(0, pay), pay, hdr));               // starts on 4K
+      items.push_back(g.place(al.at_page_offset(4096 - 1, pay), pay, hdr));        // 1 byte before
+      items.push_back(g.place(al.at_page_offset(4096 - kB, pay), pay, hdr));       // last beat
+      items.push_back(g.place(al.at_page_offset(4096 - kB + 1, pay), pay, hdr));
+      items.push_back(g.place(al.at_page_offset(g.uni(0, 4095), pay), pay, hdr));
+      items.push_back(g.place(al.at_page_offset((8192 - pay % 4096 - 1) % 4096, pay), pay, hdr));
+    }
+  }
+  // Longest payload the verdict can carry (65535 - header).
+  items.push_back(g.place(al.at_page_offset(g.uni(0, 4095), 65517), 65517, 18));
+  items.push_back(g.place(al.at_page_offset(4096 - 3, 65521), 65521, 14));
+  // Across 4 GiB, and ending on the last byte of the address space.
+  items.push_back(g.place(0x00000000FFFFF000ULL + 37, 9000, 18));
+  items.push_back(g.place(0x00000001FFFFFFFFULL - 8191, 8192, 14));
+  items.push_back(g.place(0xFFFFFFFFFFFFFFFFULL - 9000 + 1, 9000, 18));
+  std::shuffle(items.begin(), items.end(), g.rng());
+  {
+    Bench b;
+    const Config cfg = random_stalls(g);
+    print_cfg("stalls", cfg);
+    b.run(items, cfg, seed);
+  }
+  for (bool mux : {false, true}) {
+    Bench b;
+    b.run(items, full_rate(mux), seed);
+  }
+}
+
+// Zero-length PLACE writes nothing; DROP/ERROR/STREAM_RESET interleaved; dlv order kept.
+TEST(Place, ZeroLengthDiscardsAndTokens) {
+  const std::uint64_t seed = test_seed();
+  Gen g(seed);
+  Alloc al(0x0000010000000000ULL);
+  std::vector<Item> items;
+  for (int i = 0; i < 300; ++i) {
+    switch (g.uni(0, 5)) {
+      case 0:
+        items.push_back(g.place(al.next(g.uni(0, kB - 1), 0, 0), 0, g.coin(0.5) ? 14 : 18));
+        break;
+      case 1:
+        items.push_back(g.discard(kDrop, g.uni(1, 4 * kB + 20)));
+        break;
+      case 2:
+        items.push_back(g.discard(kError, g.uni(1, 4 * kB + 20)));
+        break;
+      case 3:
+        items.push_back(g.token(kStreamReset, static_cast<std::uint16_t>(g.r64())));
+        break;
+      default: {
+        const unsigned pay = g.uni(1, 3 * kB);
+        items.push_back(g.place(al.next(g.uni(0, kB - 1), pay, 0), pay, g.coin(0.5) ? 14 : 18));
+      }
+    }
+  }
+  {
+    Bench b;
+    const Config cfg = random_stalls(g);
+    print_cfg("stalls", cfg);
+    b.run(items, cfg, seed);
+  }
+  {
+    Bench b;
+    b.run(items, full_rate(true), seed);
+  }
+}
+
+// FENCE: fence_done only after the B of every earlier write (long, random B latency; counters about
+// to wrap), later verdicts held until then; fences with nothing before them; back-to-back fences.
+TEST(Place, FenceWaitsForEveryEarlierB) {
+  const std::uint64_t seed = test_seed();
+  Gen g(seed);
+  Alloc al(0x0000020000000000ULL);
+  std::vector<Item> items;
+  items.push_back(g.token(kFence, 1));  // nothing to wait for
+  for (int round = 0; round < 30; ++round) {
+    const int n = static_cast<int>(g.uni(0, 4));
+    for (int i = 0; i < n; ++i) {
+      const unsigned pay = g.coin(0.3) ? g.uni(4000, 9000) : g.uni(0, 600);
+      items.push_back(g.place(al.next(g.uni(0, kB - 1), pay, 64), pay, g.coin(0.5) ? 14 : 18));
+      if (g.coin(0.2)) items.push_back(g.discard(kError, g.uni(1, 300)));
+    }
+    items.push_back(g.token(kFence, static_cast<std::uint16_t>(round)));
+    if (g.coin(0.3)) items.push_back(g.token(kFence, static_cast<std::uint16_t>(round + 100)));
+  }
+  for (int variant = 0; variant < 3; ++variant) {
+    Config cfg = variant == 0 ? full_rate(false) : random_stalls(g);
+    cfg.mux = variant == 2;
+    cfg.b_lat_min = 20;
+    cfg.b_lat_max = 300;
+    cfg.count_init = 0xFFFFFFF0U;
+    print_cfg("fence", cfg);
+    Bench b;
+    b.run(items, cfg, seed + static_cast<std::uint64_t>(variant));
+  }
+}
+
+TEST(Place, RandomMixedFree) {
+  const std::uint64_t seed = test_seed();
+  Gen g(seed);
+  const std::vector<Item> items = random_items(g, 40000ULL * kB, 0x0000300000000000ULL);
+  const Config cfg = random_stalls(g);
+  print_cfg("random", cfg);
+  Bench b;
+  const Stats st = b.run(items, cfg, seed);
+  std::printf("[   INFO   ] %zu items, %llu cycles, %llu W beats, %llu bursts\n", items.size(),
+              static_cast<unsigned long long>(st.cycles),
+              static_cast<unsigned long long>(st.w_beats),
+              static_cast<unsigned long long>(st.bursts));
+}
+
+TEST(Place, RandomMixedLockstep) {
+  const std::uint64_t seed = test_seed();
+  Gen g(seed);
+  const std::vector<Item> items = random_items(g, 40000ULL * kB, 0x0000400000000000ULL);
+  Config cfg = random_stalls(g);
+  cfg.mux = true;
+  print_cfg("random", cfg);
+  Bench b;
+  b.run(items, cfg, seed);
+}
+
+// AW starved while W flows (a free slave accepts W before AW once the AW is presented): the first W
+// beat of every burst must wait until its AW is presented, and a PLACE's dlv until all its AWs are
+// accepted. Short first bursts (segments starting just below 4 KiB) make W run ahead of AW.
+TEST(Place, AwStarvedWRunsAhead) {
+  const std::uint64_t seed = test_seed();
+  Gen g(seed);
+  Alloc al(0x0000080000000000ULL);
+  std::vector<Item> items;
+  for (int i = 0; i < 150; ++i) {
+    const unsigned pay = g.coin(0.5) ? g.uni(1, 4 * kB) : g.uni(kB, 5000);
+    items.push_back(
+        g.place(al.at_page_offset(4096 - g.uni(1, 2 * kB), pay), pay, g.coin(0.5) ? 14 : 18));
+    if (g.coin(0.2)) items.push_back(g.token(kFence, static_cast<std::uint16_t>(i)));
+  }
+  Config cfg;
+  cfg.p_aw = 0.03;
+  cfg.p_dlv = 1.0;
+  cfg.b_lat_max = 5;
+  print_cfg("aw starved", cfg);
+  Bench b;
+  b.run(items, cfg, seed);
+}
+
+// Reset in the middle of traffic, then a fresh run must be clean.
+TEST(Place, ResetMidStream) {
+  const std::uint64_t seed = test_seed();
+  Gen g(seed);
+  Bench b;
+  for (int i = 0; i < 3; ++i) {
+    const std::vector<Item> items = random_items(g, 3000ULL * kB, 0x0000500000000000ULL);
+    b.run(items, random_stalls(g), seed + static_cast<std::uint64_t>(i), g.uni(10, 2000));
+    b.reset();
+  }
+  const std::vector<Item> items = random_items(g, 3000ULL * kB, 0x0000500000000000ULL);
+  b.run(items, random_stalls(g), seed);
+}
+
+// The intended full-rate schedule (all readies 1, verdicts and beats always there), cycle by cycle:
+// the FIFO gives one beat per cycle; the engine consumes the ahead-register beat (or the FIFO
+// head); a header-only (lead) beat gives no write beat unless it is consumed in the cycle of the
+// previous segment's tail beat, or it is the last lead beat, sits in the ahead register and is
+// consumed together with the next beat; a tail beat takes a cycle of its own; the ahead register
+// refills whenever the FIFO head is not consumed. Returns the cycles from the first to the last
+// write beat.
+std::uint64_t model_window(const std::vector<Item>& items) {
+  struct S {
+    unsigned d, nin, nout;
+  };
+  std::vector<S> segs;
+  std::vector<std::pair<std::size_t, unsigned>> stream;  // (segment, beat index)
+  std::uint64_t total = 0;
+  for (const Item& it : items) {
+    const unsigned nin = static_cast<unsigned>((it.pkt.size() + kB - 1) / kB);
+    segs.push_back({lead_beats(it.v), nin, write_beats(it.v)});
+    for (unsigned k = 0; k < nin; ++k) stream.emplace_back(segs.size() - 1, k);
+    total += write_beats(it.v);
+  }
+  std::size_t fifo = 0;
+  std::optional<std::size_t> ahead;
+  if (!stream.empty()) ahead = fifo++;  // cycle 0: no verdict yet, the ahead register fills
+  unsigned tail = 0, lead = segs[0].d, orem = segs[0].nout;
+  std::uint64_t cyc = 0, outs = 0, first = 0, last = 0;
+  while (outs < total && cyc < 100000000) {
+    ++cyc;
+    std::vector<std::size_t> avail;
+    if (ahead) avail.push_back(*ahead);
+    if (fifo < stream.size()) avail.push_back(fifo);
+    bool emit = false;
+    unsigned n = 0;
+    if (tail != 0) {
+      --tail;
+      emit = true;
+      if (tail == 0 && !avail.empty() && lead > 0) n = 1;
+    } else if (!avail.empty()) {
+      const auto [si, k] = stream[avail[0]];
+      if (ahead && lead == 1 && k + 1 < segs[si].nin && avail.size() >= 2) {
+        n = 2;
+        emit = true;
+      } else {
+        n = 1;
+        emit = lead == 0 && orem > 0;
+      }
+    }
+    bool used_fifo = false;
+    for (unsigned j = 0; j < n; ++j) {
+      const std::size_t c = avail[j];
+      if (ahead && *ahead == c) {
+        ahead.reset();
+      } else {
+        ++fifo;
+        used_fifo = true;
+      }
+      const auto [si, k] = stream[c];
+      if (lead > 0) {
+        --lead;
+      } else if (orem > 0) {
+        --orem;
+      }
+      if (k + 1 == segs[si].nin) {
+        tail = orem;
+        if (si + 1 < segs.size()) {
+          lead = segs[si + 1].d;
+          orem = segs[si + 1].nout;
+        }
+      }
+    }
+    if (!used_fifo && !ahead && fifo < stream.size()) ahead = fifo++;
+    if (emit) {
+      if (outs == 0) first = cyc;
+      last = cyc;
+      ++outs;
+    }
+  }
+  return last - first + 1;
+}
+
+// Full rate, back-to-back PLACE segments: a W beat in every cycle from the first to the last,
+// except a cycle after the engine consumed a header-only (lead) input beat with nothing to overlap
+// it; the W window must equal the schedule model exactly. Prints the figures and two lower bounds.
+void throughput(unsigned min_pay, unsigned max_pay, bool mux, const char* name) {
+  const std::uint64_t seed = test_seed();
+  Gen g(seed);
+  Alloc al(0x0000600000000000ULL);
+  std::vector<Item> items;
+  std::vector<std::pair<std::size_t, unsigned>> stream;  // beat stream: (item, beat index)
+  std::uint64_t need_out = 0, need_in = 0;
+  while (need_out < 60000) {
+    unsigned pay = g.uni(min_pay, max_pay);
+    if (max_pay > 2000 && g.coin(0.05)) pay = g.uni(8000, 9200);
+    const unsigned hdr = g.coin(0.5) ? 14 : 18;
+    items.push_back(g.place(al.next(g.uni(0, kB - 1), pay, 0), pay, hdr));
+    need_out += write_beats(items.back().v);
+    const unsigned nin = static_cast<unsigned>((items.back().pkt.size() + kB - 1) / kB);
+    for (unsigned k = 0; k < nin; ++k) stream.emplace_back(items.size() - 1, k);
+    need_in += nin;
+  }
+  Config cfg = full_rate(mux);
+  cfg.record = true;
+  Bench b;
+  const Stats st = b.run(items, cfg, seed);
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  ASSERT_EQ(st.w_beats, need_out);
+  std::size_t first = st.trace.size(), last = 0;
+  for (std::size_t c = 0; c < st.trace.size(); ++c) {
+    if (st.trace[c].w) {
+      first = std::min(first, c);
+      last = c;
+    }
+  }
+  ASSERT_LT(first, st.trace.size());
+  auto is_lead = [&](std::size_t seq) {
+    return seq < stream.size() && stream[seq].second < lead_beats(items[stream[seq].first].v);
+  };
+  const std::uint64_t window = last - first + 1;
+  std::uint64_t lead_bubbles = 0, bad = 0;
+  for (std::size_t c = first; c <= last; ++c) {
+    if (st.trace[c].w) continue;
+    // W is registered: the write beat of an input beat leaves a cycle after it was consumed. The
+    // engine consumed the beat the FIFO gave at c-1 or, when the ahead register refilled, the one
+    // before it.
+    const CycleRec& r = st.trace[c - 1];
+    if (r.beat && (is_lead(r.beat_seq) || (r.beat_seq > 0 && is_lead(r.beat_seq - 1)))) {
+      ++lead_bubbles;
+    } else if (bad++ < 5) {
+      ADD_FAILURE() << "cycle " << c << ": no W beat although one was possible";
+    }
+  }
+  // Lower bound with unlimited input buffering: input beat g at cycle g, write beat j no earlier
+  // than the cycle of the last input beat it needs and one cycle after write beat j-1.
+  std::uint64_t in_base = 0, t = 0;
+  bool started = false;
+  for (const Item& it : items) {
+    const unsigned nout = write_beats(it.v);
+    const unsigned nin = static_cast<unsigned>((it.pkt.size() + kB - 1) / kB);
+    const unsigned d = lead_beats(it.v);
+    for (unsigned k = 0; k < nout; ++k) {
+      const std::uint64_t need = in_base + std::min(k + d, nin - 1);
+      t = started ? std::max(t + 1, need) : need;
+      started = true;
+    }
+    in_base += nin;
+  }
+  const std::uint64_t model = model_window(items);
+  std::printf(
+      "[  THRUPUT ] %s, DW=%u %s: %zu segments, %llu W beats, %llu input beats; W window "
+      "%llu cycles = %.4f W beats/cycle (%llu bubbles, all after header-only beats); "
+      "schedule model %llu; bounds: max(W, input beats) %llu, unlimited input buffer %llu\n",
+      name, kDW, mux ? "lockstep" : "free", items.size(),
+      static_cast<unsigned long long>(st.w_beats), static_cast<unsigned long long>(need_in),
+      static_cast<unsigned long long>(window),
+      static_cast<double>(st.w_beats) / static_cast<double>(window),
+      static_cast<unsigned long long>(lead_bubbles), static_cast<unsigned long long>(model),
+      static_cast<unsigned long long>(std::max(need_out, need_in)),
+      static_cast<unsigned long long>(t + 1));
+  EXPECT_EQ(bad, 0U);
+  EXPECT_EQ(window, st.w_beats + lead_bubbles);
+  EXPECT_EQ(window, model);
+}
+
+TEST(Place, ThroughputMixedSizes) {
+  throughput(1, 2000, false, "mixed 1..2000 (+5% ~9000)");
+  throughput(1, 2000, true, "mixed 1..2000 (+5% ~9000)");
+}
+
+TEST(Place, ThroughputSmallSegments) {
+  throughput(1, 3 * kB, false, "small 1..3*Bytes");
+  throughput(1, 3 * kB, true, "small 1..3*Bytes");
+}
+
+TEST(Place, ThroughputLargeSegments) { throughput(1400, 9000, true, "large 1400..9000"); }
+
+}  // namespace
+}  // namespace place
