@@ -1,0 +1,558 @@
+`include "rnic_defs.svh"
+// AXI4-Lite register file (map: hw.def): identification, commands, doorbells, completion ring, counters.
+//
+// Behaviour the map leaves open:
+// - 32-bit registers at word addresses; addr[1:0] are ignored. One write and one read are handled
+//   at a time, independently of each other. AW and W are accepted in any order or cycle (each has
+//   its own holding register); the write executes once both are held and the previous response
+//   has been accepted.
+// - Responses: OKAY, or SLVERR for an address outside the map (a read then returns 0). Writes to
+//   RO/RC registers are ignored (OKAY); reads of the write-only CMD and doorbells return 0 (OKAY).
+// - wstrb selects the bytes written to RW registers; CMD and doorbell writes take wdata as is.
+//   CQ_LOG2_SIZE keeps bits [4:0] and CQ_CTRL bit 0; their other bits read 0.
+// - A CMD write while CMD_STATUS.busy is IGNORED (OKAY response): software polls busy first.
+//   Otherwise the opcode and CMD_ARG0..9 are latched and offered on cmd_* until cmd_ready_i; busy
+//   clears on cmd_done_i (refused = cmd_refused_i) or, for STAG_INVALIDATE, on fence_done_i; a
+//   refused STAG_INVALIDATE (bad index: lookup pulses cmd_done_i with cmd_refused_i and sends no
+//   FENCE) completes on that pulse. Completion pulses while idle, and cmd_done_i without
+//   cmd_refused_i during STAG_INVALIDATE, are ignored.
+// - A doorbell write's response is held until db_ready_i accepts the doorbell; later writes wait.
+// - Counter events are registered once before they are counted; a counter read returns the events
+//   up to the cycle before its AR handshake. Reading a counter's _LO word latches its _HI word
+//   (one latch per counter: reads of other counters in between do not disturb it). An
+//   error_idx_i >= RNIC_NUM_ERRORS counts nowhere.
+module rnic_regs #(
+  parameter int          DataWidth   = 512,   // AXI data width in bits (CAP_DATA_WIDTH)
+  parameter int          StagEntries = 4096,  // STag table entries (CAP_STAGS)
+  parameter int          NumStreams  = 256,   // stream table entries (CAP_STREAMS)
+  parameter int          NumQns      = 4,     // untagged queues per stream, power of two (CAP_QNS)
+  parameter int          SsnWindow   = 64,    // DDP-SSN reorder window (CAP_SSN_WINDOW)
+  parameter logic [31:0] BuildId     = 32'h0  // build identifier (BUILD_ID)
+) (
+  input  logic              clk_i,
+  input  logic              rst_ni,
+  input  logic [15:0]       s_axi_awaddr_i,
+  input  logic              s_axi_awvalid_i,
+  output logic              s_axi_awready_o,
+  input  logic [31:0]       s_axi_wdata_i,
+  input  logic [3:0]        s_axi_wstrb_i,
+  input  logic              s_axi_wvalid_i,
+  output logic              s_axi_wready_o,
+  output logic [1:0]        s_axi_bresp_o,
+  output logic              s_axi_bvalid_o,
+  input  logic              s_axi_bready_i,
+  input  logic [15:0]       s_axi_araddr_i,
+  input  logic              s_axi_arvalid_i,
+  output logic              s_axi_arready_o,
+  output logic [31:0]       s_axi_rdata_o,
+  output logic [1:0]        s_axi_rresp_o,
+  output logic              s_axi_rvalid_o,
+  input  logic              s_axi_rready_i,
+  output logic [7:0]        cmd_op_o,
+  output logic [32*10-1:0]  cmd_args_o,
+  output logic              cmd_valid_o,
+  input  logic              cmd_ready_i,
+  input  logic              cmd_done_i,
+  input  logic              cmd_refused_i,
+  input  logic              fence_done_i,
+  output logic [15:0]       db_stream_o,
+  output logic [7:0]        db_qn_o,
+  output logic [31:0]       db_prod_o,
+  output logic              db_valid_o,
+  input  logic              db_ready_i,
+  output logic [63:0]       cq_base_o,
+  output logic [4:0]        cq_log2_o,
+  output logic              cq_enable_o,
+  output logic              cq_reset_o,
+  output logic [31:0]       cq_cons_o,
+  input  logic [31:0]       cq_prod_i,
+  input  logic              seg_event_i,
+  input  logic              bytes_event_i,
+  input  logic [15:0]       bytes_i,
+  input  logic              msg_event_i,
+  input  logic              drop_event_i,
+  input  logic              access_event_i,
+  input  logic              dup_event_i,
+  input  logic              error_event_i,
+  input  logic [4:0]        error_idx_i
+);
+
+  // ---- derived constants ------------------------------------------------------------------------
+  localparam int NUM_ARGS     = RNIC_CMD_ARGS;         // CMD_ARG staging words
+  localparam int NUM_ARGS_OUT = 10;                    // words forwarded on cmd_args_o
+  localparam int NUM_DB       = NumStreams * NumQns;   // doorbells (one per stream and QN)
+  localparam int QN_BITS      = $clog2(NumQns);        // doorbell index bits that select the QN
+
+  // Counter slots: the six named counters, then one per error-table row.
+  localparam int CNT_SEGMENTS   = 0;
+  localparam int CNT_BYTES      = 1;
+  localparam int CNT_MESSAGES   = 2;
+  localparam int CNT_DROPS      = 3;
+  localparam int CNT_ACCESS     = 4;
+  localparam int CNT_DUPLICATES = 5;
+  localparam int CNT_ERROR0     = 6;
+  localparam int NUM_CNT        = CNT_ERROR0 + RNIC_NUM_ERRORS;
+
+  localparam logic [15:0] ARG_SPAN     = 16'(4 * NUM_ARGS);         // bytes of CMD_ARG0..15
+  localparam logic [15:0] ERR_CNT_SPAN = 16'(8 * RNIC_NUM_ERRORS);  // bytes of the error counters
+  localparam logic [15:0] DB_BASE      = RNIC_DOORBELL_BASE[15:0];
+  localparam logic [31:0] NUM_DB_W     = NUM_DB;
+  localparam logic [31:0] QN_MASK      = NumQns - 1;
+
+  localparam logic [1:0] RESP_OKAY   = 2'b00;
+  localparam logic [1:0] RESP_SLVERR = 2'b10;
+
+  initial begin
+    if (DataWidth < 32 || StagEntries < 1 || SsnWindow < 1) begin
+      $fatal(1, "rnic_regs: DataWidth >= 32, StagEntries >= 1 and SsnWindow >= 1 required");
+    end
+    if (NumStreams < 1 || NumStreams > 65536) begin
+      $fatal(1, "rnic_regs: NumStreams must be in 1..65536 (16-bit db_stream_o)");
+    end
+    if (NumQns < 1 || NumQns > 256 || (NumQns & (NumQns - 1)) != 0) begin
+      $fatal(1, "rnic_regs: NumQns must be a power of two in 1..256 (8-bit db_qn_o)");
+    end
+    if (4 * NUM_DB > RNIC_MMIO_BYTES - RNIC_DOORBELL_BASE) begin
+      $fatal(1, "rnic_regs: NumStreams * NumQns doorbells do not fit the MMIO space");
+    end
+    if (NUM_ARGS < NUM_ARGS_OUT || NUM_ARGS > 16) begin
+      $fatal(1, "rnic_regs: RNIC_CMD_ARGS must be in 10..16");
+    end
+    if (NUM_CNT > 32) begin
+      $fatal(1, "rnic_regs: at most 26 error-table rows (5-bit error_idx_i, counter slot index)");
+    end
+  end
+
+  // ---- address decode ---------------------------------------------------------------------------
+  // Byte mask of a 4-bit write strobe.
+  function automatic logic [31:0] strb_mask(logic [3:0] s);
+    strb_mask = {{8{s[3]}}, {8{s[2]}}, {8{s[1]}}, {8{s[0]}}};
+  endfunction
+
+  // Old value with the strobed bytes of the new one.
+  function automatic logic [31:0] merge(logic [31:0] old, logic [31:0] d, logic [3:0] s);
+    merge = (old & ~strb_mask(s)) | (d & strb_mask(s));
+  endfunction
+
+  // Word address a is one of CMD_ARG0..15.
+  function automatic logic arg_hit(logic [15:0] a);
+    arg_hit = (a >= RNIC_REG_CMD_ARG0) && (16'(a - RNIC_REG_CMD_ARG0) < ARG_SPAN);
+  endfunction
+
+  // Index of the CMD_ARG word at a (valid when arg_hit).
+  function automatic logic [3:0] arg_idx(logic [15:0] a);
+    arg_idx = 4'((a - RNIC_REG_CMD_ARG0) >> 2);
+  endfunction
+
+  // Word address a is at or above the doorbell region.
+  function automatic logic db_region(logic [15:0] a);
+    db_region = a >= DB_BASE;
+  endfunction
+
+  // Doorbell index of a (meaningful when db_region).
+  function automatic logic [31:0] db_index(logic [15:0] a);
+    db_index = {16'b0, 16'(a - DB_BASE)} >> 2;
+  endfunction
+
+  // Counter decode of a: {hit, hi word, slot}.
+  function automatic logic [6:0] cnt_decode(logic [15:0] a);
+    logic [15:0] off;
+    off = a - RNIC_REG_CNT_ERROR0_LO;
+    cnt_decode = '0;
+    case (a)
+      RNIC_REG_CNT_SEGMENTS_LO:   cnt_decode = {2'b10, 5'(CNT_SEGMENTS)};
+      RNIC_REG_CNT_SEGMENTS_HI:   cnt_decode = {2'b11, 5'(CNT_SEGMENTS)};
+      RNIC_REG_CNT_BYTES_LO:      cnt_decode = {2'b10, 5'(CNT_BYTES)};
+      RNIC_REG_CNT_BYTES_HI:      cnt_decode = {2'b11, 5'(CNT_BYTES)};
+      RNIC_REG_CNT_MESSAGES_LO:   cnt_decode = {2'b10, 5'(CNT_MESSAGES)};
+      RNIC_REG_CNT_MESSAGES_HI:   cnt_decode = {2'b11, 5'(CNT_MESSAGES)};
+      RNIC_REG_CNT_DROPS_LO:      cnt_decode = {2'b10, 5'(CNT_DROPS)};
+      RNIC_REG_CNT_DROPS_HI:      cnt_decode = {2'b11, 5'(CNT_DROPS)};
+      RNIC_REG_CNT_ACCESS_LO:     cnt_decode = {2'b10, 5'(CNT_ACCESS)};
+      RNIC_REG_CNT_ACCESS_HI:     cnt_decode = {2'b11, 5'(CNT_ACCESS)};
+      RNIC_REG_CNT_DUPLICATES_LO: cnt_decode = {2'b10, 5'(CNT_DUPLICATES)};
+      RNIC_REG_CNT_DUPLICATES_HI: cnt_decode = {2'b11, 5'(CNT_DUPLICATES)};
+      default: begin
+        if (a >= RNIC_REG_CNT_ERROR0_LO && off < ERR_CNT_SPAN) begin
+          cnt_decode = {1'b1, off[2], 5'(CNT_ERROR0) + off[7:3]};
+        end
+      end
+    endcase
+  endfunction
+
+  // ---- write channel ----------------------------------------------------------------------------
+  logic        aw_full_q, aw_full_d;
+  logic [15:0] aw_addr_q, aw_addr_d;
+  logic        w_full_q, w_full_d;
+  logic [31:0] w_data_q, w_data_d;
+  logic [3:0]  w_strb_q, w_strb_d;
+  logic        b_valid_q, b_valid_d;
+  logic [1:0]  b_resp_q, b_resp_d;
+  logic        db_valid_q, db_valid_d;
+  logic [15:0] db_stream_q, db_stream_d;
+  logic [7:0]  db_qn_q, db_qn_d;
+  logic [31:0] db_prod_q, db_prod_d;
+
+  logic [15:0] wa;        // word address of the held write
+  logic        wr_go;     // the held write executes this cycle
+  logic        wr_hit;    // its address is in the map
+  logic        wr_db;     // it is a doorbell in range
+  logic [31:0] wr_db_idx;   // its doorbell index
+  logic [31:0] wr_mask;   // byte mask of its strobes
+
+  assign wa      = {aw_addr_q[15:2], 2'b00};
+  assign wr_go   = aw_full_q && w_full_q && !b_valid_q && !db_valid_q;
+  assign wr_db_idx = db_index(wa);
+  assign wr_db   = db_region(wa) && wr_db_idx < NUM_DB_W;
+  assign wr_mask = strb_mask(w_strb_q);
+
+  // ---- read channel -----------------------------------------------------------------------------
+  logic        ar_full_q, ar_full_d;
+  logic [15:0] ar_addr_q, ar_addr_d;
+  logic        r_valid_q, r_valid_d;
+  logic [31:0] r_data_q, r_data_d;
+  logic [1:0]  r_resp_q, r_resp_d;
+
+  logic [15:0] ra;        // word address of the held read
+  logic [31:0] rd_data;
+  logic        rd_hit;
+  logic [6:0]  rd_cnt;    // cnt_decode(ra)
+
+  assign ra = {ar_addr_q[15:2], 2'b00};
+
+  // ---- register state ---------------------------------------------------------------------------
+  logic [32*NUM_ARGS-1:0] args_q, args_d;
+  logic [7:0]             cmd_op_q, cmd_op_d;
+  logic [32*10-1:0]       cmd_args_q, cmd_args_d;
+  logic                   cmd_valid_q, cmd_valid_d;
+  logic                   busy_q, busy_d;
+  logic                   fence_q, fence_d;      // the busy command is STAG_INVALIDATE
+  logic                   refused_q, refused_d;
+  logic [63:0]            cq_base_q, cq_base_d;
+  logic [4:0]             cq_log2_q, cq_log2_d;
+  logic                   cq_en_q, cq_en_d;
+  logic                   cq_reset_q, cq_reset_d;
+  logic [31:0]            cq_cons_q, cq_cons_d;
+
+  logic [NUM_CNT-1:0]     ev_q, ev_d;            // registered counter events, one bit per slot
+  logic [15:0]            ev_bytes_q, ev_bytes_d;
+  logic [64*NUM_CNT-1:0]  cnt_q, cnt_d;
+  logic [32*NUM_CNT-1:0]  hi_q, hi_d;            // _HI words latched by _LO reads
+
+  // ---- write decode and execution ---------------------------------------------------------------
+  always_comb begin
+    aw_full_d   = aw_full_q;
+    aw_addr_d   = aw_addr_q;
+    w_full_d    = w_full_q;
+    w_data_d    = w_data_q;
+    w_strb_d    = w_strb_q;
+    b_valid_d   = b_valid_q;
+    b_resp_d    = b_resp_q;
+    db_valid_d  = db_valid_q;
+    db_stream_d = db_stream_q;
+    db_qn_d     = db_qn_q;
+    db_prod_d   = db_prod_q;
+    args_d      = args_q;
+    cq_base_d   = cq_base_q;
+    cq_log2_d   = cq_log2_q;
+    cq_en_d     = cq_en_q;
+    cq_reset_d  = 1'b0;
+    cq_cons_d   = cq_cons_q;
+    cmd_op_d    = cmd_op_q;
+    cmd_args_d  = cmd_args_q;
+    cmd_valid_d = cmd_valid_q;
+    busy_d      = busy_q;
+    fence_d     = fence_q;
+    refused_d   = refused_q;
+    wr_hit      = 1'b1;
+
+    if (s_axi_awvalid_i && !aw_full_q) begin
+      aw_full_d = 1'b1;
+      aw_addr_d = s_axi_awaddr_i;
+    end
+    if (s_axi_wvalid_i && !w_full_q) begin
+      w_full_d = 1'b1;
+      w_data_d = s_axi_wdata_i;
+      w_strb_d = s_axi_wstrb_i;
+    end
+    if (b_valid_q && s_axi_bready_i) begin
+      b_valid_d = 1'b0;
+    end
+    if (db_valid_q && db_ready_i) begin
+      db_valid_d = 1'b0;
+      b_valid_d  = 1'b1;
+      b_resp_d   = RESP_OKAY;
+    end
+
+    // Command handshake and completion (a new command starts only while not busy).
+    if (cmd_valid_q && cmd_ready_i) begin
+      cmd_valid_d = 1'b0;
+    end
+    // A fence completes on fence_done_i, unless lookup refused it (bad index): then on cmd_done_i.
+    if (busy_q && (fence_q ? (fence_done_i || (cmd_done_i && cmd_refused_i)) : cmd_done_i)) begin
+      busy_d      = 1'b0;
+      cmd_valid_d = 1'b0;
+      refused_d   = cmd_done_i && cmd_refused_i;
+    end
+
+    // Address map of the held write.
+    unique case (wa)
+      RNIC_REG_ID, RNIC_REG_VERSION, RNIC_REG_BUILD_ID, RNIC_REG_CAP_DATA_WIDTH, RNIC_REG_CAP_STAGS,
+      RNIC_REG_CAP_STREAMS, RNIC_REG_CAP_QNS, RNIC_REG_CAP_SSN_WINDOW, RNIC_REG_CMD_STATUS,
+      RNIC_REG_CQ_PROD: begin
+        // read-only: ignored
+      end
+      RNIC_REG_CMD: begin
+        if (wr_go && !busy_q) begin
+          busy_d      = 1'b1;
+          cmd_valid_d = 1'b1;
+          refused_d   = 1'b0;
+          cmd_op_d    = w_data_q[7:0];
+          fence_d     = w_data_q[7:0] == RNIC_CMD_STAG_INVALIDATE;
+          cmd_args_d  = args_q[32*NUM_ARGS_OUT-1:0];
+        end
+      end
+      RNIC_REG_CQ_BASE_LO: begin
+        if (wr_go) cq_base_d[31:0] = merge(cq_base_q[31:0], w_data_q, w_strb_q);
+      end
+      RNIC_REG_CQ_BASE_HI: begin
+        if (wr_go) cq_base_d[63:32] = merge(cq_base_q[63:32], w_data_q, w_strb_q);
+      end
+      RNIC_REG_CQ_LOG2_SIZE: begin
+        if (wr_go && w_strb_q[0]) cq_log2_d = w_data_q[4:0];
+      end
+      RNIC_REG_CQ_CTRL: begin
+        if (wr_go && w_strb_q[0]) begin
+          cq_en_d = w_data_q[0];
+          if (w_data_q[0]) begin
+            cq_reset_d = 1'b1;
+            cq_cons_d  = '0;
+          end
+        end
+      end
+      RNIC_REG_CQ_CONS: begin
+        if (wr_go) cq_cons_d = merge(cq_cons_q, w_data_q, w_strb_q);
+      end
+      default: begin
+        if (arg_hit(wa)) begin
+          for (int k = 0; k < NUM_ARGS; k++) begin
+            if (wr_go && arg_idx(wa) == 4'(k)) begin
+              args_d[32*k +: 32] = (args_q[32*k +: 32] & ~wr_mask) | (w_data_q & wr_mask);
+            end
+          end
+        end else if (cnt_decode(wa) != 7'b0) begin
+          // counters are read-only: ignored
+        end else if (wr_db) begin
+          if (wr_go) begin
+            db_valid_d  = 1'b1;
+            db_stream_d = 16'(wr_db_idx >> QN_BITS);
+            db_qn_d     = 8'(wr_db_idx & QN_MASK);
+            db_prod_d   = w_data_q;
+          end
+        end else begin
+          wr_hit = 1'b0;
+        end
+      end
+    endcase
+
+    if (wr_go) begin
+      aw_full_d = 1'b0;
+      w_full_d  = 1'b0;
+      if (!wr_db) begin
+        b_valid_d = 1'b1;
+        b_resp_d  = wr_hit ? RESP_OKAY : RESP_SLVERR;
+      end
+    end
+  end
+
+  // ---- read decode ------------------------------------------------------------------------------
+  always_comb begin
+    rd_data = '0;
+    rd_hit  = 1'b1;
+    rd_cnt  = cnt_decode(ra);
+    unique case (ra)
+      RNIC_REG_ID:             rd_data = RNIC_ID_VALUE;
+      RNIC_REG_VERSION:        rd_data = RNIC_VERSION_VALUE;
+      RNIC_REG_BUILD_ID:       rd_data = BuildId;
+      RNIC_REG_CAP_DATA_WIDTH: rd_data = DataWidth;
+      RNIC_REG_CAP_STAGS:      rd_data = StagEntries;
+      RNIC_REG_CAP_STREAMS:    rd_data = NumStreams;
+      RNIC_REG_CAP_QNS:        rd_data = NumQns;
+      RNIC_REG_CAP_SSN_WINDOW: rd_data = SsnWindow;
+      RNIC_REG_CMD:            rd_data = '0;
+      RNIC_REG_CMD_STATUS:     rd_data = {16'b0, cmd_op_q, 6'b0, refused_q, busy_q};
+      RNIC_REG_CQ_BASE_LO:     rd_data = cq_base_q[31:0];
+      RNIC_REG_CQ_BASE_HI:     rd_data = cq_base_q[63:32];
+      RNIC_REG_CQ_LOG2_SIZE:   rd_data = {27'b0, cq_log2_q};
+      RNIC_REG_CQ_CTRL:        rd_data = {31'b0, cq_en_q};
+      RNIC_REG_CQ_PROD:        rd_data = cq_prod_i;
+      RNIC_REG_CQ_CONS:        rd_data = cq_cons_q;
+      default: begin
+        if (arg_hit(ra)) begin
+          for (int k = 0; k < NUM_ARGS; k++) begin
+            if (arg_idx(ra) == 4'(k)) rd_data = args_q[32*k +: 32];
+          end
+        end else if (rd_cnt[6]) begin
+          for (int k = 0; k < NUM_CNT; k++) begin
+            if (rd_cnt[4:0] == 5'(k)) begin
+              rd_data = rd_cnt[5] ? hi_q[32*k +: 32] : cnt_q[64*k +: 32];
+            end
+          end
+        end else if (db_region(ra) && db_index(ra) < NUM_DB_W) begin
+          rd_data = '0;  // doorbells are write-only
+        end else begin
+          rd_hit = 1'b0;
+        end
+      end
+    endcase
+  end
+
+  always_comb begin
+    ar_full_d = ar_full_q;
+    ar_addr_d = ar_addr_q;
+    r_valid_d = r_valid_q;
+    r_data_d  = r_data_q;
+    r_resp_d  = r_resp_q;
+    hi_d      = hi_q;
+    if (s_axi_arvalid_i && s_axi_arready_o) begin
+      ar_full_d = 1'b1;
+      ar_addr_d = s_axi_araddr_i;
+    end
+    if (ar_full_q) begin
+      ar_full_d = 1'b0;
+      r_valid_d = 1'b1;
+      r_data_d  = rd_data;
+      r_resp_d  = rd_hit ? RESP_OKAY : RESP_SLVERR;
+      if (rd_cnt[6] && !rd_cnt[5]) begin
+        for (int k = 0; k < NUM_CNT; k++) begin
+          if (rd_cnt[4:0] == 5'(k)) hi_d[32*k +: 32] = cnt_q[64*k + 32 +: 32];
+        end
+      end
+    end
+    if (r_valid_q && s_axi_rready_i) begin
+      r_valid_d = 1'b0;
+    end
+  end
+
+  // ---- counters ---------------------------------------------------------------------------------
+  always_comb begin
+    ev_d                 = '0;
+    ev_d[CNT_SEGMENTS]   = seg_event_i;
+    ev_d[CNT_BYTES]      = bytes_event_i;
+    ev_d[CNT_MESSAGES]   = msg_event_i;
+    ev_d[CNT_DROPS]      = drop_event_i;
+    ev_d[CNT_ACCESS]     = access_event_i;
+    ev_d[CNT_DUPLICATES] = dup_event_i;
+    for (int i = 0; i < RNIC_NUM_ERRORS; i++) begin
+      ev_d[CNT_ERROR0 + i] = error_event_i && error_idx_i == 5'(i);
+    end
+    ev_bytes_d = bytes_i;
+
+    for (int k = 0; k < NUM_CNT; k++) begin
+      cnt_d[64*k +: 64] = cnt_q[64*k +: 64] + 64'(ev_q[k]);
+    end
+    cnt_d[64*CNT_BYTES +: 64] = cnt_q[64*CNT_BYTES +: 64]
+                              + (ev_q[CNT_BYTES] ? 64'(ev_bytes_q) : 64'd0);
+  end
+
+  // ---- flops ------------------------------------------------------------------------------------
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      aw_full_q   <= 1'b0;
+      aw_addr_q   <= '0;
+      w_full_q    <= 1'b0;
+      w_data_q    <= '0;
+      w_strb_q    <= '0;
+      b_valid_q   <= 1'b0;
+      b_resp_q    <= RESP_OKAY;
+      db_valid_q  <= 1'b0;
+      db_stream_q <= '0;
+      db_qn_q     <= '0;
+      db_prod_q   <= '0;
+      ar_full_q   <= 1'b0;
+      ar_addr_q   <= '0;
+      r_valid_q   <= 1'b0;
+      r_data_q    <= '0;
+      r_resp_q    <= RESP_OKAY;
+      args_q      <= '0;
+      cmd_op_q    <= '0;
+      cmd_args_q  <= '0;
+      cmd_valid_q <= 1'b0;
+      busy_q      <= 1'b0;
+      fence_q     <= 1'b0;
+      refused_q   <= 1'b0;
+      cq_base_q   <= '0;
+      cq_log2_q   <= '0;
+      cq_en_q     <= 1'b0;
+      cq_reset_q  <= 1'b0;
+      cq_cons_q   <= '0;
+      ev_q        <= '0;
+      ev_bytes_q  <= '0;
+      cnt_q       <= '0;
+      hi_q        <= '0;
+    end else begin
+      aw_full_q   <= aw_full_d;
+      aw_addr_q   <= aw_addr_d;
+      w_full_q    <= w_full_d;
+      w_data_q    <= w_data_d;
+      w_strb_q    <= w_strb_d;
+      b_valid_q   <= b_valid_d;
+      b_resp_q    <= b_resp_d;
+      db_valid_q  <= db_valid_d;
+      db_stream_q <= db_stream_d;
+      db_qn_q     <= db_qn_d;
+      db_prod_q   <= db_prod_d;
+      ar_full_q   <= ar_full_d;
+      ar_addr_q   <= ar_addr_d;
+      r_valid_q   <= r_valid_d;
+      r_data_q    <= r_data_d;
+      r_resp_q    <= r_resp_d;
+      args_q      <= args_d;
+      cmd_op_q    <= cmd_op_d;
+      cmd_args_q  <= cmd_args_d;
+      cmd_valid_q <= cmd_valid_d;
+      busy_q      <= busy_d;
+      fence_q     <= fence_d;
+      refused_q   <= refused_d;
+      cq_base_q   <= cq_base_d;
+      cq_log2_q   <= cq_log2_d;
+      cq_en_q     <= cq_en_d;
+      cq_reset_q  <= cq_reset_d;
+      cq_cons_q   <= cq_cons_d;
+      ev_q        <= ev_d;
+      ev_bytes_q  <= ev_bytes_d;
+      cnt_q       <= cnt_d;
+      hi_q        <= hi_d;
+    end
+  end
+
+  // ---- outputs ----------------------------------------------------------------------------------
+  assign s_axi_awready_o = !aw_full_q;
+  assign s_axi_wready_o  = !w_full_q;
+  assign s_axi_bvalid_o  = b_valid_q;
+  assign s_axi_bresp_o   = b_resp_q;
+  assign s_axi_arready_o = !ar_full_q && !r_valid_q;
+  assign s_axi_rvalid_o  = r_valid_q;
+  assign s_axi_rdata_o   = r_data_q;
+  assign s_axi_rresp_o   = r_resp_q;
+
+  assign cmd_op_o    = cmd_op_q;
+  assign cmd_args_o  = cmd_args_q;
+  assign cmd_valid_o = cmd_valid_q;
+
+  assign db_stream_o = db_stream_q;
+  assign db_qn_o     = db_qn_q;
+  assign db_prod_o   = db_prod_q;
+  assign db_valid_o  = db_valid_q;
+
+  assign cq_base_o   = cq_base_q;
+  assign cq_log2_o   = cq_log2_q;
+  assign cq_enable_o = cq_en_q;
+  assign cq_reset_o  = cq_reset_q;
+  assign cq_cons_o   = cq_cons_q;
+
+  // Byte-address bits [1:0] select nothing in 32-bit registers.
+  logic unused_addr_lsbs;
+  assign unused_addr_lsbs = ^{aw_addr_q[1:0], ar_addr_q[1:0]};
+
+endmodule

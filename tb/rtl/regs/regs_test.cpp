@@ -1,0 +1,839 @@
+// rnic_regs tests (label rtl): register map against hw.hpp, AXI4-Lite protocol with random AW/W
+// order and delays and random bready/rready, commands (busy, args, done/refused, STAG_INVALIDATE
+// fence), doorbells (decode of every queue, backpressure), CQ registers, 64-bit counters against a
+// C++ model (simultaneous events, carry into the high word, LO/HI latch).
+//
+// Compiled once per parameter set (REGS_* defines, see CMakeLists.txt). Random tests print their
+// seed; RNIC_TEST_SEED=<n> reproduces, RNIC_FST=<file> dumps a waveform (run one test at a time).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "regs_tb.hpp"
+#include "rnic/hw/hw.hpp"
+#include "rnic/wire/ddp_errors.hpp"
+
+namespace rnic::tb::regs {
+namespace {
+
+namespace hw = rnic::hw;
+
+constexpr std::uint32_t kDataWidth = REGS_DATA_WIDTH;
+constexpr std::uint32_t kStagEntries = REGS_STAG_ENTRIES;
+constexpr std::uint32_t kNumStreams = REGS_NUM_STREAMS;
+constexpr std::uint32_t kNumQns = REGS_NUM_QNS;
+constexpr std::uint32_t kSsnWindow = REGS_SSN_WINDOW;
+constexpr std::uint32_t kBuildId = REGS_BUILD_ID;
+constexpr std::uint32_t kNumDb = kNumStreams * kNumQns;
+constexpr unsigned kNumErrors = static_cast<unsigned>(rnic::wire::kAllDdpErrors.size());
+constexpr unsigned kNumCounters = 6 + kNumErrors;
+
+constexpr std::uint16_t A(std::uint32_t addr) { return static_cast<std::uint16_t>(addr); }
+constexpr std::uint16_t arg_reg(unsigned i) { return A(hw::reg_cmd_arg(i)); }
+constexpr std::uint16_t db_reg(std::uint32_t q) { return A(hw::kDOORBELL_BASE + 4 * q); }
+
+// Counter i of the test model: the six named ones, then one per error-table row.
+std::uint16_t cnt_lo(unsigned i) {
+  static const std::array<std::uint32_t, 6> named = {
+      hw::kRegCNT_SEGMENTS_LO, hw::kRegCNT_BYTES_LO,  hw::kRegCNT_MESSAGES_LO,
+      hw::kRegCNT_DROPS_LO,    hw::kRegCNT_ACCESS_LO, hw::kRegCNT_DUPLICATES_LO};
+  return A(i < 6 ? named[i] : hw::reg_error_counter_lo(i - 6));
+}
+std::uint16_t cnt_hi(unsigned i) {
+  static const std::array<std::uint32_t, 6> named = {
+      hw::kRegCNT_SEGMENTS_HI, hw::kRegCNT_BYTES_HI,  hw::kRegCNT_MESSAGES_HI,
+      hw::kRegCNT_DROPS_HI,    hw::kRegCNT_ACCESS_HI, hw::kRegCNT_DUPLICATES_HI};
+  return A(i < 6 ? named[i] : hw::reg_error_counter_lo(i - 6) + 4);
+}
+constexpr unsigned kCntSegments = 0, kCntBytes = 1, kCntMessages = 2, kCntDrops = 3, kCntAccess = 4,
+                   kCntDuplicates = 5, kCntError0 = 6;
+
+// RW registers and the bits they keep.
+struct RwReg {
+  std::uint16_t addr;
+  std::uint32_t mask;
+};
+std::vector<RwReg> rw_regs() {
+  std::vector<RwReg> v;
+  for (unsigned i = 0; i < hw::kCMD_ARGS; ++i) v.push_back({arg_reg(i), 0xFFFFFFFFu});
+  v.push_back({A(hw::kRegCQ_BASE_LO), 0xFFFFFFFFu});
+  v.push_back({A(hw::kRegCQ_BASE_HI), 0xFFFFFFFFu});
+  v.push_back({A(hw::kRegCQ_LOG2_SIZE), 0x1Fu});
+  v.push_back({A(hw::kRegCQ_CTRL), 0x1u});
+  v.push_back({A(hw::kRegCQ_CONS), 0xFFFFFFFFu});
+  return v;
+}
+
+enum class Kind { kUnmapped, kConst, kCmd, kCmdStatus, kRw, kCqProd, kCounter, kDoorbell };
+
+// What the map says about word address a.
+Kind classify(std::uint32_t a) {
+  const std::array<std::uint32_t, 8> consts = {hw::kRegID,        hw::kRegVERSION,
+                                               hw::kRegBUILD_ID,  hw::kRegCAP_DATA_WIDTH,
+                                               hw::kRegCAP_STAGS, hw::kRegCAP_STREAMS,
+                                               hw::kRegCAP_QNS,   hw::kRegCAP_SSN_WINDOW};
+  if (std::find(consts.begin(), consts.end(), a) != consts.end()) return Kind::kConst;
+  if (a == hw::kRegCMD) return Kind::kCmd;
+  if (a == hw::kRegCMD_STATUS) return Kind::kCmdStatus;
+  if (a == hw::kRegCQ_PROD) return Kind::kCqProd;
+  for (const RwReg& r : rw_regs()) {
+    if (r.addr == a) return Kind::kRw;
+  }
+  for (unsigned i = 0; i < kNumCounters; ++i) {
+    if (a == cnt_lo(i) || a == cnt_hi(i)) return Kind::kCounter;
+  }
+  if (a >= hw::kDOORBELL_BASE && (a - hw::kDOORBELL_BASE) / 4 < kNumDb) return Kind::kDoorbell;
+  return Kind::kUnmapped;
+}
+
+std::uint32_t const_value(std::uint32_t a) {
+  switch (a) {
+    case hw::kRegID: return hw::kID_VALUE;
+    case hw::kRegVERSION: return hw::kVERSION_VALUE;
+    case hw::kRegBUILD_ID: return kBuildId;
+    case hw::kRegCAP_DATA_WIDTH: return kDataWidth;
+    case hw::kRegCAP_STAGS: return kStagEntries;
+    case hw::kRegCAP_STREAMS: return kNumStreams;
+    case hw::kRegCAP_QNS: return kNumQns;
+    case hw::kRegCAP_SSN_WINDOW: return kSsnWindow;
+    default: return 0xDEADBEEF;
+  }
+}
+
+std::uint32_t strb_mask(std::uint8_t strb) {
+  std::uint32_t m = 0;
+  for (unsigned b = 0; b < 4; ++b) {
+    if ((strb >> b) & 1u) m |= 0xFFu << (8 * b);
+  }
+  return m;
+}
+
+struct Status {
+  bool busy;
+  bool refused;
+  std::uint8_t op;
+};
+Status decode_status(std::uint32_t v) {
+  return {(v & 1u) != 0, (v & 2u) != 0, static_cast<std::uint8_t>(v >> 8)};
+}
+
+class Regs : public ::testing::Test {
+ protected:
+  std::uint64_t seed_ = test_seed();
+  Tb tb_{seed_};
+
+  Status status() { return decode_status(tb_.rd(A(hw::kRegCMD_STATUS))); }
+
+  // Randomizes the master's timing (both AW-first and W-first orders, stalls on B and R).
+  void random_timing() {
+    tb_.timing.max_aw_delay = static_cast<unsigned>(tb_.uniform(0, 4));
+    tb_.timing.max_w_delay = static_cast<unsigned>(tb_.uniform(0, 4));
+    tb_.timing.max_ar_delay = static_cast<unsigned>(tb_.uniform(0, 3));
+    tb_.timing.bready_p = 0.2 + 0.8 * static_cast<double>(tb_.uniform(0, 100)) / 100.0;
+    tb_.timing.rready_p = 0.2 + 0.8 * static_cast<double>(tb_.uniform(0, 100)) / 100.0;
+  }
+  void fast_timing() {
+    tb_.timing = AxiTiming{0, 0, 0, 1.0, 1.0};
+  }
+
+  void wait_cmds(std::size_t n, unsigned max_cycles = 500) {
+    unsigned k = 0;
+    while (tb_.cmds.size() < n && k++ < max_cycles) tb_.step();
+    ASSERT_EQ(tb_.cmds.size(), n) << "command handshake missing";
+  }
+};
+
+// ---- identification ---------------------------------------------------------------------------
+
+TEST_F(Regs, IdentificationAndCapabilities) {
+  random_timing();
+  EXPECT_EQ(tb_.rd(A(hw::kRegID)), hw::kID_VALUE);
+  EXPECT_EQ(tb_.rd(A(hw::kRegVERSION)), hw::kVERSION_VALUE);
+  EXPECT_EQ(tb_.rd(A(hw::kRegBUILD_ID)), kBuildId);
+  EXPECT_EQ(tb_.rd(A(hw::kRegCAP_DATA_WIDTH)), kDataWidth);
+  EXPECT_EQ(tb_.rd(A(hw::kRegCAP_STAGS)), kStagEntries);
+  EXPECT_EQ(tb_.rd(A(hw::kRegCAP_STREAMS)), kNumStreams);
+  EXPECT_EQ(tb_.rd(A(hw::kRegCAP_QNS)), kNumQns);
+  EXPECT_EQ(tb_.rd(A(hw::kRegCAP_SSN_WINDOW)), kSsnWindow);
+  // addr[1:0] do not select anything: every byte address of a word reads the word.
+  for (std::uint16_t lsb = 1; lsb < 4; ++lsb) {
+    EXPECT_EQ(tb_.rd(static_cast<std::uint16_t>(hw::kRegID + lsb)), hw::kID_VALUE);
+    EXPECT_EQ(tb_.rd(static_cast<std::uint16_t>(hw::kRegCAP_QNS + lsb)), kNumQns);
+  }
+}
+
+// ---- RW registers, wstrb, concurrent reads and writes -------------------------------------------
+
+TEST_F(Regs, RwRegistersHonourWstrbUnderRandomTiming) {
+  const std::vector<RwReg> regs = rw_regs();
+  std::vector<std::uint32_t> model(regs.size(), 0);
+  auto idx_of = [&](std::uint16_t a) {
+    for (std::size_t i = 0; i < regs.size(); ++i) {
+      if (regs[i].addr == a) return i;
+    }
+    return regs.size();
+  };
+  const std::size_t i_ctrl = idx_of(A(hw::kRegCQ_CTRL));
+  const std::size_t i_cons = idx_of(A(hw::kRegCQ_CONS));
+  std::size_t expected_resets = 0;
+
+  for (const RwReg& r : regs) EXPECT_EQ(tb_.rd(r.addr), 0u) << std::hex << r.addr;
+
+  for (int it = 0; it < 3000; ++it) {
+    if (it % 100 == 0) random_timing();
+    const std::size_t wi = static_cast<std::size_t>(tb_.uniform(0, regs.size() - 1));
+    const std::uint32_t data = tb_.rand32();
+    const std::uint8_t strb = static_cast<std::uint8_t>(tb_.uniform(0, 15));
+    tb_.start_write(regs[wi].addr, data, strb);
+    // A concurrent read of a register this write does not change.
+    std::size_t ri = regs.size();
+    if (tb_.chance(0.7)) {
+      ri = static_cast<std::size_t>(tb_.uniform(0, regs.size() - 1));
+      if (ri == wi || (wi == i_ctrl && ri == i_cons)) ri = regs.size();
+    }
+    if (ri < regs.size()) tb_.start_read(regs[ri].addr);
+    tb_.wait_idle();
+    EXPECT_EQ(tb_.write_result().resp, kOkay);
+    if (ri < regs.size()) {
+      EXPECT_EQ(tb_.read_result().resp, kOkay);
+      EXPECT_EQ(tb_.read_result().data, model[ri]) << "reg 0x" << std::hex << regs[ri].addr;
+    }
+    const std::uint32_t m = strb_mask(strb) & regs[wi].mask;
+    model[wi] = (model[wi] & ~m) | (data & m);
+    if (wi == i_ctrl && (strb & 1u) && (data & 1u)) {
+      model[i_cons] = 0;
+      ++expected_resets;
+    }
+    const Vrnic_regs& d = tb_.dut();
+    EXPECT_EQ(d.cq_base_o, (std::uint64_t{model[idx_of(A(hw::kRegCQ_BASE_HI))]} << 32) |
+                               model[idx_of(A(hw::kRegCQ_BASE_LO))]);
+    EXPECT_EQ(d.cq_log2_o, model[idx_of(A(hw::kRegCQ_LOG2_SIZE))]);
+    EXPECT_EQ(d.cq_enable_o, model[i_ctrl]);
+    EXPECT_EQ(d.cq_cons_o, model[i_cons]);
+    if (::testing::Test::HasFailure()) break;
+  }
+  for (std::size_t i = 0; i < regs.size(); ++i) {
+    EXPECT_EQ(tb_.rd(regs[i].addr), model[i]) << "reg 0x" << std::hex << regs[i].addr;
+  }
+  // One single-cycle cq_reset pulse per CQ_CTRL write with bit 0 set.
+  EXPECT_EQ(tb_.cq_reset_cycles.size(), expected_resets);
+  EXPECT_TRUE(tb_.cmds.empty());
+  EXPECT_TRUE(tb_.dbs.empty());
+}
+
+TEST_F(Regs, ReadOnlyAndCounterRegistersIgnoreWrites) {
+  random_timing();
+  tb_.dut().cq_prod_i = 0x13572468u;
+  std::vector<std::uint16_t> ro = {A(hw::kRegID),         A(hw::kRegVERSION),
+                                   A(hw::kRegBUILD_ID),   A(hw::kRegCAP_DATA_WIDTH),
+                                   A(hw::kRegCAP_STAGS),  A(hw::kRegCAP_STREAMS),
+                                   A(hw::kRegCAP_QNS),    A(hw::kRegCAP_SSN_WINDOW),
+                                   A(hw::kRegCMD_STATUS), A(hw::kRegCQ_PROD)};
+  for (unsigned i = 0; i < kNumCounters; ++i) {
+    ro.push_back(cnt_lo(i));
+    ro.push_back(cnt_hi(i));
+  }
+  for (std::uint16_t a : ro) {
+    const std::uint32_t before = tb_.rd(a);
+    EXPECT_EQ(tb_.write(a, 0xFFFFFFFFu).resp, kOkay) << std::hex << a;
+    EXPECT_EQ(tb_.rd(a), before) << std::hex << a;
+  }
+  EXPECT_EQ(tb_.rd(A(hw::kRegCQ_PROD)), 0x13572468u);
+  EXPECT_EQ(tb_.rd(A(hw::kRegCMD)), 0u);  // write-only
+  EXPECT_TRUE(tb_.cmds.empty());
+}
+
+// ---- address map sweep -------------------------------------------------------------------------
+
+TEST_F(Regs, EveryWordAddressDecodesAndUnmappedGivesSlverr) {
+  fast_timing();
+  // Random contents in every RW register, so a stray write shows.
+  std::vector<RwReg> regs = rw_regs();
+  std::vector<std::uint32_t> model;
+  for (const RwReg& r : regs) {
+    const std::uint32_t v = r.addr == hw::kRegCQ_CTRL ? 0u : tb_.rand32();
+    tb_.wr(r.addr, v);
+    model.push_back(v & r.mask);
+  }
+  unsigned unmapped = 0;
+  for (std::uint32_t a = 0; a < hw::kMMIO_BYTES; a += 4) {
+    const Kind k = classify(a);
+    const AxiResult r = tb_.read(A(a));
+    if (k == Kind::kUnmapped) {
+      ++unmapped;
+      EXPECT_EQ(r.resp, kSlvErr) << "read 0x" << std::hex << a;
+      EXPECT_EQ(r.data, 0u) << "read 0x" << std::hex << a;
+    } else {
+      EXPECT_EQ(r.resp, kOkay) << "read 0x" << std::hex << a;
+      if (k == Kind::kConst) {
+        EXPECT_EQ(r.data, const_value(a)) << std::hex << a;
+      }
+      if (k == Kind::kCmd || k == Kind::kDoorbell) {
+        EXPECT_EQ(r.data, 0u) << std::hex << a;
+      }
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+  EXPECT_GT(unmapped, 0u);
+  // Writes to unmapped words: SLVERR and no effect anywhere.
+  tb_.timing = AxiTiming{};
+  for (std::uint32_t a = 0; a < hw::kMMIO_BYTES; a += 4) {
+    if (classify(a) != Kind::kUnmapped) continue;
+    const bool tail = a >= hw::kDOORBELL_BASE + 4 * kNumDb + 64 && a + 64 < hw::kMMIO_BYTES;
+    if (tail && !tb_.chance(0.05)) continue;  // sample the long tail above the doorbells
+    const std::uint8_t strb = static_cast<std::uint8_t>(tb_.uniform(0, 15));
+    EXPECT_EQ(tb_.write(A(a), 0xFFFFFFFFu, strb).resp, kSlvErr) << "write 0x" << std::hex << a;
+    if (::testing::Test::HasFailure()) return;
+  }
+  for (std::size_t i = 0; i < regs.size(); ++i) {
+    EXPECT_EQ(tb_.rd(regs[i].addr), model[i]) << "reg 0x" << std::hex << regs[i].addr;
+  }
+  EXPECT_TRUE(tb_.cmds.empty());
+  EXPECT_TRUE(tb_.dbs.empty());
+  EXPECT_TRUE(tb_.cq_reset_cycles.empty());
+  EXPECT_FALSE(status().busy);
+}
+
+// ---- commands ----------------------------------------------------------------------------------
+
+TEST_F(Regs, CommandBusyArgsDoneRefused) {
+  random_timing();
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  std::array<std::uint32_t, 16> args{};
+  for (unsigned i = 0; i < 16; ++i) {
+    args[i] = tb.rand32();
+    tb.wr(arg_reg(i), args[i]);
+  }
+  for (unsigned i = 0; i < 16; ++i) EXPECT_EQ(tb.rd(arg_reg(i)), args[i]);
+  EXPECT_FALSE(status().busy);
+
+  tb.cmd_ready_p = 0.0;
+  tb.wr(A(hw::kRegCMD), 0xFFFFFF00u | hw::kCmdSTAG_WRITE);  // only wdata[7:0] is the opcode
+  tb.step(3);
+  EXPECT_TRUE(d.cmd_valid_o);
+  EXPECT_EQ(d.cmd_op_o, hw::kCmdSTAG_WRITE);
+  for (unsigned i = 0; i < kArgsOut; ++i) EXPECT_EQ(d.cmd_args_o[i], args[i]) << "arg " << i;
+  Status s = status();
+  EXPECT_TRUE(s.busy);
+  EXPECT_FALSE(s.refused);
+  EXPECT_EQ(s.op, hw::kCmdSTAG_WRITE);
+
+  // Staging registers may change while busy: the latched arguments do not.
+  tb.wr(arg_reg(0), ~args[0]);
+  tb.wr(arg_reg(9), ~args[9]);
+  EXPECT_EQ(d.cmd_args_o[0], args[0]);
+  EXPECT_EQ(d.cmd_args_o[9], args[9]);
+  // A CMD write while busy is ignored (OKAY).
+  tb.wr(A(hw::kRegCMD), hw::kCmdQUEUE_CONFIG);
+  EXPECT_EQ(d.cmd_op_o, hw::kCmdSTAG_WRITE);
+  EXPECT_EQ(status().op, hw::kCmdSTAG_WRITE);
+  tb.step(20);
+  EXPECT_TRUE(d.cmd_valid_o);
+  EXPECT_TRUE(tb.cmds.empty());
+
+  tb.cmd_ready_p = 0.5;
+  wait_cmds(1);
+  EXPECT_EQ(tb.cmds[0].op, hw::kCmdSTAG_WRITE);
+  for (unsigned i = 0; i < kArgsOut; ++i) EXPECT_EQ(tb.cmds[0].args[i], args[i]) << "arg " << i;
+  tb.step(2);
+  EXPECT_FALSE(d.cmd_valid_o);
+  EXPECT_TRUE(status().busy);  // accepted, not done
+  tb.pulse(d.fence_done_i);  // not a fence: ignored
+  EXPECT_TRUE(status().busy);
+  EXPECT_EQ(tb.cmds.size(), 1u);
+
+  d.cmd_done_i = 1;
+  d.cmd_refused_i = 1;
+  tb.step();
+  d.cmd_done_i = 0;
+  d.cmd_refused_i = 0;
+  s = status();
+  EXPECT_FALSE(s.busy);
+  EXPECT_TRUE(s.refused);
+  EXPECT_EQ(s.op, hw::kCmdSTAG_WRITE);
+
+  // Completion pulses while idle change nothing.
+  tb.pulse(d.cmd_done_i);
+  tb.pulse(d.fence_done_i);
+  s = status();
+  EXPECT_FALSE(s.busy);
+  EXPECT_TRUE(s.refused);
+
+  // The next command clears "refused"; its arguments are the staging words at its CMD write.
+  tb.cmd_ready_p = 1.0;
+  tb.wr(A(hw::kRegCMD), hw::kCmdNOP);
+  wait_cmds(2);
+  EXPECT_EQ(tb.cmds[1].op, hw::kCmdNOP);
+  EXPECT_EQ(tb.cmds[1].args[0], ~args[0]);
+  EXPECT_EQ(tb.cmds[1].args[9], ~args[9]);
+  s = status();
+  EXPECT_TRUE(s.busy);
+  EXPECT_FALSE(s.refused);
+  EXPECT_EQ(s.op, hw::kCmdNOP);
+  tb.pulse(d.cmd_done_i);
+  s = status();
+  EXPECT_FALSE(s.busy);
+  EXPECT_FALSE(s.refused);
+
+  // Unknown opcodes are forwarded (lookup refuses them).
+  tb.wr(A(hw::kRegCMD), 0xABu);
+  wait_cmds(3);
+  EXPECT_EQ(tb.cmds[2].op, 0xABu);
+  d.cmd_done_i = 1;
+  d.cmd_refused_i = 1;
+  tb.step();
+  d.cmd_done_i = 0;
+  d.cmd_refused_i = 0;
+  s = status();
+  EXPECT_FALSE(s.busy);
+  EXPECT_TRUE(s.refused);
+  EXPECT_EQ(s.op, 0xABu);
+}
+
+TEST_F(Regs, StagInvalidateCompletesOnlyOnFenceDone) {
+  random_timing();
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  tb.wr(arg_reg(0), 0x42u);
+  tb.cmd_ready_p = 0.3;
+  tb.wr(A(hw::kRegCMD), hw::kCmdSTAG_INVALIDATE);
+  wait_cmds(1);
+  EXPECT_EQ(tb.cmds[0].op, hw::kCmdSTAG_INVALIDATE);
+  EXPECT_EQ(tb.cmds[0].args[0], 0x42u);
+  // cmd_done (not refused) does not complete a fence command.
+  tb.pulse(d.cmd_done_i);
+  tb.step(50);
+  Status s = status();
+  EXPECT_TRUE(s.busy);
+  EXPECT_FALSE(s.refused);
+  EXPECT_EQ(s.op, hw::kCmdSTAG_INVALIDATE);
+  EXPECT_FALSE(d.cmd_valid_o);
+  tb.wr(A(hw::kRegCMD), hw::kCmdNOP);  // ignored while busy
+  EXPECT_TRUE(status().busy);
+  EXPECT_EQ(tb.cmds.size(), 1u);
+
+  tb.pulse(d.fence_done_i);
+  s = status();
+  EXPECT_FALSE(s.busy);
+  EXPECT_FALSE(s.refused);
+  EXPECT_EQ(s.op, hw::kCmdSTAG_INVALIDATE);
+  tb.step(10);
+  EXPECT_EQ(tb.cmds.size(), 1u);
+
+  // A refused invalidate (bad index): lookup pulses cmd_done with cmd_refused in the handshake
+  // cycle and sends no FENCE; the command completes, refused.
+  tb.cmd_ready_p = 0.5;
+  tb.drive_hook = [&](Vrnic_regs& dd, std::uint64_t) {
+    dd.cmd_done_i = dd.cmd_valid_o && dd.cmd_ready_i;
+    dd.cmd_refused_i = dd.cmd_done_i;
+  };
+  tb.wr(A(hw::kRegCMD), hw::kCmdSTAG_INVALIDATE);
+  wait_cmds(2);
+  tb.drive_hook = nullptr;
+  d.cmd_done_i = d.cmd_refused_i = 0;
+  s = status();
+  EXPECT_FALSE(s.busy);
+  EXPECT_TRUE(s.refused);
+  EXPECT_EQ(s.op, hw::kCmdSTAG_INVALIDATE);
+}
+
+// Many commands with random ready, completion latency, wrong-kind completion pulses, completion in
+// the handshake cycle and CMD writes while busy.
+TEST_F(Regs, CommandRandomStress) {
+  Tb& tb = tb_;
+  std::array<std::uint32_t, 16> staged{};
+  struct Pulses {
+    bool done = false, refused = false, fence = false;
+  } next;
+  bool done_at_handshake = false;  // complete in the handshake cycle (a fence only as refused)
+  bool refuse_at_handshake = false;
+  tb.drive_hook = [&](Vrnic_regs& d, std::uint64_t) {
+    const bool hs = done_at_handshake && d.cmd_valid_o && d.cmd_ready_i;
+    d.cmd_done_i = next.done || hs;
+    d.cmd_refused_i = next.refused || (hs && refuse_at_handshake);
+    d.fence_done_i = next.fence;
+    next = Pulses{};
+  };
+  for (int n = 0; n < 300; ++n) {
+    random_timing();
+    tb.cmd_ready_p = 0.1 + 0.9 * static_cast<double>(tb.uniform(0, 10)) / 10.0;
+    const unsigned writes = static_cast<unsigned>(tb.uniform(0, 4));
+    for (unsigned k = 0; k < writes; ++k) {
+      const unsigned i = static_cast<unsigned>(tb.uniform(0, 15));
+      const std::uint32_t v = tb.rand32();
+      const std::uint8_t strb = static_cast<std::uint8_t>(tb.uniform(0, 15));
+      tb.wr(arg_reg(i), v, strb);
+      staged[i] = (staged[i] & ~strb_mask(strb)) | (v & strb_mask(strb));
+    }
+    const std::uint8_t op = tb.chance(0.4)   ? static_cast<std::uint8_t>(hw::kCmdSTAG_INVALIDATE)
+                            : tb.chance(0.1) ? static_cast<std::uint8_t>(tb.uniform(6, 255))
+                                             : static_cast<std::uint8_t>(tb.uniform(0, 5));
+    const bool fence = op == hw::kCmdSTAG_INVALIDATE;
+    // Non-fence: sometimes done in the handshake cycle. Fence: sometimes refused there (bad index).
+    done_at_handshake = tb.chance(0.3);
+    refuse_at_handshake = fence || tb.chance(0.5);
+    const std::size_t before = tb.cmds.size();
+    tb.wr(A(hw::kRegCMD), op);
+    wait_cmds(before + 1);
+    if (::testing::Test::HasFailure()) return;
+    const CmdSeen& c = tb.cmds.back();
+    EXPECT_EQ(c.op, op);
+    for (unsigned i = 0; i < kArgsOut; ++i) EXPECT_EQ(c.args[i], staged[i]) << "arg " << i;
+
+    bool refused = done_at_handshake && refuse_at_handshake;
+    if (!done_at_handshake) {
+      // Wrong-kind pulses and CMD writes while busy: nothing may complete or start.
+      for (unsigned k = static_cast<unsigned>(tb.uniform(0, 3)); k > 0; --k) {
+        tb.step(static_cast<unsigned>(tb.uniform(0, 5)));
+        if (fence) {
+          next.done = true;  // not refused: a fence ignores it
+        } else {
+          next.fence = true;
+        }
+        tb.step();
+      }
+      if (tb.chance(0.3)) tb.wr(A(hw::kRegCMD), hw::kCmdNOP);
+      const Status s = status();
+      EXPECT_TRUE(s.busy) << "command " << n << " completed by a wrong-kind pulse";
+      EXPECT_EQ(s.op, op);
+      // The right completion, sometimes together with the wrong kind.
+      tb.step(static_cast<unsigned>(tb.uniform(0, 10)));
+      refused = !fence && tb.chance(0.5);
+      if (fence) {
+        next.fence = true;
+        next.done = tb.chance(0.3);
+      } else {
+        next.done = true;
+        next.refused = refused;
+        next.fence = tb.chance(0.3);
+      }
+      tb.step();
+    }
+    const Status s = status();
+    EXPECT_FALSE(s.busy) << "command " << n;
+    EXPECT_EQ(s.refused, refused) << "command " << n;
+    EXPECT_EQ(s.op, op);
+    EXPECT_EQ(tb.cmds.size(), before + 1) << "a command started twice or while busy";
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+// ---- doorbells ---------------------------------------------------------------------------------
+
+TEST_F(Regs, DoorbellDecodeEveryQueue) {
+  for (std::uint32_t q = 0; q < kNumDb; ++q) {
+    if (q % 64 == 0) random_timing();
+    tb_.db_ready_p = 0.1 + 0.9 * static_cast<double>(tb_.uniform(0, 10)) / 10.0;
+    const std::uint32_t prod = tb_.rand32();
+    const AxiResult r = tb_.write(db_reg(q), prod);
+    EXPECT_EQ(r.resp, kOkay) << "doorbell " << q;
+    ASSERT_EQ(tb_.dbs.size(), q + 1) << "doorbell " << q << " lost or duplicated";
+    const DbSeen& db = tb_.dbs.back();
+    EXPECT_EQ(db.stream, q / kNumQns) << "doorbell " << q;
+    EXPECT_EQ(db.qn, q % kNumQns) << "doorbell " << q;
+    EXPECT_EQ(db.prod, prod) << "doorbell " << q;
+    EXPECT_GT(r.resp_cycle, db.cycle) << "write response before the doorbell was accepted";
+    if (::testing::Test::HasFailure()) return;
+  }
+  // Just past the last queue and the top of the address space: SLVERR, nothing emitted.
+  fast_timing();
+  tb_.db_ready_p = 1.0;
+  EXPECT_EQ(tb_.write(db_reg(kNumDb), 1).resp, kSlvErr);
+  EXPECT_EQ(tb_.write(A(hw::kMMIO_BYTES - 4), 1).resp, kSlvErr);
+  tb_.step(5);
+  EXPECT_EQ(tb_.dbs.size(), kNumDb);
+}
+
+TEST_F(Regs, DoorbellBackpressureHoldsResponse) {
+  Tb& tb = tb_;
+  tb.timing.bready_p = 1.0;
+  unsigned bvalid_cycles = 0;
+  tb.sample_hook = [&](const Vrnic_regs& d, std::uint64_t) { bvalid_cycles += d.s_axi_bvalid_o; };
+  tb.db_ready_p = 0.0;
+  const std::uint32_t q = kNumDb - 1;
+  tb.start_write(db_reg(q), 0xA5A5F00Du);
+  tb.step(200);
+  EXPECT_TRUE(tb.write_busy()) << "response given before the doorbell was accepted";
+  EXPECT_EQ(bvalid_cycles, 0u);
+  EXPECT_TRUE(tb.dut().db_valid_o);
+  EXPECT_TRUE(tb.dbs.empty());
+  // The read channel is independent of the stalled write.
+  tb.start_read(A(hw::kRegID));
+  while (tb.read_busy()) tb.step();
+  EXPECT_EQ(tb.read_result().data, hw::kID_VALUE);
+  tb.db_ready_p = 1.0;
+  tb.wait_idle();
+  EXPECT_EQ(tb.write_result().resp, kOkay);
+  ASSERT_EQ(tb.dbs.size(), 1u);
+  EXPECT_EQ(tb.dbs[0].stream, q / kNumQns);
+  EXPECT_EQ(tb.dbs[0].qn, q % kNumQns);
+  EXPECT_EQ(tb.dbs[0].prod, 0xA5A5F00Du);
+  EXPECT_GT(tb.write_result().resp_cycle, tb.dbs[0].cycle);
+  tb.step(10);
+  EXPECT_EQ(tb.dbs.size(), 1u);
+
+  // A burst under random backpressure: all arrive, in order, once.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sent;
+  for (int n = 0; n < 300; ++n) {
+    if (n % 30 == 0) {
+      random_timing();
+      tb.db_ready_p = static_cast<double>(tb.uniform(1, 10)) / 10.0;
+    }
+    const std::uint32_t qq = static_cast<std::uint32_t>(tb.uniform(0, kNumDb - 1));
+    const std::uint32_t prod = tb.rand32();
+    sent.emplace_back(qq, prod);
+    EXPECT_EQ(tb.write(db_reg(qq), prod).resp, kOkay);
+  }
+  tb.step(10);
+  ASSERT_EQ(tb.dbs.size(), sent.size() + 1);
+  for (std::size_t i = 0; i < sent.size(); ++i) {
+    EXPECT_EQ(tb.dbs[i + 1].stream, sent[i].first / kNumQns) << i;
+    EXPECT_EQ(tb.dbs[i + 1].qn, sent[i].first % kNumQns) << i;
+    EXPECT_EQ(tb.dbs[i + 1].prod, sent[i].second) << i;
+  }
+}
+
+// ---- completion ring registers ---------------------------------------------------------------
+
+TEST_F(Regs, CqRegistersAndResetPulse) {
+  random_timing();
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  tb.wr(A(hw::kRegCQ_BASE_LO), 0x12345640u);
+  tb.wr(A(hw::kRegCQ_BASE_HI), 0x89ABCDEFu);
+  EXPECT_EQ(d.cq_base_o, 0x89ABCDEF12345640ull);
+  tb.wr(A(hw::kRegCQ_LOG2_SIZE), 0xFFFFFFE3u);
+  EXPECT_EQ(d.cq_log2_o, 3u);
+  EXPECT_EQ(tb.rd(A(hw::kRegCQ_LOG2_SIZE)), 3u);
+  tb.wr(A(hw::kRegCQ_CONS), 0x00000777u);
+  EXPECT_EQ(d.cq_cons_o, 0x777u);
+  EXPECT_FALSE(d.cq_enable_o);
+
+  // CQ_CTRL = 1: enable, one-cycle reset pulse, consumer back to 0.
+  std::vector<std::uint32_t> cons_at_reset;
+  tb.sample_hook = [&](const Vrnic_regs& dd, std::uint64_t) {
+    if (dd.cq_reset_o) cons_at_reset.push_back(dd.cq_cons_o);
+  };
+  tb.wr(A(hw::kRegCQ_CTRL), 1u);
+  EXPECT_TRUE(d.cq_enable_o);
+  ASSERT_EQ(tb.cq_reset_cycles.size(), 1u);
+  EXPECT_EQ(cons_at_reset, std::vector<std::uint32_t>{0u});
+  EXPECT_EQ(d.cq_cons_o, 0u);
+  EXPECT_EQ(tb.rd(A(hw::kRegCQ_CONS)), 0u);
+  EXPECT_EQ(tb.rd(A(hw::kRegCQ_CTRL)), 1u);
+
+  // Consumer updates, byte-wise.
+  tb.wr(A(hw::kRegCQ_CONS), 0x11223344u);
+  tb.wr(A(hw::kRegCQ_CONS), 0xAABBCCDDu, 0x6);
+  EXPECT_EQ(tb.rd(A(hw::kRegCQ_CONS)), 0x11BBCC44u);
+  EXPECT_EQ(d.cq_cons_o, 0x11BBCC44u);
+
+  // Bit 0 not strobed: nothing. Writing 0: disable, no pulse, consumer kept.
+  tb.wr(A(hw::kRegCQ_CTRL), 0u, 0xE);
+  EXPECT_TRUE(d.cq_enable_o);
+  tb.wr(A(hw::kRegCQ_CTRL), 1u, 0xE);
+  EXPECT_EQ(tb.cq_reset_cycles.size(), 1u);
+  tb.wr(A(hw::kRegCQ_CTRL), 0xFFFFFFFEu);
+  EXPECT_FALSE(d.cq_enable_o);
+  EXPECT_EQ(tb.rd(A(hw::kRegCQ_CTRL)), 0u);
+  EXPECT_EQ(tb.cq_reset_cycles.size(), 1u);
+  EXPECT_EQ(d.cq_cons_o, 0x11BBCC44u);
+  // Writing 1 while enabled resets again.
+  tb.wr(A(hw::kRegCQ_CTRL), 1u);
+  tb.wr(A(hw::kRegCQ_CTRL), 0xFFFFFFFFu);
+  EXPECT_EQ(tb.cq_reset_cycles.size(), 3u);
+  EXPECT_EQ(d.cq_cons_o, 0u);
+  for (std::size_t i = 1; i < tb.cq_reset_cycles.size(); ++i) {
+    EXPECT_GT(tb.cq_reset_cycles[i], tb.cq_reset_cycles[i - 1] + 1) << "pulse longer than a cycle";
+  }
+
+  // CQ_PROD follows cq_prod_i.
+  for (int n = 0; n < 20; ++n) {
+    d.cq_prod_i = tb.rand32();
+    EXPECT_EQ(tb.rd(A(hw::kRegCQ_PROD)), d.cq_prod_i);
+  }
+}
+
+// ---- counters ----------------------------------------------------------------------------------
+
+// Drives random counter events and keeps the expected counts, per cycle.
+class CounterModel {
+ public:
+  static constexpr std::size_t kHistory = 4096;
+
+  std::array<std::uint64_t, kNumCounters> value{};
+  double p_event = 0.5;      // probability of each non-byte event per cycle
+  double p_bytes = 0.9;      // probability of a bytes event per cycle
+  std::uint32_t bytes_min = 32768;
+  bool enabled = true;
+
+  // Drive the inputs of this cycle and account for them.
+  void drive(Tb& tb, Vrnic_regs& d, std::uint64_t cycle) {
+    d.bytes_i = static_cast<std::uint16_t>(tb.rng()());
+    d.error_idx_i = static_cast<std::uint8_t>(tb.rng()() & 31u);
+    d.seg_event_i = enabled && tb.chance(p_event);
+    d.bytes_event_i = enabled && tb.chance(p_bytes);
+    d.msg_event_i = enabled && tb.chance(p_event);
+    d.drop_event_i = enabled && tb.chance(p_event);
+    d.access_event_i = enabled && tb.chance(p_event);
+    d.dup_event_i = enabled && tb.chance(p_event);
+    d.error_event_i = enabled && tb.chance(p_event);
+    if (d.bytes_event_i) d.bytes_i = static_cast<std::uint16_t>(tb.uniform(bytes_min, 0xFFFF));
+    value[kCntSegments] += d.seg_event_i;
+    value[kCntBytes] += d.bytes_event_i ? d.bytes_i : 0u;
+    value[kCntMessages] += d.msg_event_i;
+    value[kCntDrops] += d.drop_event_i;
+    value[kCntAccess] += d.access_event_i;
+    value[kCntDuplicates] += d.dup_event_i;
+    if (d.error_event_i && d.error_idx_i < kNumErrors) ++value[kCntError0 + d.error_idx_i];
+    history_[cycle % kHistory] = value;
+    last_cycle_ = cycle;
+  }
+
+  // Counts including the events of cycle c (c must be recent).
+  std::uint64_t at(unsigned counter, std::uint64_t c) const {
+    EXPECT_LT(last_cycle_ - c, kHistory);
+    return history_[c % kHistory][counter];
+  }
+
+ private:
+  std::array<std::array<std::uint64_t, kNumCounters>, kHistory> history_{};
+  std::uint64_t last_cycle_ = 0;
+};
+
+// A read executes the cycle after its AR handshake and sees events up to two cycles before that.
+constexpr std::uint64_t kCountLag = 1;
+
+TEST_F(Regs, CountersRandomSimultaneousEventsWithCarry) {
+  Tb& tb = tb_;
+  auto model = std::make_unique<CounterModel>();
+  tb.drive_hook = [&](Vrnic_regs& d, std::uint64_t c) { model->drive(tb, d, c); };
+  // Run until the bytes counter has crossed 2^32 twice, reading counters all along: LO then,
+  // after a random gap, HI, which must be the high word latched by the LO read.
+  unsigned reads = 0;
+  while (model->value[kCntBytes] < (std::uint64_t{1} << 33) + 300000u) {
+    if (reads % 50 == 0) {
+      random_timing();
+      const std::array<double, 5> ps = {0.0, 0.05, 0.5, 0.9, 1.0};
+      model->p_event = ps[tb.uniform(0, ps.size() - 1)];
+    }
+    const unsigned k =
+        tb.chance(0.5) ? kCntBytes : static_cast<unsigned>(tb.uniform(0, kNumCounters - 1));
+    const AxiResult lo = tb.read(cnt_lo(k));
+    EXPECT_EQ(lo.resp, kOkay);
+    const std::uint64_t expect = model->at(k, lo.req_cycle - kCountLag);
+    EXPECT_EQ(lo.data, static_cast<std::uint32_t>(expect)) << "counter " << k << " LO";
+    tb.step(static_cast<unsigned>(tb.uniform(0, 400)));
+    if (tb.chance(0.2)) {
+      const unsigned other = static_cast<unsigned>(tb.uniform(0, kNumCounters - 1));
+      if (other != k) tb.read(cnt_lo(other));  // latches only its own high word
+    }
+    const AxiResult hi = tb.read(cnt_hi(k));
+    EXPECT_EQ(hi.resp, kOkay);
+    EXPECT_EQ(hi.data, static_cast<std::uint32_t>(expect >> 32)) << "counter " << k << " HI latch";
+    ++reads;
+    if (::testing::Test::HasFailure()) return;
+  }
+  // Quiesce and compare every counter exactly.
+  model->enabled = false;
+  tb.step(4);
+  for (unsigned k = 0; k < kNumCounters; ++k) {
+    const std::uint32_t lo = tb.rd(cnt_lo(k));
+    const std::uint32_t hi = tb.rd(cnt_hi(k));
+    EXPECT_EQ((std::uint64_t{hi} << 32) | lo, model->value[k]) << "counter " << k;
+  }
+  EXPECT_GE(model->value[kCntBytes] >> 32, 2u);
+  std::cout << "counter reads: " << reads << ", cycles: " << tb.cycle() << std::endl;
+}
+
+TEST_F(Regs, CounterLoReadLatchesHiWord) {
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  fast_timing();
+  std::uint64_t bytes = 0;
+  std::uint64_t segs = 0;
+  auto inject = [&](std::uint64_t target) {  // 0xFFFF-byte events (and segments) up to target
+    while (bytes + 0xFFFF <= target) {
+      d.bytes_event_i = 1;
+      d.bytes_i = 0xFFFF;
+      d.seg_event_i = 1;
+      tb.step();
+      bytes += 0xFFFF;
+      ++segs;
+    }
+    tb.clear_events();
+    tb.step(3);
+  };
+  inject((std::uint64_t{1} << 32) - 5 * 0xFFFF);
+  EXPECT_EQ(tb.rd(cnt_lo(kCntBytes)), static_cast<std::uint32_t>(bytes));
+  inject((std::uint64_t{1} << 32) + 10 * 0xFFFF);  // the live high word is now 1
+  ASSERT_EQ(bytes >> 32, 1u);
+  EXPECT_EQ(tb.rd(cnt_hi(kCntBytes)), 0u) << "HI must be the word latched by the LO read";
+  EXPECT_EQ(tb.rd(cnt_hi(kCntBytes)), 0u) << "reading HI must not re-latch";
+  EXPECT_EQ(tb.rd(cnt_lo(kCntSegments)), static_cast<std::uint32_t>(segs));
+  EXPECT_EQ(tb.rd(cnt_hi(kCntBytes)), 0u) << "another counter's LO read must not latch this one";
+  EXPECT_EQ(tb.rd(cnt_lo(kCntBytes)), static_cast<std::uint32_t>(bytes));
+  EXPECT_EQ(tb.rd(cnt_hi(kCntBytes)), 1u);
+  EXPECT_EQ(tb.rd(cnt_hi(kCntSegments)), 0u);
+
+  // Reset clears counters and latches.
+  tb.reset();
+  EXPECT_EQ(tb.rd(cnt_hi(kCntBytes)), 0u);
+  EXPECT_EQ(tb.rd(cnt_lo(kCntBytes)), 0u);
+  EXPECT_EQ(tb.rd(cnt_lo(kCntSegments)), 0u);
+}
+
+// Error events count only in their own row; indexes past the table count nowhere.
+TEST_F(Regs, ErrorCounterRows) {
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  random_timing();
+  std::array<std::uint64_t, 32> n{};
+  for (int c = 0; c < 5000; ++c) {
+    d.error_event_i = tb.chance(0.8);
+    d.error_idx_i = static_cast<std::uint8_t>(tb.uniform(0, 31));
+    if (d.error_event_i) ++n[d.error_idx_i];
+    tb.step();
+  }
+  tb.clear_events();
+  tb.step(3);
+  for (unsigned i = 0; i < kNumErrors; ++i) {
+    EXPECT_EQ(tb.rd(cnt_lo(kCntError0 + i)), n[i]) << "error row " << i;
+    EXPECT_EQ(tb.rd(cnt_hi(kCntError0 + i)), 0u) << "error row " << i;
+  }
+  for (unsigned k = 0; k < kCntError0; ++k) EXPECT_EQ(tb.rd(cnt_lo(k)), 0u) << "counter " << k;
+}
+
+// ---- reset -------------------------------------------------------------------------------------
+
+TEST_F(Regs, ResetClearsState) {
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  random_timing();
+  for (const RwReg& r : rw_regs()) tb.wr(r.addr, 0xFFFFFFFFu);
+  tb.cmd_ready_p = 0.0;
+  tb.wr(A(hw::kRegCMD), hw::kCmdSTREAM_ENABLE);
+  d.seg_event_i = 1;
+  tb.step(10);
+  tb.clear_events();
+  EXPECT_TRUE(d.cmd_valid_o);
+  tb.reset();
+  EXPECT_FALSE(d.cmd_valid_o);
+  EXPECT_FALSE(d.db_valid_o);
+  EXPECT_FALSE(d.cq_enable_o);
+  EXPECT_FALSE(d.cq_reset_o);
+  EXPECT_EQ(d.cq_base_o, 0u);
+  EXPECT_EQ(d.cq_cons_o, 0u);
+  EXPECT_EQ(d.cq_log2_o, 0u);
+  for (const RwReg& r : rw_regs()) EXPECT_EQ(tb.rd(r.addr), 0u) << std::hex << r.addr;
+  EXPECT_EQ(tb.rd(A(hw::kRegCMD_STATUS)), 0u);
+  for (unsigned k = 0; k < kNumCounters; ++k) EXPECT_EQ(tb.rd(cnt_lo(k)), 0u) << "counter " << k;
+}
+
+}  // namespace
+}  // namespace rnic::tb::regs
