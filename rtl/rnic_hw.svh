@@ -11,7 +11,7 @@
 localparam logic [31:0] RNIC_ID_VALUE = 32'h52444450;  // REG_ID: ASCII 'RDDP'
 localparam logic [31:0] RNIC_VERSION_VALUE = 32'h00010000;  // REG_VERSION: interface major 1, minor 0; the driver refuses another major
 localparam logic [31:0] RNIC_MMIO_BYTES = 32'h00010000;  // size of the AXI4-Lite address space
-localparam logic [31:0] RNIC_DOORBELL_BASE = 32'h00008000;  // RQ doorbells: DOORBELL_BASE + 4 * (stream * CAP_QNS + qn)
+localparam logic [31:0] RNIC_DOORBELL_BASE = 32'h00008000;  // RQ doorbells: DOORBELL_BASE + 4 * (stream * CAP_QNS + qn); the value is the MSN of the last posted buffer
 localparam logic [31:0] RNIC_RQ_DESC_BYTES = 32'h00000010;  // size of a receive-buffer descriptor
 localparam logic [31:0] RNIC_CQE_BYTES = 32'h00000040;  // size of a completion entry
 localparam logic [31:0] RNIC_CMD_ARGS = 32'h00000010;  // number of REG_CMD_ARG words
@@ -57,7 +57,7 @@ localparam logic [7:0] RNIC_CMD_STAG_WRITE = 8'h01;  // ARG0 index; ARG1 [7:0] k
 localparam logic [7:0] RNIC_CMD_STAG_INVALIDATE = 8'h02;  // ARG0 index: busy until no placement to it is in flight and none can start (RFC 5041 8.3.1 #6)
 localparam logic [7:0] RNIC_CMD_STREAM_ENABLE = 8'h03;  // ARG0 stream; ARG1 [15:0] PD: state normal, DDP-SSN 0, every queue of the stream unconfigured (configure queues after enabling)
 localparam logic [7:0] RNIC_CMD_STREAM_TEARDOWN = 8'h04;  // ARG0 stream: state torn down; its segments are dropped from now on
-localparam logic [7:0] RNIC_CMD_QUEUE_CONFIG = 8'h05;  // ARG0 stream; ARG1 qn; ARG2/3 ring host address lo/hi (16-byte aligned); ARG4 log2 entries (0..16); ARG5 first MSN (0 means 1, RFC 5041 4.3): producer 0, head MSN as given
+localparam logic [7:0] RNIC_CMD_QUEUE_CONFIG = 8'h05;  // ARG0 stream; ARG1 qn; ARG2/3 ring host address lo/hi (16-byte aligned); ARG4 log2 entries (0..16); ARG5 first MSN (0 means 1, RFC 5041 4.3); the queue starts empty
 
 // Host-memory records: bit offset (little-endian byte offset * 8) and width
 localparam int RNIC_RQD_ADDR_LSB = 0;  // receive buffer host address

@@ -295,8 +295,10 @@ module rnic_rx_lookup #(
                 q_wdata[QeCfg] = 1'b1;
                 q_wdata[QeBase +: 64] = {a3, a2};
                 q_wdata[QeLog2 +: 5] = a4[4:0];
-                q_wdata[QeProd +: 32] = 32'd0;
+                // Empty: producer = consumer = head MSN - 1 (the doorbell carries the MSN of the
+                // last posted buffer).
                 q_wdata[QeHead +: 32] = a5 == 32'd0 ? 32'd1 : a5;
+                q_wdata[QeProd +: 32] = (a5 == 32'd0 ? 32'd1 : a5) - 32'd1;
                 cmd_done_o = 1'b1;
               end
               default: cmd_done_o = 1'b1;  // NOP

@@ -26,7 +26,8 @@ read_cmd="read_verilog -sv -noautowire -Irtl $(ls rtl/*.sv | tr '\n' ' ')"
 if [[ -n "$generic" ]]; then
   # Generic gates, memories kept as arrays (memory_map would turn every RAM into flip-flops).
   script="$read_cmd; synth -flatten -top rnic_kernel -run :fine; opt -fast -full; techmap; opt -fast;"
-  script+=" abc -fast; opt -fast; opt_clean -purge; write_verilog -noattr $generic; stat"
+  # splitnets: Verilator 5.006 sees false combinational loops through multi-bit netlist wires.
+  script+=" abc -fast; opt -fast; opt_clean -purge; splitnets; write_verilog -noattr $generic; stat"
 else
   script="$read_cmd; synth_xilinx -family xcup -top rnic_kernel -noiopad; stat"
 fi
