@@ -2,7 +2,8 @@
 # Open synthesis of rnic_kernel with Yosys 0.23 (the check every RTL change must pass).
 #   scripts/yosys_synth.sh [--param NAME=VALUE]... [--generic NETLIST.v] [--log FILE]
 # Default: read_verilog -sv -noautowire, synth_xilinx -family xcup, stat. Exit 1 on any Yosys error or
-# warning outside the allowlist below (BRAM port resizing, which every RAMB36E2 mapping prints).
+# warning outside the allowlist below ("Resizing cell port": Yosys narrowing the ports of each block
+# RAM it maps, printed for every RAMB18E2/RAMB36E2).
 # --generic writes a flattened generic-cell netlist instead (for re-simulation against the RTL).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +37,7 @@ if ! yosys -p "$script" > "$log" 2>&1; then
   echo "yosys_synth.sh: Yosys failed (log: $log)" >&2
   exit 1
 fi
-warnings=$(grep -E "^Warning" "$log" | grep -vE "Resizing cell port .*(ADDRARDADDR|ADDRBWRADDR)" | sort -u || true)
+warnings=$(grep -E "^Warning: " "$log" | grep -vE "^Warning: Resizing cell port " | sort -u || true)
 if [[ -n "$warnings" ]]; then
   echo "$warnings" | head -30 >&2
   echo "yosys_synth.sh: Yosys warnings (log: $log)" >&2
