@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 #include <verilated.h>
+
+#include "rnic/tb/seed.hpp"
 #include <verilated_fst_c.h>
 
 #include <cstddef>
@@ -18,20 +20,6 @@
 
 namespace dp {
 
-// Seed from RNIC_TEST_SEED or a fresh random one; always printed so a failure can be replayed.
-inline std::uint64_t test_seed() {
-  std::uint64_t seed = 0;
-  const char* env = std::getenv("RNIC_TEST_SEED");
-  if (env != nullptr && *env != '\0') {
-    seed = std::strtoull(env, nullptr, 0);
-  } else {
-    std::random_device rd;
-    seed = (std::uint64_t{rd()} << 32) | rd();
-  }
-  std::printf("[   SEED   ] RNIC_TEST_SEED=%llu\n", static_cast<unsigned long long>(seed));
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  return seed;
-}
 
 // Little-endian byte access: byte i of the buffer is bits [8*i+7 : 8*i] of the signal.
 template <class T>

@@ -85,7 +85,7 @@ class FifoBench {
 };
 
 TEST(RnicFifo, RandomPushPopVsModel) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   FifoBench tb(seed);
   // Phases with different push/pop rates: filling, draining, balanced, bursty.
   const double rates[][2] = {{0.9, 0.2}, {0.2, 0.9}, {0.5, 0.5},  {1.0, 1.0}, {1.0, 0.0},
@@ -114,7 +114,7 @@ TEST(RnicFifo, RandomPushPopVsModel) {
 }
 
 TEST(RnicFifo, FillToFullThenDrainInOrder) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   FifoBench tb(seed);
   for (std::size_t i = 0; i < kDepth; ++i) {
     EXPECT_TRUE(tb.cycle(true, false).first) << "entry " << i << " refused before full";
@@ -133,7 +133,7 @@ TEST(RnicFifo, FillToFullThenDrainInOrder) {
 }
 
 TEST(RnicFifo, FullThroughput) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   FifoBench tb(seed);
   // Entry fall-through: a push into an empty FIFO is visible (and poppable) the next cycle.
   EXPECT_TRUE(tb.cycle(true, true).first);
@@ -155,7 +155,7 @@ TEST(RnicFifo, FullThroughput) {
 }
 
 TEST(RnicFifo, ResetEmpties) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   FifoBench tb(seed);
   for (std::size_t i = 0; i < kDepth / 2 + 1; ++i) tb.cycle(true, false);
   tb.sim()->in_valid_i = 0;

@@ -370,7 +370,7 @@ class ParseBench {
 };
 
 TEST(RnicRxParse, RandomPacketsWithBackpressure) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   const Knobs knobs[] = {{0.7, 0.6, 0.7}, {1.0, 0.9, 0.3}, {0.3, 1.0, 1.0}, {0.9, 0.5, 0.95}};
   for (const Knobs& k : knobs) {
@@ -382,7 +382,7 @@ TEST(RnicRxParse, RandomPacketsWithBackpressure) {
 }
 
 TEST(RnicRxParse, LengthSweep) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   std::vector<Pkt> pkts;
   for (std::size_t len = 1; len <= 3 * kBytes + kHdrBytes + 2; ++len)
@@ -404,7 +404,7 @@ TEST(RnicRxParse, LengthSweep) {
 }
 
 TEST(RnicRxParse, BackToBackFullRate) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   std::vector<Pkt> pkts;
   for (int i = 0; i < 200; ++i) pkts.push_back(tb.make_packet(tb.random_len()));
@@ -414,7 +414,7 @@ TEST(RnicRxParse, BackToBackFullRate) {
 }
 
 TEST(RnicRxParse, ResetMidPacket) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   // Half of a long packet goes in, then reset: nothing of it may survive.
   Pkt p = tb.make_packet(4 * kBytes + 3);

@@ -356,7 +356,7 @@ class MuxBench {
 };
 
 TEST(RnicAxiWrMux, RandomBurstsBothMasters) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   MuxBench tb(seed);
   tb.gen(0).add_bursts(400, 255);
   tb.gen(1).add_bursts(400, 63);
@@ -372,7 +372,7 @@ TEST(RnicAxiWrMux, RandomBurstsBothMasters) {
 }
 
 TEST(RnicAxiWrMux, RoundRobinNoStarvation) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   MuxBench tb(seed);
   tb.gen(0).add_bursts(300, 31);
   tb.gen(1).add_bursts(300, 31);
@@ -382,7 +382,7 @@ TEST(RnicAxiWrMux, RoundRobinNoStarvation) {
 }
 
 TEST(RnicAxiWrMux, FullRateNoBubble) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   MuxBench tb(seed);
   tb.gen(0).add_bursts(200, 15);
   tb.gen(1).add_bursts(200, 15);
@@ -395,7 +395,7 @@ TEST(RnicAxiWrMux, FullRateNoBubble) {
 }
 
 TEST(RnicAxiWrMux, SingleMasterEachSide) {
-  const std::uint64_t seed = dp::test_seed();
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   MuxBench tb(seed);
   tb.gen(1).add_bursts(200, 255);
   tb.run({}, {0.8, 0.8, WMode::kEarly}, {0.8, 0.8, 0.5, 0.2});

@@ -23,6 +23,8 @@
 #pragma GCC diagnostic ignored "-Wshadow"
 #pragma GCC diagnostic ignored "-Wcast-align"
 #include <verilated.h>
+
+#include "rnic/tb/seed.hpp"
 #include <verilated_fst_c.h>
 
 #include "Vrnic_rx_deliver.h"
@@ -104,19 +106,6 @@ std::string hex(const Entry& e) {
   return s.str();
 }
 
-std::uint64_t test_seed() {
-  std::uint64_t seed = 0;
-  const char* env = std::getenv("RNIC_TEST_SEED");
-  if (env != nullptr && *env != '\0') {
-    seed = std::strtoull(env, nullptr, 0);
-  } else {
-    std::random_device rd;
-    seed = (std::uint64_t{rd()} << 32) | rd();
-  }
-  std::printf("[   SEED   ] RNIC_TEST_SEED=%llu\n", static_cast<unsigned long long>(seed));
-  ::testing::Test::RecordProperty("RNIC_TEST_SEED", std::to_string(seed));
-  return seed;
-}
 
 // ---- items ---------------------------------------------------------------------------------------
 
@@ -896,7 +885,7 @@ unsigned entry_ssn(const Entry& e) { return static_cast<unsigned>(get_le(e, 6, 2
 class DeliverTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    seed_ = test_seed();
+    seed_ = rnic::tb::random_test_seed();
     tb_ = std::make_unique<Tb>(seed_);
     ASSERT_FALSE(tb_->failed);
   }

@@ -10,6 +10,8 @@
 #pragma GCC diagnostic ignored "-Wshadow"
 #pragma GCC diagnostic ignored "-Wcast-align"
 #include <verilated.h>
+
+#include "rnic/tb/seed.hpp"
 #include <verilated_fst_c.h>
 
 #include "Vrnic_rx_place.h"
@@ -38,20 +40,6 @@ namespace place {
 constexpr unsigned kDW = PLACE_DW;
 constexpr unsigned kB = kDW / 8;  // bytes per beat
 
-// Seed from RNIC_TEST_SEED or a fresh random one; always printed so a failure can be replayed.
-inline std::uint64_t test_seed() {
-  std::uint64_t seed = 0;
-  const char* env = std::getenv("RNIC_TEST_SEED");
-  if (env != nullptr && *env != '\0') {
-    seed = std::strtoull(env, nullptr, 0);
-  } else {
-    std::random_device rd;
-    seed = (std::uint64_t{rd()} << 32) | rd();
-  }
-  std::printf("[   SEED   ] RNIC_TEST_SEED=%llu\n", static_cast<unsigned long long>(seed));
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  return seed;
-}
 
 // ---- bit vectors and Verilated signals of any width
 // ----------------------------------------------
