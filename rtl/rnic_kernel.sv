@@ -9,6 +9,7 @@ module rnic_kernel #(
   parameter int          NUM_QNS       = 4,      // untagged queues per stream (power of two)
   parameter int          SSN_WINDOW    = 64,     // DDP-SSN reorder window (power of two)
   parameter int          MAX_SEG_BYTES = 16384,  // longest DDP segment kept (header + payload)
+  parameter int          RQ_PREFETCH   = 8,      // receive descriptors cached per queue (power of two)
   parameter logic [31:0] BUILD_ID      = 32'h0   // reported in REG_BUILD_ID
 ) (
   input  logic                    ap_clk,
@@ -173,7 +174,7 @@ module rnic_kernel #(
   logic [15:0] ssn_rd_stream, ssn_rd_next;
 
   rnic_rx_lookup #(.DataWidth(DATA_WIDTH), .StagEntries(STAG_ENTRIES), .NumStreams(NUM_STREAMS),
-                   .NumQns(NUM_QNS)) u_lookup (
+                   .NumQns(NUM_QNS), .RqPrefetch(RQ_PREFETCH)) u_lookup (
     .clk_i(clk), .rst_ni(rst_n),
     .seg_i(fs_seg), .seg_valid_i(fs_valid), .seg_ready_o(fs_ready),
     .cmd_op_i(cmd_op), .cmd_args_i(cmd_args), .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready),

@@ -1,12 +1,24 @@
 `include "rnic_defs.svh"
-// Stage 2: owns the STag, stream and queue tables. One item at a time: a segment's table reads (plus the
-// receive-buffer descriptor fetch for untagged segments), a table command from regs, a doorbell, or a
-// consume from deliver. Tables are flat RAMs cleared by a walk after reset.
+// Stage 2: owns the STag, stream and queue tables and the receive-descriptor cache. A pipeline that
+// takes one segment per cycle:
+//   A  the segment is accepted; every table is read at its address (registered-read RAMs)
+//   B  the data is there: the lookup result is formed (the stream state forwarded from the writes
+//      the reads missed); an untagged segment takes its receive-buffer descriptor from the cache, or
+//      waits for it
+//   O  the output register to validate
+// Receive descriptors are prefetched: per queue (stream, QN) up to RqPrefetch descriptors of posted
+// buffers are read from the host ring ahead of use by a prefetch engine (E) that visits the queues
+// named in a small hint FIFO (doorbells, deliveries and segments name them). A segment whose MSN is
+// further ahead than the cache reaches reads its descriptor directly. Descriptor reads are pipelined
+// (up to MaxReads in flight, one ID, so answers return in order).
+// Table commands run when the pipeline is empty; doorbells and consumes run alongside segments.
 module rnic_rx_lookup #(
   parameter int DataWidth   = 512,   // AXI data width in bits (descriptor fetch)
   parameter int StagEntries = 4096,  // STag table entries (STag index = STag[31:8])
   parameter int NumStreams  = 256,   // stream table entries
-  parameter int NumQns      = 4      // untagged queues per stream (power of two)
+  parameter int NumQns      = 4,     // untagged queues per stream (power of two)
+  parameter int RqPrefetch  = 8,     // descriptors cached per queue (power of two, 2..256)
+  parameter int MaxReads    = 32     // descriptor reads in flight (power of two, 2..256)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -52,6 +64,8 @@ module rnic_rx_lookup #(
   localparam int QnIw = NumQns > 1 ? $clog2(NumQns) : 1;
   localparam int NumQueues = NumStreams * NumQns;
   localparam int QueueIw = $clog2(NumQueues) > 0 ? $clog2(NumQueues) : 1;
+  localparam int PfIw = $clog2(RqPrefetch);
+  localparam int CacheIw = QueueIw + PfIw;
   localparam int InitEntries = StagEntries > NumQueues ? StagEntries : NumQueues;
   localparam int InitIw = $clog2(InitEntries) + 1;
   localparam int DescBeats = Bytes >= 16 ? 1 : 16 / Bytes;
@@ -62,30 +76,80 @@ module rnic_rx_lookup #(
     if (NumStreams < 1 || NumStreams > 65536) $fatal(1, "rnic_rx_lookup: NumStreams must be 1..65536");
     if (NumQns < 1 || NumQns > 256 || (NumQns & (NumQns - 1)) != 0)
       $fatal(1, "rnic_rx_lookup: NumQns must be a power of two <= 256");
+    if (RqPrefetch < 2 || RqPrefetch > 256 || (RqPrefetch & (RqPrefetch - 1)) != 0)
+      $fatal(1, "rnic_rx_lookup: RqPrefetch must be a power of two, 2..256");
+    if (MaxReads < 2 || MaxReads > 256 || (MaxReads & (MaxReads - 1)) != 0)
+      $fatal(1, "rnic_rx_lookup: MaxReads must be a power of two, 2..256");
   end
 
-  // ---- table layouts (flat words; Yosys miscompiles memories of structs) ------------------------
+  // ---- tables (flat words; Yosys miscompiles memories of structs) ---------------------------------
   // STag entry
   localparam int SeValid = 0, SeKey = 1, SePd = 9, SeBound = 25, SeStream = 26, SeRw = 42, SeRr = 43;
   localparam int SeBase = 44, SeLen = 108, SeAddr = 172, SeW = 236;
   // stream entry: state, PD
   localparam int StState = 0, StPd = 2, StW = 18;
-  // queue entry: configured, ring base, log2 entries, producer, head MSN
-  localparam int QeCfg = 0, QeBase = 1, QeLog2 = 65, QeProd = 70, QeHead = 102, QeW = 134;
+  // queue configuration: configured, ring base, log2 entries
+  localparam int QcCfg = 0, QcBase = 1, QcLog2 = 65, QcW = 70;
+  // cached descriptor: MSN it belongs to, buffer address and length, read failed
+  localparam int CdMsn = 0, CdAddr = 32, CdLen = 96, CdErr = 128, CdW = 129;
 
+  // Per-queue MSN state, one word each (free-running 32-bit MSNs, RFC 5041 4.3):
+  //   prod    MSN of the last posted buffer (doorbell)
+  //   head    next MSN to deliver (cons = head - 1)
+  //   req     MSN of the last descriptor the prefetch engine requested
+  //   landed  MSN of the last descriptor written into the cache
+  // A table read by several parties is kept in copies written together (one read port each):
+  // _a for the segment pipeline, _e for the prefetch engine, _c for consumes.
   logic [SeW-1:0] stag_mem [StagEntries];
   logic [StW-1:0] strm_mem [NumStreams];
-  logic [QeW-1:0] q_mem [NumQueues];
+  logic [QcW-1:0] qc_a_mem [NumQueues];
+  logic [QcW-1:0] qc_e_mem [NumQueues];
+  logic [31:0]    prod_a_mem [NumQueues];
+  logic [31:0]    prod_e_mem [NumQueues];
+  logic [31:0]    head_a_mem [NumQueues];
+  logic [31:0]    head_e_mem [NumQueues];
+  logic [31:0]    head_c_mem [NumQueues];
+  logic [31:0]    req_mem [NumQueues];
+  logic [31:0]    landed_mem [NumQueues];
+  logic [CdW-1:0] cache_mem [NumQueues * RqPrefetch];
 
-  logic [StagIw-1:0]   stag_raddr, stag_waddr;
-  logic [SeW-1:0]      stag_rdata, stag_wdata;
+  // Read addresses: pipeline (A), engine (E), consume (C).
+  logic [StagIw-1:0]   stag_raddr;
+  logic [StreamIw-1:0] strm_raddr;
+  logic [QueueIw-1:0]  qa_raddr, qe_raddr, qcons_raddr;
+  logic [CacheIw-1:0]  cache_raddr;
+  logic [SeW-1:0]      stag_rdata;
+  logic [StW-1:0]      strm_rdata;
+  logic [QcW-1:0]      qc_a_rdata, qc_e_rdata;
+  logic [31:0]         prod_a_rdata, prod_e_rdata, head_a_rdata, head_e_rdata, head_c_rdata;
+  logic [31:0]         req_rdata, landed_rdata;
+  logic [CdW-1:0]      cache_rdata;
+
+  // Write ports.
   logic                stag_we;
-  logic [StreamIw-1:0] strm_raddr, strm_waddr;
-  logic [StW-1:0]      strm_rdata, strm_wdata;
+  logic [StagIw-1:0]   stag_waddr;
+  logic [SeW-1:0]      stag_wdata;
   logic                strm_we;
-  logic [QueueIw-1:0]  q_raddr, q_waddr;
-  logic [QeW-1:0]      q_rdata, q_wdata;
-  logic                q_we;
+  logic [StreamIw-1:0] strm_waddr;
+  logic [StW-1:0]      strm_wdata;
+  logic                qc_we;
+  logic [QueueIw-1:0]  qc_waddr;
+  logic [QcW-1:0]      qc_wdata;
+  logic                prod_we;
+  logic [QueueIw-1:0]  prod_waddr;
+  logic [31:0]         prod_wdata;
+  logic                head_we;
+  logic [QueueIw-1:0]  head_waddr;
+  logic [31:0]         head_wdata;
+  logic                req_we;
+  logic [QueueIw-1:0]  req_waddr;
+  logic [31:0]         req_wdata;
+  logic                landed_we;
+  logic [QueueIw-1:0]  landed_waddr;
+  logic [31:0]         landed_wdata;
+  logic                cache_we;
+  logic [CacheIw-1:0]  cache_waddr;
+  logic [CdW-1:0]      cache_wdata;
 
   always_ff @(posedge clk_i) begin
     if (stag_we) stag_mem[stag_waddr] <= stag_wdata;
@@ -96,381 +160,666 @@ module rnic_rx_lookup #(
     strm_rdata <= strm_mem[strm_raddr];
   end
   always_ff @(posedge clk_i) begin
-    if (q_we) q_mem[q_waddr] <= q_wdata;
-    q_rdata <= q_mem[q_raddr];
+    if (qc_we) qc_a_mem[qc_waddr] <= qc_wdata;
+    qc_a_rdata <= qc_a_mem[qa_raddr];
+  end
+  always_ff @(posedge clk_i) begin
+    if (qc_we) qc_e_mem[qc_waddr] <= qc_wdata;
+    qc_e_rdata <= qc_e_mem[qe_raddr];
+  end
+  always_ff @(posedge clk_i) begin
+    if (prod_we) prod_a_mem[prod_waddr] <= prod_wdata;
+    prod_a_rdata <= prod_a_mem[qa_raddr];
+  end
+  always_ff @(posedge clk_i) begin
+    if (prod_we) prod_e_mem[prod_waddr] <= prod_wdata;
+    prod_e_rdata <= prod_e_mem[qe_raddr];
+  end
+  always_ff @(posedge clk_i) begin
+    if (head_we) head_a_mem[head_waddr] <= head_wdata;
+    head_a_rdata <= head_a_mem[qa_raddr];
+  end
+  always_ff @(posedge clk_i) begin
+    if (head_we) head_e_mem[head_waddr] <= head_wdata;
+    head_e_rdata <= head_e_mem[qe_raddr];
+  end
+  always_ff @(posedge clk_i) begin
+    if (head_we) head_c_mem[head_waddr] <= head_wdata;
+    head_c_rdata <= head_c_mem[qcons_raddr];
+  end
+  always_ff @(posedge clk_i) begin
+    if (req_we) req_mem[req_waddr] <= req_wdata;
+    req_rdata <= req_mem[qe_raddr];
+  end
+  always_ff @(posedge clk_i) begin
+    if (landed_we) landed_mem[landed_waddr] <= landed_wdata;
+    landed_rdata <= landed_mem[qa_raddr];
+  end
+  always_ff @(posedge clk_i) begin
+    if (cache_we) cache_mem[cache_waddr] <= cache_wdata;
+    cache_rdata <= cache_mem[cache_raddr];
   end
 
-  // ---- control -------------------------------------------------------------------------------------
-  typedef enum logic [3:0] {
-    S_INIT, S_IDLE, S_SEG_RD, S_AR, S_R, S_EMIT, S_Q_RMW, S_ECHO_WAIT, S_QCLR
-  } state_e;
-  state_e state_q, state_d;
-
-  logic [InitIw-1:0] init_q, init_d;
-  rnic_seg_t seg_q, seg_d;
-  rnic_lookup_t lk_q, lk_d;
-  logic [127:0] desc_q, desc_d;
-  logic [7:0] beat_q, beat_d;
-  logic rerr_q, rerr_d;
-  logic [63:0] desc_addr_q, desc_addr_d;
-  logic [31:0] prod_q, prod_d;          // doorbell value being applied
-  logic q_is_db_q, q_is_db_d;           // S_Q_RMW: doorbell (1) or consume (0)
-  logic enable_q, enable_d;             // S_EMIT of a STREAM_RESET: wait for the echo afterwards
-  logic ret_emit_q, ret_emit_d;         // S_Q_RMW entered from S_EMIT: the item is still offered
-  logic [15:0] cmd_stream_q, cmd_stream_d;
-  logic [15:0] cmd_pd_q, cmd_pd_d;
-
-  // Command arguments CMD_ARG0..9.
+  // ---- command decoding ---------------------------------------------------------------------------
   logic [31:0] a0, a1, a2, a3, a4, a5, a6, a7, a8, a9;
   assign {a9, a8, a7, a6, a5, a4, a3, a2, a1, a0} = cmd_args_i;
-
-  logic seg_stream_ok, seg_qn_ok, seg_stag_ok;
-  assign seg_stream_ok = {16'b0, seg_q.stream} < NumStreams;
-  assign seg_qn_ok = seg_q.qn < NumQns;
-  assign seg_stag_ok = {8'b0, seg_q.stag[31:8]} < StagEntries;
-
-  // Queue word for the segment, decoded (valid in S_SEG_RD).
-  logic        q_cfg;
-  logic [63:0] q_base;
-  logic [4:0]  q_log2;
-  logic [31:0] q_prod, q_head, q_ahead, q_posted, q_size, q_slot;
-  always_comb begin
-    q_cfg = q_rdata[QeCfg];
-    q_base = q_rdata[QeBase +: 64];
-    q_log2 = q_rdata[QeLog2 +: 5];
-    q_prod = q_rdata[QeProd +: 32];
-    q_head = q_rdata[QeHead +: 32];
-    q_size = 32'd1 << q_log2;
-    q_ahead = seg_q.msn - q_head;                 // mod 2^32: MSNs wrap (RFC 5041 4.3)
-    q_posted = q_prod - (q_head - 32'd1);         // producer - consumer
-    if (q_posted > q_size) q_posted = q_size;     // a producer beyond the ring is not believed
-    q_slot = (seg_q.msn - 32'd1) & (q_size - 32'd1);
-  end
-
-  // The descriptor's bytes within a bus-wide beat (buses of 128 bits and more).
-  logic [127:0] rdata_shifted;
-  assign rdata_shifted = 128'(512'(m_axi_rdata_i) >> (8 * (desc_addr_q[5:0] & 6'(Bytes - 1))));
 
   logic cmd_index_ok;
   always_comb begin
     unique case (cmd_op_i)
       RNIC_CMD_STAG_WRITE, RNIC_CMD_STAG_INVALIDATE: cmd_index_ok = a0 < StagEntries;
       RNIC_CMD_STREAM_ENABLE, RNIC_CMD_STREAM_TEARDOWN: cmd_index_ok = a0 < NumStreams;
-      RNIC_CMD_QUEUE_CONFIG: cmd_index_ok = a0 < NumStreams && a1 < NumQns &&
-                                            a4 <= 32'd16;
+      RNIC_CMD_QUEUE_CONFIG: cmd_index_ok = a0 < NumStreams && a1 < NumQns && a4 <= 32'd16;
       RNIC_CMD_NOP: cmd_index_ok = 1'b1;
       default: cmd_index_ok = 1'b0;
     endcase
   end
+  logic [31:0] cfg_first;  // QUEUE_CONFIG: first MSN (0 means 1)
+  assign cfg_first = a5 == 32'd0 ? 32'd1 : a5;
 
+  // ---- state ----------------------------------------------------------------------------------------
+  typedef enum logic [2:0] {C_INIT, C_RUN, C_ECHO, C_QCLR} ctl_e;
+  typedef enum logic [1:0] {E_IDLE, E_CALC, E_ISSUE} eng_e;
+  typedef enum logic [1:0] {D_NONE, D_WANT, D_WAIT, D_DONE} dir_e;  // B's direct descriptor read
+
+  ctl_e ctl_q, ctl_d;
+  logic [InitIw-1:0] init_q, init_d;
+  logic [15:0] cmd_stream_q, cmd_stream_d;
+  logic [15:0] cmd_pd_q, cmd_pd_d;
+
+  logic b_valid_q, b_valid_d;           // stage B holds a segment
+  rnic_seg_t b_seg_q, b_seg_d;
+  dir_e b_dir_q, b_dir_d;
+  logic [127:0] b_desc_q, b_desc_d;     // B's directly read descriptor
+  logic b_rerr_q, b_rerr_d;
+
+  logic lk_valid_q, lk_valid_d;         // stage O
+  rnic_lookup_t lk_q, lk_d;
+
+  eng_e eng_q, eng_d;
+  logic [QueueIw-1:0] e_queue_q, e_queue_d;
+  logic [31:0] e_msn_q, e_msn_d;        // next MSN to request
+  logic [PfIw:0] e_left_q, e_left_d;    // requests left in this visit
+  logic [63:0] e_base_q, e_base_d;
+  logic [4:0] e_log2_q, e_log2_d;
+
+  logic c2_valid_q;                     // consume: head read last cycle, written this cycle
+  logic [QueueIw-1:0] c2_queue_q;
+  logic hw_last_q;                      // the head write of the last cycle (forwarding)
+  logic [QueueIw-1:0] hw_last_addr_q;
+  logic [31:0] hw_last_data_q;
+  logic sw_last_q;                      // the stream write of the last cycle (forwarding)
+  logic [StreamIw-1:0] sw_last_addr_q;
+  logic [StW-1:0] sw_last_data_q;
+
+  // Descriptor reads: the AR register and the in-order record of reads in flight.
+  localparam int RdW = 1 + QueueIw + 32 + 6;   // {direct, queue, MSN, byte offset in the beat}
+  logic ar_valid_q, ar_valid_d;
+  logic [63:0] ar_addr_q, ar_addr_d;
+  logic [RdW-1:0] rd_in, rd_out;
+  logic rd_push, rd_in_ready, rd_out_valid, rd_pop;
+  logic [$clog2(MaxReads):0] rd_count;
+  logic [127:0] r_desc_q, r_desc_d;     // descriptor assembled from R beats
+  logic [7:0] r_beat_q, r_beat_d;
+  logic r_err_q, r_err_d;
+
+  // Hints: queues the prefetch engine should visit.
+  logic [QueueIw-1:0] hint_in, hint_out;
+  logic hint_push, hint_in_ready, hint_out_valid, hint_pop;
+  logic [$clog2(16):0] hint_count;
+  logic [QueueIw-1:0] hint_last_q;
+
+  rnic_fifo #(.Width(RdW), .Depth(MaxReads)) u_reads (
+    .clk_i, .rst_ni,
+    .in_data_i(rd_in), .in_valid_i(rd_push), .in_ready_o(rd_in_ready),
+    .out_data_o(rd_out), .out_valid_o(rd_out_valid), .out_ready_i(rd_pop), .count_o(rd_count));
+
+  rnic_fifo #(.Width(QueueIw), .Depth(16)) u_hints (
+    .clk_i, .rst_ni,
+    .in_data_i(hint_in), .in_valid_i(hint_push), .in_ready_o(hint_in_ready),
+    .out_data_o(hint_out), .out_valid_o(hint_out_valid), .out_ready_i(hint_pop),
+    .count_o(hint_count));
+
+  // ---- stage B: the segment's lookup ---------------------------------------------------------------
+  logic [QueueIw-1:0] b_queue;
+  logic b_stream_ok, b_qn_ok, b_stag_ok;
+  assign b_queue = QueueIw'({b_seg_q.stream[StreamIw-1:0], b_seg_q.qn[QnIw-1:0]});
+  assign b_stream_ok = {16'b0, b_seg_q.stream} < NumStreams;
+  assign b_qn_ok = b_seg_q.qn < NumQns;
+  assign b_stag_ok = {8'b0, b_seg_q.stag[31:8]} < StagEntries;
+
+  // The stream word, with the writes the read missed: the last cycle's and this cycle's.
+  logic [StW-1:0] b_strm;
   always_comb begin
-    state_d = state_q;
+    b_strm = strm_rdata;
+    if (sw_last_q && sw_last_addr_q == b_seg_q.stream[StreamIw-1:0]) b_strm = sw_last_data_q;
+    if (strm_we && strm_waddr == b_seg_q.stream[StreamIw-1:0]) b_strm = strm_wdata;
+  end
+
+  // Queue state for the segment. Doorbells and consumes the read missed make it older, never wrong:
+  // the segment is simply ordered before them.
+  logic        bq_cfg;
+  logic [63:0] bq_base;
+  logic [4:0]  bq_log2;
+  logic [31:0] bq_size, bq_ahead, bq_posted, bq_slot, bq_cached;
+  logic        bq_hit, bq_near, bq_low;
+  always_comb begin
+    bq_cfg = qc_a_rdata[QcCfg];
+    bq_base = qc_a_rdata[QcBase +: 64];
+    bq_log2 = qc_a_rdata[QcLog2 +: 5];
+    bq_size = 32'd1 << bq_log2;
+    bq_ahead = b_seg_q.msn - head_a_rdata;                  // mod 2^32: MSNs wrap (4.3)
+    bq_posted = prod_a_rdata - (head_a_rdata - 32'd1);      // producer - consumer
+    if (bq_posted > bq_size) bq_posted = bq_size;           // a producer beyond the ring is not believed
+    bq_slot = (b_seg_q.msn - 32'd1) & (bq_size - 32'd1);
+    bq_cached = landed_rdata - (head_a_rdata - 32'd1);      // descriptors in the cache
+    bq_near = bq_ahead < RqPrefetch;
+    bq_hit = !bq_cached[31] && bq_ahead < bq_cached && cache_rdata[CdMsn +: 32] == b_seg_q.msn;
+    bq_low = bq_cached[31] || bq_cached - bq_ahead <= RqPrefetch / 2;  // time to fetch more
+  end
+
+  rnic_lookup_t b_lk;
+  logic b_need_desc;
+  always_comb begin
+    b_lk = '0;
+    b_lk.kind = RNIC_ITEM_SEG;
+    b_lk.seg = b_seg_q;
+    b_lk.stream_state = b_stream_ok ? b_strm[StState +: 2] : 2'(RNIC_STREAM_TORN_DOWN);
+    b_lk.stream_pd = b_strm[StPd +: 16];
+    b_lk.next_ssn = ssn_rd_next_i;
+    b_lk.stag_valid = b_stag_ok && stag_rdata[SeValid];
+    b_lk.stag_key = stag_rdata[SeKey +: 8];
+    b_lk.stag_pd = stag_rdata[SePd +: 16];
+    b_lk.stag_bound = stag_rdata[SeBound];
+    b_lk.stag_stream = stag_rdata[SeStream +: 16];
+    b_lk.stag_remote_write = stag_rdata[SeRw];
+    b_lk.stag_base_to = stag_rdata[SeBase +: 64];
+    b_lk.stag_length = stag_rdata[SeLen +: 64];
+    b_lk.stag_addr = stag_rdata[SeAddr +: 64];
+    if (!b_qn_ok || !bq_cfg) b_lk.rq_status = RNIC_RQ_BAD_QN;
+    else if (bq_ahead[31]) b_lk.rq_status = RNIC_RQ_MSN_RANGE;  // before the first buffer
+    else if (bq_ahead >= bq_posted) b_lk.rq_status = RNIC_RQ_NO_BUF;
+    else b_lk.rq_status = RNIC_RQ_OK;
+    // The descriptor is needed only when the segment can be placed into it.
+    b_need_desc = !b_seg_q.is_tagged && b_stream_ok &&
+                  b_lk.stream_state == 2'(RNIC_STREAM_NORMAL) && b_lk.rq_status == RNIC_RQ_OK;
+    if (b_dir_q == D_DONE) begin
+      b_lk.rq_addr = b_desc_q[RNIC_RQD_ADDR_LSB +: 64];
+      b_lk.rq_length = b_desc_q[RNIC_RQD_LENGTH_LSB +: 32];
+      b_lk.local_fault = b_rerr_q;
+    end else begin
+      b_lk.rq_addr = cache_rdata[CdAddr +: 64];
+      b_lk.rq_length = cache_rdata[CdLen +: 32];
+      b_lk.local_fault = cache_rdata[CdErr];
+    end
+  end
+
+  // B is finished when no descriptor is needed, the cache has it, or the direct read answered.
+  // A direct read once asked for is always waited for (its answer must not reach a later segment).
+  logic b_done, b_miss, b_want_dir, b_adv, a_accept, out_free;
+  always_comb begin
+    b_done = 1'b0;
+    b_miss = 1'b0;
+    b_want_dir = 1'b0;
+    if (b_valid_q) begin
+      if (b_dir_q == D_DONE) b_done = 1'b1;
+      else if (b_dir_q != D_NONE) b_done = 1'b0;
+      else if (!b_need_desc) b_done = 1'b1;
+      else if (bq_near && bq_hit) b_done = 1'b1;
+      else if (bq_near) b_miss = 1'b1;
+      else b_want_dir = 1'b1;
+    end
+  end
+  assign out_free = !lk_valid_q || lk_ready_i;
+  assign b_adv = b_valid_q && b_done && out_free;
+
+  // ---- top-level control: init walk, commands, stream-enable echo ----------------------------------
+  // A command runs when nothing is in flight in lookup: no segment in B or O, no descriptor read, the
+  // engine idle, no consume half done. While one waits, no new segment is accepted.
+  logic drained, cmd_exec, cmd_pending, echo_seen;
+  assign cmd_pending = ctl_q == C_RUN && cmd_valid_i;
+  assign drained = !b_valid_q && !lk_valid_q && eng_q == E_IDLE && !ar_valid_q && !rd_out_valid &&
+                   !c2_valid_q;
+  assign cmd_exec = cmd_pending && drained;
+  assign a_accept = seg_valid_i && seg_ready_o;
+  assign seg_ready_o = ctl_q == C_RUN && !cmd_pending && (!b_valid_q || b_adv);
+
+  // Consumes (head + 1, read-modify-write over two cycles with forwarding) and echoes are always
+  // taken: deliver must never wait on lookup for them, or lookup -> ... -> deliver -> lookup deadlocks.
+  assign cons_ready_o = ctl_q != C_INIT;
+  assign echo_seen = cons_valid_i && cons_reset_i && ctl_q == C_ECHO;
+  // Doorbells take the producer write port, which a command may use.
+  assign db_ready_o = ctl_q != C_INIT && !cmd_exec;
+
+  logic db_take, db_in_range;
+  assign db_take = db_valid_i && db_ready_o;
+  assign db_in_range = {16'b0, db_stream_i} < NumStreams && {24'b0, db_qn_i} < NumQns;
+
+  // ---- prefetch engine --------------------------------------------------------------------------
+  // E_IDLE takes a hint and reads the queue; E_CALC decides how many descriptors to request (posted,
+  // not yet requested, room in the cache); E_ISSUE loads them into the AR register one per cycle.
+  logic        e_cfg;
+  logic [31:0] e_cons, e_posted, e_size, e_reqd, e_n, e_room, e_avail;
+  always_comb begin
+    e_cfg = qc_e_rdata[QcCfg];
+    e_size = 32'd1 << qc_e_rdata[QcLog2 +: 5];
+    e_cons = head_e_rdata - 32'd1;
+    e_posted = prod_e_rdata - e_cons;
+    if (e_posted > e_size) e_posted = e_size;
+    e_reqd = req_rdata - e_cons;                  // requested ahead of the consumer
+    if (e_reqd[31]) e_reqd = '0;                  // the consumer overtook the engine
+    e_room = e_reqd >= RqPrefetch ? 32'd0 : 32'(RqPrefetch) - e_reqd;
+    e_avail = e_reqd >= e_posted ? 32'd0 : e_posted - e_reqd;
+    e_n = e_avail < e_room ? e_avail : e_room;
+    if (!e_cfg) e_n = '0;
+  end
+
+  // The engine may start a visit unless a command waits with nothing in B that needs the engine.
+  logic e_start;
+  assign e_start = eng_q == E_IDLE && hint_out_valid && !(cmd_pending && !b_valid_q);
+  assign hint_pop = e_start;
+
+  // AR register: B's direct read first, then the engine.
+  logic ar_load, ar_load_dir, ar_load_eng, ar_free;
+  logic [31:0] dir_slot;
+  logic [63:0] dir_addr, eng_addr;
+  assign ar_free = !ar_valid_q || m_axi_arready_i;
+  assign dir_slot = bq_slot;
+  assign dir_addr = bq_base + {28'b0, dir_slot, 4'b0};
+  assign eng_addr = e_base_q + {28'b0, (e_msn_q - 32'd1) & ((32'd1 << e_log2_q) - 32'd1), 4'b0};
+  assign ar_load_dir = b_dir_q == D_WANT && ar_free && rd_in_ready;
+  assign ar_load_eng = !ar_load_dir && b_dir_q != D_WANT && eng_q == E_ISSUE && ar_free && rd_in_ready;
+  assign ar_load = ar_load_dir || ar_load_eng;
+  assign rd_push = ar_load;
+  always_comb begin
+    if (ar_load_dir) rd_in = {1'b1, b_queue, b_seg_q.msn, dir_addr[5:0]};
+    else rd_in = {1'b0, e_queue_q, e_msn_q, eng_addr[5:0]};
+  end
+
+  // R: assemble the descriptor; at the last beat it goes to B (direct) or into the cache.
+  logic rd_dir;
+  logic [QueueIw-1:0] rd_queue;
+  logic [31:0] rd_msn;
+  logic [5:0] rd_off;
+  assign {rd_dir, rd_queue, rd_msn, rd_off} = rd_out;
+  logic [127:0] r_shifted;
+  assign r_shifted = 128'(512'(m_axi_rdata_i) >> (8 * (rd_off & 6'(Bytes - 1))));
+  assign m_axi_rready_o = 1'b1;
+  logic r_take, r_done;
+  assign r_take = m_axi_rvalid_i;
+  assign r_done = r_take && m_axi_rlast_i;
+  assign rd_pop = r_done;
+  logic [127:0] r_desc_now;
+  logic r_err_now;
+  always_comb begin
+    r_desc_now = r_desc_q;
+    if (DescBeats == 1) r_desc_now = r_shifted;
+    else r_desc_now[r_beat_q[0] * 64 +: 64] = m_axi_rdata_i[63:0];  // 64-bit bus: two beats
+    r_err_now = r_err_q || m_axi_rresp_i != 2'b00;
+  end
+
+  // ---- the one combinational block driving every table port ------------------------------------------
+  always_comb begin
+    ctl_d = ctl_q;
     init_d = init_q;
-    seg_d = seg_q;
-    lk_d = lk_q;
-    desc_d = desc_q;
-    beat_d = beat_q;
-    rerr_d = rerr_q;
-    desc_addr_d = desc_addr_q;
-    prod_d = prod_q;
-    q_is_db_d = q_is_db_q;
-    enable_d = enable_q;
-    ret_emit_d = ret_emit_q;
     cmd_stream_d = cmd_stream_q;
     cmd_pd_d = cmd_pd_q;
+    b_valid_d = b_valid_q;
+    b_seg_d = b_seg_q;
+    b_dir_d = b_dir_q;
+    b_desc_d = b_desc_q;
+    b_rerr_d = b_rerr_q;
+    lk_valid_d = lk_valid_q;
+    lk_d = lk_q;
+    eng_d = eng_q;
+    e_queue_d = e_queue_q;
+    e_msn_d = e_msn_q;
+    e_left_d = e_left_q;
+    e_base_d = e_base_q;
+    e_log2_d = e_log2_q;
+    ar_valid_d = ar_valid_q;
+    ar_addr_d = ar_addr_q;
+    r_desc_d = r_desc_q;
+    r_beat_d = r_beat_q;
+    r_err_d = r_err_q;
 
-    seg_ready_o = 1'b0;
     cmd_ready_o = 1'b0;
     cmd_done_o = 1'b0;
     cmd_refused_o = 1'b0;
-    db_ready_o = 1'b0;
-    cons_ready_o = 1'b0;
-    m_axi_arvalid_o = 1'b0;
-    m_axi_rready_o = 1'b0;
 
-    stag_raddr = seg_i.stag[8 +: StagIw];
-    strm_raddr = seg_i.stream[StreamIw-1:0];
-    q_raddr = QueueIw'({seg_i.stream[StreamIw-1:0], seg_i.qn[QnIw-1:0]});
-    ssn_rd_stream_o = seg_i.stream;
+    // Reads: a new segment's addresses when one is accepted, else B's again (B re-reads while it
+    // waits, so it sees table changes).
+    if (a_accept) begin
+      stag_raddr = seg_i.stag[8 +: StagIw];
+      strm_raddr = seg_i.stream[StreamIw-1:0];
+      qa_raddr = QueueIw'({seg_i.stream[StreamIw-1:0], seg_i.qn[QnIw-1:0]});
+      ssn_rd_stream_o = seg_i.stream;
+      cache_raddr = CacheIw'({seg_i.stream[StreamIw-1:0], seg_i.qn[QnIw-1:0],
+                              PfIw'(seg_i.msn - 32'd1)});
+    end else begin
+      stag_raddr = b_seg_q.stag[8 +: StagIw];
+      strm_raddr = b_seg_q.stream[StreamIw-1:0];
+      qa_raddr = b_queue;
+      ssn_rd_stream_o = b_seg_q.stream;
+      cache_raddr = CacheIw'({b_queue, PfIw'(b_seg_q.msn - 32'd1)});
+    end
+    qe_raddr = hint_out;
+    qcons_raddr = QueueIw'({cons_stream_i[StreamIw-1:0], cons_qn_i[QnIw-1:0]});
+
     stag_we = 1'b0;
     stag_waddr = a0[StagIw-1:0];
     stag_wdata = '0;
     strm_we = 1'b0;
     strm_waddr = a0[StreamIw-1:0];
     strm_wdata = '0;
-    q_we = 1'b0;
-    q_waddr = QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]});
-    q_wdata = '0;
+    qc_we = 1'b0;
+    qc_waddr = QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]});
+    qc_wdata = '0;
+    prod_we = 1'b0;
+    prod_waddr = QueueIw'({db_stream_i[StreamIw-1:0], db_qn_i[QnIw-1:0]});
+    prod_wdata = db_prod_i;
+    head_we = 1'b0;
+    head_waddr = c2_queue_q;
+    head_wdata = '0;
+    req_we = 1'b0;
+    req_waddr = e_queue_q;
+    req_wdata = e_msn_q;
+    landed_we = 1'b0;
+    landed_waddr = rd_queue;
+    landed_wdata = rd_msn;
+    cache_we = 1'b0;
+    cache_waddr = CacheIw'({rd_queue, PfIw'(rd_msn - 32'd1)});
+    cache_wdata = {r_err_now, r_desc_now[RNIC_RQD_LENGTH_LSB +: 32], r_desc_now[RNIC_RQD_ADDR_LSB +: 64],
+                   rd_msn};
+
+    hint_push = 1'b0;
+    hint_in = b_queue;
 
     // Validate's error feedback: the failing stream enters the error state now (7.1).
     if (err_valid_i) begin
       strm_we = 1'b1;
       strm_waddr = err_stream_i[StreamIw-1:0];
-      strm_wdata = strm_rdata;
       strm_wdata[StState +: 2] = 2'(RNIC_STREAM_ERROR);
       strm_wdata[StPd +: 16] = lk_q.stream_pd;
     end
 
-    unique case (state_q)
+    // Doorbell: the producer is the MSN of the last posted buffer.
+    if (db_take && db_in_range) begin
+      prod_we = 1'b1;
+    end
+
+    // Consume, second cycle: head + 1 (forwarded from the last cycle's head write).
+    if (c2_valid_q) begin
+      head_we = 1'b1;
+      head_waddr = c2_queue_q;
+      head_wdata = (hw_last_q && hw_last_addr_q == c2_queue_q ? hw_last_data_q : head_c_rdata) + 32'd1;
+    end
+
+    // ---- stage B -> O
+    if (b_adv) begin
+      lk_d = b_lk;
+      lk_valid_d = 1'b1;
+      b_dir_d = D_NONE;
+    end else if (lk_valid_q && lk_ready_i) begin
+      lk_valid_d = 1'b0;
+    end
+    if (b_want_dir && b_dir_q == D_NONE) b_dir_d = D_WANT;
+    if (ar_load_dir) b_dir_d = D_WAIT;
+    if (a_accept) begin
+      b_valid_d = 1'b1;
+      b_seg_d = seg_i;
+    end else if (b_adv) begin
+      b_valid_d = 1'b0;
+    end
+
+    // ---- hints (one per cycle; a dropped hint only delays a fetch: a waiting segment hints again)
+    if (b_valid_q && b_miss) begin
+      hint_push = hint_in_ready;
+      hint_in = b_queue;
+    end else if (db_take && db_in_range) begin
+      hint_push = hint_in_ready;
+      hint_in = QueueIw'({db_stream_i[StreamIw-1:0], db_qn_i[QnIw-1:0]});
+    end else if (c2_valid_q) begin
+      hint_push = hint_in_ready;
+      hint_in = c2_queue_q;
+    end else if (b_adv && b_need_desc && bq_near && bq_low && b_queue != hint_last_q) begin
+      hint_push = hint_in_ready;
+      hint_in = b_queue;
+    end
+
+    // ---- AR register
+    if (ar_load) begin
+      ar_valid_d = 1'b1;
+      ar_addr_d = ar_load_dir ? dir_addr : eng_addr;
+    end else if (m_axi_arready_i) begin
+      ar_valid_d = 1'b0;
+    end
+
+    // ---- R
+    if (r_take) begin
+      r_desc_d = r_desc_now;
+      r_err_d = r_err_now;
+      r_beat_d = r_beat_q + 8'd1;
+      if (r_done) begin
+        r_beat_d = '0;
+        r_err_d = 1'b0;
+        if (rd_dir) begin
+          b_desc_d = r_desc_now;
+          b_rerr_d = r_err_now;
+          b_dir_d = D_DONE;
+        end else begin
+          cache_we = 1'b1;
+          landed_we = 1'b1;
+        end
+      end
+    end
+
+    // ---- prefetch engine
+    unique case (eng_q)
+      E_IDLE: if (e_start) begin
+        e_queue_d = hint_out;
+        eng_d = E_CALC;
+      end
+      E_CALC: begin
+        e_base_d = qc_e_rdata[QcBase +: 64];
+        e_log2_d = qc_e_rdata[QcLog2 +: 5];
+        e_msn_d = e_cons + e_reqd + 32'd1;
+        e_left_d = (PfIw + 1)'(e_n);
+        eng_d = e_n == 32'd0 ? E_IDLE : E_ISSUE;
+      end
+      E_ISSUE: if (ar_load_eng) begin
+        e_msn_d = e_msn_q + 32'd1;
+        e_left_d = e_left_q - 1'b1;
+        if (e_left_q == (PfIw + 1)'(1)) begin
+          req_we = 1'b1;                 // the last requested MSN
+          eng_d = E_IDLE;
+        end
+      end
+      default: eng_d = E_IDLE;
+    endcase
+
+    // ---- control
+    unique case (ctl_q)
       // Clear every table after reset: no STag valid, every stream torn down, no queue configured.
-      S_INIT: begin
+      C_INIT: begin
         stag_we = init_q < InitIw'(StagEntries);
         stag_waddr = init_q[StagIw-1:0];
+        stag_wdata = '0;
         strm_we = init_q < InitIw'(NumStreams);
         strm_waddr = init_q[StreamIw-1:0];
+        strm_wdata = '0;
         strm_wdata[StState +: 2] = 2'(RNIC_STREAM_TORN_DOWN);
-        q_we = init_q < InitIw'(NumQueues);
-        q_waddr = init_q[QueueIw-1:0];
+        qc_we = init_q < InitIw'(NumQueues);
+        qc_waddr = init_q[QueueIw-1:0];
+        qc_wdata = '0;
         init_d = init_q + 1'b1;
-        if (init_q == InitIw'(InitEntries - 1)) state_d = S_IDLE;
+        if (init_q == InitIw'(InitEntries - 1)) ctl_d = C_RUN;
       end
 
-      S_IDLE: begin
-        if (cons_valid_i && !cons_reset_i) begin
-          // A message was delivered: head MSN + 1 (read-modify-write).
-          cons_ready_o = 1'b1;
-          q_raddr = QueueIw'({cons_stream_i[StreamIw-1:0], cons_qn_i[QnIw-1:0]});
-          q_is_db_d = 1'b0;
-          seg_d.stream = cons_stream_i;
-          seg_d.qn = {24'b0, cons_qn_i};
-          state_d = S_Q_RMW;
-        end else if (cons_valid_i) begin
-          cons_ready_o = 1'b1;                         // a stray echo: nothing waits for it
-        end else if (db_valid_i) begin
-          db_ready_o = 1'b1;
-          q_raddr = QueueIw'({db_stream_i[StreamIw-1:0], db_qn_i[QnIw-1:0]});
-          q_is_db_d = 1'b1;
-          prod_d = db_prod_i;
-          seg_d.stream = db_stream_i;
-          seg_d.qn = {24'b0, db_qn_i};
-          state_d = {16'b0, db_stream_i} < NumStreams && {24'b0, db_qn_i} < NumQns ? S_Q_RMW : S_IDLE;
-        end else if (cmd_valid_i) begin
-          cmd_ready_o = 1'b1;
-          if (!cmd_index_ok) begin
-            cmd_done_o = 1'b1;
-            cmd_refused_o = 1'b1;
-          end else begin
-            unique case (cmd_op_i)
-              RNIC_CMD_STAG_WRITE: begin
-                stag_we = 1'b1;
-                stag_wdata[SeValid] = 1'b1;
-                stag_wdata[SeKey +: 8] = a1[7:0];
-                stag_wdata[SeRw] = a1[8];
-                stag_wdata[SeRr] = a1[9];
-                stag_wdata[SeBound] = a1[10];
-                stag_wdata[SePd +: 16] = a2[15:0];
-                stag_wdata[SeStream +: 16] = a3[15:0];
-                stag_wdata[SeBase +: 64] = {a5, a4};
-                stag_wdata[SeLen +: 64] = {a7, a6};
-                stag_wdata[SeAddr +: 64] = {a9, a8};
-                cmd_done_o = 1'b1;
-              end
-              RNIC_CMD_STAG_INVALIDATE: begin
-                // No lookup after this cycle can hit the entry; the FENCE item completes the command
-                // once every earlier placement write is acknowledged (RFC 5041 8.3.1 #6).
-                stag_we = 1'b1;
-                lk_d = '0;
-                lk_d.kind = RNIC_ITEM_FENCE;
-                lk_d.arg = a0[15:0];
-                enable_d = 1'b0;
-                state_d = S_EMIT;
-              end
-              RNIC_CMD_STREAM_ENABLE: begin
-                // Deliver resets the stream's DDP-SSN state in order; the tables change on its echo.
-                lk_d = '0;
-                lk_d.kind = RNIC_ITEM_STREAM_RESET;
-                lk_d.arg = a0[15:0];
-                cmd_stream_d = a0[15:0];
-                cmd_pd_d = a1[15:0];
-                enable_d = 1'b1;
-                state_d = S_EMIT;
-              end
-              RNIC_CMD_STREAM_TEARDOWN: begin
-                strm_we = 1'b1;
-                strm_wdata[StState +: 2] = 2'(RNIC_STREAM_TORN_DOWN);
-                cmd_done_o = 1'b1;
-              end
-              RNIC_CMD_QUEUE_CONFIG: begin
-                q_we = 1'b1;
-                q_wdata[QeCfg] = 1'b1;
-                q_wdata[QeBase +: 64] = {a3, a2};
-                q_wdata[QeLog2 +: 5] = a4[4:0];
-                // Empty: producer = consumer = head MSN - 1 (the doorbell carries the MSN of the
-                // last posted buffer).
-                q_wdata[QeHead +: 32] = a5 == 32'd0 ? 32'd1 : a5;
-                q_wdata[QeProd +: 32] = (a5 == 32'd0 ? 32'd1 : a5) - 32'd1;
-                cmd_done_o = 1'b1;
-              end
-              default: cmd_done_o = 1'b1;  // NOP
-            endcase
-          end
-        end else if (seg_valid_i) begin
-          // Table reads are addressed from seg_i this cycle; their data is there in S_SEG_RD.
-          seg_ready_o = 1'b1;
-          seg_d = seg_i;
-          state_d = S_SEG_RD;
-        end
-      end
-
-      S_SEG_RD: begin
-        lk_d = '0;
-        lk_d.kind = RNIC_ITEM_SEG;
-        lk_d.seg = seg_q;
-        lk_d.stream_state = seg_stream_ok ? strm_rdata[StState +: 2] : 2'(RNIC_STREAM_TORN_DOWN);
-        lk_d.stream_pd = strm_rdata[StPd +: 16];
-        lk_d.next_ssn = ssn_rd_next_i;
-        lk_d.stag_valid = seg_stag_ok && stag_rdata[SeValid];
-        lk_d.stag_key = stag_rdata[SeKey +: 8];
-        lk_d.stag_pd = stag_rdata[SePd +: 16];
-        lk_d.stag_bound = stag_rdata[SeBound];
-        lk_d.stag_stream = stag_rdata[SeStream +: 16];
-        lk_d.stag_remote_write = stag_rdata[SeRw];
-        lk_d.stag_base_to = stag_rdata[SeBase +: 64];
-        lk_d.stag_length = stag_rdata[SeLen +: 64];
-        lk_d.stag_addr = stag_rdata[SeAddr +: 64];
-        if (!seg_qn_ok || !q_cfg) lk_d.rq_status = RNIC_RQ_BAD_QN;
-        else if (q_ahead[31]) lk_d.rq_status = RNIC_RQ_MSN_RANGE;  // before the first buffer
-        else if (q_ahead >= q_posted) lk_d.rq_status = RNIC_RQ_NO_BUF;
-        else lk_d.rq_status = RNIC_RQ_OK;
-        desc_addr_d = q_base + {28'b0, q_slot, 4'b0};
-        beat_d = '0;
-        rerr_d = 1'b0;
-        enable_d = 1'b0;
-        // Fetch the descriptor only when the segment can be placed into it.
-        if (!seg_q.is_tagged && seg_stream_ok && lk_d.stream_state == 2'(RNIC_STREAM_NORMAL) &&
-            lk_d.rq_status == RNIC_RQ_OK) begin
-          state_d = S_AR;
+      C_RUN: if (cmd_exec) begin
+        cmd_ready_o = 1'b1;
+        if (!cmd_index_ok) begin
+          cmd_done_o = 1'b1;
+          cmd_refused_o = 1'b1;
         end else begin
-          state_d = S_EMIT;
+          unique case (cmd_op_i)
+            RNIC_CMD_STAG_WRITE: begin
+              stag_we = 1'b1;
+              stag_waddr = a0[StagIw-1:0];
+              stag_wdata = '0;
+              stag_wdata[SeValid] = 1'b1;
+              stag_wdata[SeKey +: 8] = a1[7:0];
+              stag_wdata[SeRw] = a1[8];
+              stag_wdata[SeRr] = a1[9];
+              stag_wdata[SeBound] = a1[10];
+              stag_wdata[SePd +: 16] = a2[15:0];
+              stag_wdata[SeStream +: 16] = a3[15:0];
+              stag_wdata[SeBase +: 64] = {a5, a4};
+              stag_wdata[SeLen +: 64] = {a7, a6};
+              stag_wdata[SeAddr +: 64] = {a9, a8};
+              cmd_done_o = 1'b1;
+            end
+            RNIC_CMD_STAG_INVALIDATE: begin
+              // No lookup after this cycle can hit the entry; the FENCE item completes the command
+              // once every earlier placement write is acknowledged (RFC 5041 8.3.1 #6).
+              stag_we = 1'b1;
+              stag_waddr = a0[StagIw-1:0];
+              stag_wdata = '0;
+              lk_d = '0;
+              lk_d.kind = RNIC_ITEM_FENCE;
+              lk_d.arg = a0[15:0];
+              lk_valid_d = 1'b1;
+            end
+            RNIC_CMD_STREAM_ENABLE: begin
+              // Deliver resets the stream's DDP-SSN state in order; the tables change on its echo.
+              lk_d = '0;
+              lk_d.kind = RNIC_ITEM_STREAM_RESET;
+              lk_d.arg = a0[15:0];
+              lk_valid_d = 1'b1;
+              cmd_stream_d = a0[15:0];
+              cmd_pd_d = a1[15:0];
+              ctl_d = C_ECHO;
+            end
+            RNIC_CMD_STREAM_TEARDOWN: begin
+              strm_we = 1'b1;
+              strm_waddr = a0[StreamIw-1:0];
+              strm_wdata = '0;
+              strm_wdata[StState +: 2] = 2'(RNIC_STREAM_TORN_DOWN);
+              cmd_done_o = 1'b1;
+            end
+            RNIC_CMD_QUEUE_CONFIG: begin
+              // Empty: producer = consumer = first MSN - 1; nothing requested or cached.
+              qc_we = 1'b1;
+              qc_wdata[QcCfg] = 1'b1;
+              qc_wdata[QcBase +: 64] = {a3, a2};
+              qc_wdata[QcLog2 +: 5] = a4[4:0];
+              prod_we = 1'b1;
+              prod_waddr = qc_waddr;
+              prod_wdata = cfg_first - 32'd1;
+              head_we = 1'b1;
+              head_waddr = qc_waddr;
+              head_wdata = cfg_first;
+              req_we = 1'b1;
+              req_waddr = qc_waddr;
+              req_wdata = cfg_first - 32'd1;
+              landed_we = 1'b1;
+              landed_waddr = qc_waddr;
+              landed_wdata = cfg_first - 32'd1;
+              cmd_done_o = 1'b1;
+            end
+            default: cmd_done_o = 1'b1;  // NOP
+          endcase
         end
       end
 
-      S_AR: begin
-        m_axi_arvalid_o = 1'b1;
-        if (m_axi_arready_i) state_d = S_R;
+      // STREAM_ENABLE: the echo says every earlier item of the stream is through deliver.
+      C_ECHO: if (echo_seen) begin
+        strm_we = 1'b1;
+        strm_waddr = cmd_stream_q[StreamIw-1:0];
+        strm_wdata = '0;
+        strm_wdata[StState +: 2] = 2'(RNIC_STREAM_NORMAL);
+        strm_wdata[StPd +: 16] = cmd_pd_q;
+        init_d = '0;
+        ctl_d = C_QCLR;
       end
 
-      S_R: begin
-        m_axi_rready_o = 1'b1;
-        if (m_axi_rvalid_i) begin
-          if (m_axi_rresp_i != 2'b00) rerr_d = 1'b1;
-          if (DescBeats == 1) begin
-            desc_d = rdata_shifted[127:0];
-          end else begin
-            desc_d[beat_q[0] * 64 +: 64] = m_axi_rdata_i[63:0];  // 64-bit bus: two beats
-          end
-          beat_d = beat_q + 8'd1;
-          if (m_axi_rlast_i) begin
-            lk_d.rq_addr = desc_d[RNIC_RQD_ADDR_LSB +: 64];
-            lk_d.rq_length = desc_d[RNIC_RQD_LENGTH_LSB +: 32];
-            lk_d.local_fault = rerr_d;
-            state_d = S_EMIT;
-          end
-        end
-      end
-
-      S_EMIT: begin
-        if (lk_ready_i) begin
-          state_d = enable_q ? S_ECHO_WAIT : S_IDLE;
-        end else if (cons_valid_i && !cons_reset_i) begin
-          // Deliver may be waiting to hand over a consume while this item waits for validate, which
-          // waits for place, which waits for deliver: serve the consume so that chain always drains.
-          cons_ready_o = 1'b1;
-          q_raddr = QueueIw'({cons_stream_i[StreamIw-1:0], cons_qn_i[QnIw-1:0]});
-          q_is_db_d = 1'b0;
-          seg_d.stream = cons_stream_i;
-          seg_d.qn = {24'b0, cons_qn_i};
-          ret_emit_d = 1'b1;
-          state_d = S_Q_RMW;
-        end
-      end
-
-      // STREAM_ENABLE: consumes of the old session drain first; the echo then resets the tables.
-      S_ECHO_WAIT: begin
-        if (cons_valid_i && !cons_reset_i) begin
-          cons_ready_o = 1'b1;
-          q_raddr = QueueIw'({cons_stream_i[StreamIw-1:0], cons_qn_i[QnIw-1:0]});
-          q_is_db_d = 1'b0;
-          seg_d.stream = cons_stream_i;
-          seg_d.qn = {24'b0, cons_qn_i};
-          enable_d = 1'b1;
-          state_d = S_Q_RMW;
-        end else if (cons_valid_i) begin
-          cons_ready_o = 1'b1;
-          strm_we = 1'b1;
-          strm_waddr = cmd_stream_q[StreamIw-1:0];
-          strm_wdata = '0;
-          strm_wdata[StState +: 2] = 2'(RNIC_STREAM_NORMAL);
-          strm_wdata[StPd +: 16] = cmd_pd_q;
-          init_d = '0;
-          state_d = S_QCLR;
-        end
-      end
-
-      S_QCLR: begin  // the enabled stream's queues start unconfigured
-        q_we = 1'b1;
-        q_waddr = QueueIw'({cmd_stream_q[StreamIw-1:0], init_q[QnIw-1:0]});
+      C_QCLR: begin  // the enabled stream's queues start unconfigured
+        qc_we = 1'b1;
+        qc_waddr = QueueIw'({cmd_stream_q[StreamIw-1:0], init_q[QnIw-1:0]});
+        qc_wdata = '0;
         init_d = init_q + 1'b1;
         if (init_q == InitIw'(NumQns - 1)) begin
           cmd_done_o = 1'b1;
-          enable_d = 1'b0;
-          state_d = S_IDLE;
+          ctl_d = C_RUN;
         end
       end
 
-      // Doorbell (producer := value) or consume (head MSN + 1) on the queue read in the last cycle.
-      S_Q_RMW: begin
-        q_we = 1'b1;
-        q_waddr = QueueIw'({seg_q.stream[StreamIw-1:0], seg_q.qn[QnIw-1:0]});
-        q_wdata = q_rdata;
-        if (q_is_db_q) q_wdata[QeProd +: 32] = prod_q;
-        else q_wdata[QeHead +: 32] = q_rdata[QeHead +: 32] + 32'd1;
-        ret_emit_d = 1'b0;
-        if (ret_emit_q && !lk_ready_i) state_d = S_EMIT;      // still offering the item
-        else if (enable_q) state_d = S_ECHO_WAIT;
-        else state_d = S_IDLE;
-      end
-
-      default: state_d = S_IDLE;
+      default: ctl_d = C_RUN;
     endcase
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      state_q <= S_INIT;
+      ctl_q <= C_INIT;
       init_q <= '0;
-      enable_q <= 1'b0;
-      ret_emit_q <= 1'b0;
+      b_valid_q <= 1'b0;
+      b_dir_q <= D_NONE;
+      lk_valid_q <= 1'b0;
+      eng_q <= E_IDLE;
+      ar_valid_q <= 1'b0;
+      r_beat_q <= '0;
+      r_err_q <= 1'b0;
+      c2_valid_q <= 1'b0;
+      hw_last_q <= 1'b0;
+      sw_last_q <= 1'b0;
     end else begin
-      state_q <= state_d;
+      ctl_q <= ctl_d;
       init_q <= init_d;
-      enable_q <= enable_d;
-      ret_emit_q <= ret_emit_d;
+      b_valid_q <= b_valid_d;
+      b_dir_q <= b_dir_d;
+      lk_valid_q <= lk_valid_d;
+      eng_q <= eng_d;
+      ar_valid_q <= ar_valid_d;
+      r_beat_q <= r_beat_d;
+      r_err_q <= r_err_d;
+      c2_valid_q <= cons_valid_i && cons_ready_o && !cons_reset_i;
+      hw_last_q <= head_we;
+      sw_last_q <= strm_we;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    seg_q <= seg_d;
-    lk_q <= lk_d;
-    desc_q <= desc_d;
-    beat_q <= beat_d;
-    rerr_q <= rerr_d;
-    desc_addr_q <= desc_addr_d;
-    prod_q <= prod_d;
-    q_is_db_q <= q_is_db_d;
     cmd_stream_q <= cmd_stream_d;
     cmd_pd_q <= cmd_pd_d;
+    b_seg_q <= b_seg_d;
+    b_desc_q <= b_desc_d;
+    b_rerr_q <= b_rerr_d;
+    lk_q <= lk_d;
+    e_queue_q <= e_queue_d;
+    e_msn_q <= e_msn_d;
+    e_left_q <= e_left_d;
+    e_base_q <= e_base_d;
+    e_log2_q <= e_log2_d;
+    ar_addr_q <= ar_addr_d;
+    r_desc_q <= r_desc_d;
+    c2_queue_q <= qcons_raddr;
+    hw_last_addr_q <= head_waddr;
+    hw_last_data_q <= head_wdata;
+    sw_last_addr_q <= strm_waddr;
+    sw_last_data_q <= strm_wdata;
+    if (hint_push) hint_last_q <= hint_in;
   end
 
   assign lk_o = lk_q;
-  assign lk_valid_o = state_q == S_EMIT || (state_q == S_Q_RMW && ret_emit_q);
+  assign lk_valid_o = lk_valid_q;
 
-  // Descriptor fetch: one burst covering the 16-byte descriptor.
+  // Descriptor reads: one burst covering the 16-byte descriptor.
   localparam logic [63:0] BeatMask = 64'(Bytes) - 64'd1;
-  assign m_axi_araddr_o = Bytes >= 16 ? (desc_addr_q & ~BeatMask) : desc_addr_q;
+  assign m_axi_araddr_o = Bytes >= 16 ? (ar_addr_q & ~BeatMask) : ar_addr_q;
   assign m_axi_arlen_o = 8'(DescBeats - 1);
+  assign m_axi_arvalid_o = ar_valid_q;
 
-  // Stream indices wider than the table are refused before use; these bits only matter there.
-  logic unused_err_stream;
-  assign unused_err_stream = ^err_stream_i;
+  // Monitoring only.
+  logic unused;
+  assign unused = ^{err_stream_i, cons_stream_i, cons_qn_i, rd_count, hint_count};
 endmodule
