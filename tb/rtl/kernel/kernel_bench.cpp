@@ -11,6 +11,8 @@
 //   bp %     cycles with TVALID && !TREADY, over the cycles from the first TVALID to the last accepted beat
 //   latency  cycles from the accepted beat completing the DDP header (the packet's first beat at 512
 //            bits) to the segment's first placement W beat: average / min / max
+//   W/in     write beats the row needs (placement beats + one completion per message) over its input
+//            beats: above 1.00 the one AXI write channel, not the kernel, must slow the input down
 //
 //   rnic_kernel_bench [--json FILE] [--segments N] [--segs-per-msg N] [--b-latency N] [--r-latency N]
 //                     [--sizes 0,64,...]
@@ -48,7 +50,7 @@ struct Row {
   bool tagged;
   unsigned size, align, segments;
   std::uint64_t cycles, bytes, input_cycles, bp_cycles;
-  double bytes_per_cycle, bp_fraction, lat_avg;
+  double bytes_per_cycle, bp_fraction, lat_avg, w_demand;
   std::uint64_t lat_min, lat_max;
   bool ok;
   std::string note;
@@ -155,6 +157,13 @@ Row run_case(const Options& o, bool tagged, unsigned size, unsigned align) {
     bi += beats;
   }
   r.lat_avg = n ? sum / n : 0.0;
+  // Write-channel demand: placement beats of every segment plus the completions, over the input beats.
+  std::uint64_t w_beats = std::uint64_t{msgs} * ((rnic::hw::kCQE_BYTES + bus - 1) / bus), in_beats = 0;
+  for (std::size_t k = 0; k < segs.size(); ++k) {
+    in_beats += (segs[k].size() + bus - 1) / bus;
+    if (size > 0) w_beats += (dest[k] % bus + size + bus - 1) / bus;
+  }
+  r.w_demand = in_beats ? static_cast<double>(w_beats) / static_cast<double>(in_beats) : 0.0;
   if (n == 0) r.lat_min = 0;
   if (!env.errors().empty()) {
     r.ok = false;
@@ -210,8 +219,8 @@ int main(int argc, char** argv) {
       "rnic_kernel_bench: DATA_WIDTH 512 (limit 64 B/cycle), %u segments per row, %u segments per "
       "message, B latency %u, R latency %u cycles\n",
       o.segments, o.segs_per_msg, o.b_latency, o.r_latency);
-  std::printf("%-8s %6s %5s %5s %8s %8s %7s %6s %9s %6s %6s  %s\n", "kind", "S", "align", "segs", "cycles",
-              "B/cycle", "%limit", "bp %", "lat avg", "min", "max", "");
+  std::printf("%-8s %6s %5s %5s %8s %8s %7s %6s %5s %9s %6s %6s  %s\n", "kind", "S", "align", "segs",
+              "cycles", "B/cycle", "%limit", "bp %", "W/in", "lat avg", "min", "max", "");
   std::vector<Row> rows;
   bool all_ok = true;
   for (bool tagged : {true, false}) {
@@ -220,10 +229,10 @@ int main(int argc, char** argv) {
         const Row r = run_case(o, tagged, size, align);
         rows.push_back(r);
         all_ok = all_ok && r.ok;
-        std::printf("%-8s %6u %5u %5u %8llu %8.2f %6.1f%% %5.1f%% %9.1f %6llu %6llu  %s%s\n",
+        std::printf("%-8s %6u %5u %5u %8llu %8.2f %6.1f%% %5.1f%% %5.2f %9.1f %6llu %6llu  %s%s\n",
                     tagged ? "tagged" : "untagged", r.size, r.align, r.segments,
                     static_cast<unsigned long long>(r.cycles), r.bytes_per_cycle,
-                    100.0 * r.bytes_per_cycle / 64.0, 100.0 * r.bp_fraction, r.lat_avg,
+                    100.0 * r.bytes_per_cycle / 64.0, 100.0 * r.bp_fraction, r.w_demand, r.lat_avg,
                     static_cast<unsigned long long>(r.lat_min), static_cast<unsigned long long>(r.lat_max),
                     r.ok ? "" : "FAILED ", r.note.c_str());
         std::fflush(stdout);
@@ -241,7 +250,8 @@ int main(int argc, char** argv) {
         << ", \"align\": " << r.align << ", \"segments\": " << r.segments << ", \"cycles\": " << r.cycles
         << ", \"placed_bytes\": " << r.bytes << ", \"bytes_per_cycle\": " << r.bytes_per_cycle
         << ", \"input_cycles\": " << r.input_cycles << ", \"backpressure_cycles\": " << r.bp_cycles
-        << ", \"backpressure_fraction\": " << r.bp_fraction << ", \"latency_avg\": " << r.lat_avg
+        << ", \"backpressure_fraction\": " << r.bp_fraction << ", \"write_demand\": " << r.w_demand
+        << ", \"latency_avg\": " << r.lat_avg
         << ", \"latency_min\": " << r.lat_min << ", \"latency_max\": " << r.lat_max
         << ", \"ok\": " << (r.ok ? "true" : "false") << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
