@@ -1,16 +1,32 @@
-// Joins two AXI write masters (0: place, 1: deliver) onto one, a whole burst at a time, and counts
-// AW and B handshakes so stages can wait for their writes to be acknowledged.
+// Joins two AXI write masters (0: place, 1: deliver) onto one and counts AW and B handshakes so
+// stages can wait for their writes to be acknowledged.
 //
-// When idle the arbiter picks a master with awvalid in the same cycle (round robin when both ask),
-// so a burst may start in the cycle after the previous wlast. The grant is held from the first
-// cycle its AW is presented until its wlast handshake. W beats pass only once the burst's AW has
-// been accepted or is accepted in the same cycle, so the first W beat never goes before its AW: for
-// that the first beat's m_wvalid follows m_awready_i combinationally (the slave's awready must not
-// wait for wvalid; true of AXI interconnects and memory controllers, which register awready). Since
-// AW and the first W beat can go together, back-to-back bursts run without a bubble. The next AW is
-// passed only after the previous wlast (B responses may still be outstanding; they are counted).
+// AW and W are independent channels on every side (AXI A3.3.1):
+// - AW: a round-robin arbiter (the only requester; with two, the one not taken last) takes one AW
+//   per cycle from s0/s1 whenever the m_aw register is empty and the burst queue has room. The AW
+//   taken is presented on m in the same cycle and held in the m_aw register unless the slave
+//   accepts it at once. Taking an AW pushes {port, awlen} into the burst queue. s*_awready_o
+//   depends on no W signal and not on m_awready_i.
+// - W: beats pass from the port at the head of the burst queue (with register and queue empty:
+//   from the port whose AW is taken in this cycle); m_wlast_o comes from the queued awlen and the
+//   head is popped with its last beat, so W order = AW order. A burst's W is offered as soon as
+//   its AW is taken, whether or not the slave has accepted that AW (then presented): a slave may
+//   wait for WVALID before AWREADY.
+// - AW runs ahead of W by up to MaxBursts bursts. W runs ahead of the slave's AW handshakes by at
+//   most the one burst whose AW the m_aw register presents (W never comes before its AWVALID).
+// - Toward s0/s1 the mux is a slave that takes a burst's AW before its W beats (allowed: WREADY
+//   may wait for the AW); the ports must not make AWVALID wait for WREADY (place and deliver
+//   don't).
+// Throughput: one AW and one W beat per cycle; the beats of consecutive bursts, from either port,
+// follow each other without a bubble when each burst's AW was taken at least one cycle before its
+// first beat (AW runs ahead); on an idle mux a burst's AW and first W beat go in the same cycle.
+// aw_count_o counts AWs taken from s0/s1 (the ports' handshakes): sampled the cycle after a port's
+// AW handshake it includes that AW. Every counted AW gets exactly one B (B in AW order, one ID),
+// so b_count_o reaching an earlier aw_count_o sample means every write counted then is
+// acknowledged. s*_wlast_i are not needed: the queued awlen gives the last beat.
 module rnic_axi_wr_mux #(
-  parameter int DataWidth = 512  // bits
+  parameter int DataWidth = 512,  // bits
+  parameter int MaxBursts = 2     // bursts taken whose W is not finished (power of two, >= 2)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -44,95 +60,145 @@ module rnic_axi_wr_mux #(
   input  logic [1:0]             m_bresp_i,
   input  logic                   m_bvalid_i,
   output logic                   m_bready_o,
-  output logic [31:0]            aw_count_o,   // AW handshakes so far (wraps)
+  output logic [31:0]            aw_count_o,   // AWs taken from s0/s1 so far (wraps)
   output logic [31:0]            b_count_o,    // B handshakes so far (wraps)
-  output logic                   bresp_err_o   // pulse on a SLVERR/DECERR response
+  output logic                   bresp_err_o   // pulse after a B response that is not OKAY
 );
+  localparam int Pw = $clog2(MaxBursts);
+
   initial begin
     if (DataWidth < 8 || (DataWidth % 8) != 0)
       $fatal(1, "rnic_axi_wr_mux: DataWidth must be a multiple of 8");
+    if (MaxBursts < 2 || (MaxBursts & (MaxBursts - 1)) != 0)
+      $fatal(1, "rnic_axi_wr_mux: MaxBursts must be a power of two >= 2");
   end
 
-  logic busy_d, busy_q;        // a burst is granted (its AW presented or accepted, wlast not yet)
-  logic sel_d, sel_q;          // granted master while busy
-  logic aw_done_d, aw_done_q;  // the granted burst's AW was accepted
-  logic last_d, last_q;        // master granted last (round robin)
-  logic sel, active, aw_hs, w_open, w_hs;
-  logic sel_awvalid, sel_wvalid;
-  logic [31:0] aw_count_d, aw_count_q, b_count_d, b_count_q;
-  logic bresp_err_d, bresp_err_q;
+  // ---- AW: arbiter and m_aw register --------------------------------------------------------
+  logic        last_d, last_q;     // port taken last (round robin)
+  logic        awv_d, awv_q;       // m_aw register holds an AW not yet accepted by the slave
+  logic [63:0] awaddr_d, awaddr_q;
+  logic [7:0]  awlen_d, awlen_q;
+  logic        sel;                // port whose AW is taken when aw_take
+  logic        aw_room, aw_take;
+  logic [63:0] sel_awaddr;
+  logic [7:0]  sel_awlen;
+  logic        idle;               // AW register and burst queue empty: cut through
 
-  // Arbitration: held while busy; when idle, the only requester or, with two, the one not granted
-  // last time.
+  // Burst queue: {port, awlen} of every burst taken whose last W beat has not passed.
+  logic [8:0]  q_mem [MaxBursts];
+  logic [Pw:0] q_wr_d, q_wr_q, q_rd_d, q_rd_q;
+  logic        q_full, q_empty;
+  logic [8:0]  q_head;
+
   always_comb begin
-    if (busy_q) begin
-      sel = sel_q;
-    end else if (s0_awvalid_i && s1_awvalid_i) begin
+    if (s0_awvalid_i && s1_awvalid_i) begin
       sel = !last_q;
     end else begin
       sel = s1_awvalid_i;
     end
   end
 
-  assign active      = busy_q || s0_awvalid_i || s1_awvalid_i;
-  assign sel_awvalid = sel ? s1_awvalid_i : s0_awvalid_i;
-  assign sel_wvalid  = sel ? s1_wvalid_i : s0_wvalid_i;
+  assign q_empty    = q_wr_q == q_rd_q;
+  assign q_full     = q_wr_q == {~q_rd_q[Pw], q_rd_q[Pw-1:0]};
+  assign idle       = !awv_q && q_empty;
+  assign aw_room    = !awv_q && !q_full;
+  assign aw_take    = aw_room && (s0_awvalid_i || s1_awvalid_i);
+  assign sel_awaddr = sel ? s1_awaddr_i : s0_awaddr_i;
+  assign sel_awlen  = sel ? s1_awlen_i : s0_awlen_i;
 
-  assign m_awaddr_o  = sel ? s1_awaddr_i : s0_awaddr_i;
-  assign m_awlen_o   = sel ? s1_awlen_i : s0_awlen_i;
-  assign m_awvalid_o = active && !aw_done_q && sel_awvalid;
-  assign aw_hs       = m_awvalid_o && m_awready_i;
-  assign s0_awready_o = !sel && active && !aw_done_q && m_awready_i;
-  assign s1_awready_o = sel && active && !aw_done_q && m_awready_i;
+  assign s0_awready_o = aw_room && !sel;
+  assign s1_awready_o = aw_room && sel;
 
-  assign w_open     = active && (aw_done_q || aw_hs);
-  assign m_wdata_o  = sel ? s1_wdata_i : s0_wdata_i;
-  assign m_wstrb_o  = sel ? s1_wstrb_i : s0_wstrb_i;
-  assign m_wlast_o  = sel ? s1_wlast_i : s0_wlast_i;
-  assign m_wvalid_o = w_open && sel_wvalid;
-  assign w_hs       = m_wvalid_o && m_wready_i;
-  assign s0_wready_o = !sel && w_open && m_wready_i;
-  assign s1_wready_o = sel && w_open && m_wready_i;
-
+  // The AW taken (register empty) is presented at once and registered unless the slave accepts it
+  // in the same cycle. m_awvalid_o depends on no W signal, s*_awready_o not on m_awready_i.
   always_comb begin
-    busy_d    = busy_q;
-    sel_d     = sel_q;
-    aw_done_d = aw_done_q;
-    last_d    = last_q;
-    if (aw_hs) last_d = sel;
-    if (w_hs && m_wlast_o) begin
-      busy_d    = 1'b0;
-      aw_done_d = 1'b0;
-    end else if (active) begin
-      busy_d    = 1'b1;
-      sel_d     = sel;
-      aw_done_d = aw_done_q || aw_hs;
+    awv_d    = awv_q;
+    awaddr_d = awaddr_q;
+    awlen_d  = awlen_q;
+    last_d   = last_q;
+    if (m_awready_i) awv_d = 1'b0;
+    if (aw_take) begin
+      awv_d    = !m_awready_i;
+      awaddr_d = sel_awaddr;
+      awlen_d  = sel_awlen;
+      last_d   = sel;
     end
   end
 
-  // Counters and the error pulse; every B response is accepted at once.
+  assign m_awvalid_o = awv_q || aw_take;
+  assign m_awaddr_o  = awv_q ? awaddr_q : sel_awaddr;
+  assign m_awlen_o   = awv_q ? awlen_q : sel_awlen;
+
+  // ---- W: beats of the queue head's port ----------------------------------------------------
+  // When idle, the burst whose AW is taken (and presented) in this cycle is the head: its first
+  // beat may go in the same cycle. Neither idle nor aw_take depends on m_awready_i.
+  logic       w_act;               // there is a head burst
+  logic       w_port;
+  logic [7:0] w_len;
+  logic [7:0] w_beat_d, w_beat_q;  // beat index within the head burst
+  logic       w_hs, w_pop;
+
+  assign q_head = q_mem[q_rd_q[Pw-1:0]];
+  assign w_act  = !q_empty || (idle && aw_take);
+  assign w_port = q_empty ? sel : q_head[8];
+  assign w_len  = q_empty ? sel_awlen : q_head[7:0];
+
+  assign m_wdata_o   = w_port ? s1_wdata_i : s0_wdata_i;
+  assign m_wstrb_o   = w_port ? s1_wstrb_i : s0_wstrb_i;
+  assign m_wlast_o   = w_beat_q == w_len;
+  assign m_wvalid_o  = w_act && (w_port ? s1_wvalid_i : s0_wvalid_i);
+  assign s0_wready_o = w_act && !w_port && m_wready_i;
+  assign s1_wready_o = w_act && w_port && m_wready_i;
+  assign w_hs        = m_wvalid_o && m_wready_i;
+  assign w_pop       = w_hs && m_wlast_o;
+
+  always_comb begin
+    w_beat_d = w_beat_q;
+    if (w_pop) begin
+      w_beat_d = '0;
+    end else if (w_hs) begin
+      w_beat_d = w_beat_q + 8'd1;
+    end
+    q_wr_d = q_wr_q + {{Pw{1'b0}}, aw_take};
+    q_rd_d = q_rd_q + {{Pw{1'b0}}, w_pop};
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (aw_take) q_mem[q_wr_q[Pw-1:0]] <= {sel, sel_awlen};
+  end
+
+  // ---- B: counters and the error pulse; every B response is accepted at once --------------
+  logic [31:0] aw_count_d, aw_count_q, b_count_d, b_count_q;
+  logic        bresp_err_d, bresp_err_q;
+
   assign m_bready_o = 1'b1;
 
   always_comb begin
-    aw_count_d  = aw_count_q + 32'(aw_hs);
+    aw_count_d  = aw_count_q + 32'(aw_take);
     b_count_d   = b_count_q + 32'(m_bvalid_i);
     bresp_err_d = m_bvalid_i && (m_bresp_i != 2'b00);
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      busy_q      <= 1'b0;
-      sel_q       <= 1'b0;
-      aw_done_q   <= 1'b0;
       last_q      <= 1'b1;
+      awv_q       <= 1'b0;
+      awaddr_q    <= '0;
+      awlen_q     <= '0;
+      q_wr_q      <= '0;
+      q_rd_q      <= '0;
+      w_beat_q    <= '0;
       aw_count_q  <= '0;
       b_count_q   <= '0;
       bresp_err_q <= 1'b0;
     end else begin
-      busy_q      <= busy_d;
-      sel_q       <= sel_d;
-      aw_done_q   <= aw_done_d;
       last_q      <= last_d;
+      awv_q       <= awv_d;
+      awaddr_q    <= awaddr_d;
+      awlen_q     <= awlen_d;
+      q_wr_q      <= q_wr_d;
+      q_rd_q      <= q_rd_d;
+      w_beat_q    <= w_beat_d;
       aw_count_q  <= aw_count_d;
       b_count_q   <= b_count_d;
       bresp_err_q <= bresp_err_d;
@@ -142,4 +208,8 @@ module rnic_axi_wr_mux #(
   assign aw_count_o  = aw_count_q;
   assign b_count_o   = b_count_q;
   assign bresp_err_o = bresp_err_q;
+
+  // The queued awlen marks the last beat; the ports' wlast is redundant.
+  logic unused_wlast;
+  assign unused_wlast = s0_wlast_i ^ s1_wlast_i;
 endmodule

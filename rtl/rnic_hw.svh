@@ -9,7 +9,7 @@
 
 // Identification and limits
 localparam logic [31:0] RNIC_ID_VALUE = 32'h52444450;  // REG_ID: ASCII 'RDDP'
-localparam logic [31:0] RNIC_VERSION_VALUE = 32'h00010000;  // REG_VERSION: interface major 1, minor 0; the driver refuses another major
+localparam logic [31:0] RNIC_VERSION_VALUE = 32'h00010001;  // REG_VERSION: interface major 1, minor 1 (1: CNT_WRITE_ERRORS, CNT_READ_ERRORS); the driver refuses another major
 localparam logic [31:0] RNIC_MMIO_BYTES = 32'h00010000;  // size of the AXI4-Lite address space
 localparam logic [31:0] RNIC_DOORBELL_BASE = 32'h00008000;  // RQ doorbells: DOORBELL_BASE + 4 * (stream * CAP_QNS + qn); the value is the MSN of the last posted buffer
 localparam logic [31:0] RNIC_RQ_DESC_BYTES = 32'h00000010;  // size of a receive-buffer descriptor
@@ -49,6 +49,10 @@ localparam logic [15:0] RNIC_REG_CNT_ACCESS_LO = 16'h0220;  // RC access-rights 
 localparam logic [15:0] RNIC_REG_CNT_ACCESS_HI = 16'h0224;  // RC high word
 localparam logic [15:0] RNIC_REG_CNT_DUPLICATES_LO = 16'h0228;  // RC duplicate segments placed again
 localparam logic [15:0] RNIC_REG_CNT_DUPLICATES_HI = 16'h022C;  // RC high word
+localparam logic [15:0] RNIC_REG_CNT_WRITE_ERRORS_LO = 16'h0230;  // RC host-memory write bursts (data, completions) answered with a BRESP other than OKAY (SLVERR, DECERR): the bytes may be missing; the kernel carries on
+localparam logic [15:0] RNIC_REG_CNT_WRITE_ERRORS_HI = 16'h0234;  // RC high word
+localparam logic [15:0] RNIC_REG_CNT_READ_ERRORS_LO = 16'h0238;  // RC receive-descriptor read beats answered with an RRESP other than OKAY (SLVERR, DECERR); the segment fails LocalCatastrophic
+localparam logic [15:0] RNIC_REG_CNT_READ_ERRORS_HI = 16'h023C;  // RC high word
 localparam logic [15:0] RNIC_REG_CNT_ERROR0_LO = 16'h0240;  // RC per-error counters: 0x240 + 8*i for row i of ddp_errors.def
 
 // REG_CMD opcodes

@@ -133,7 +133,7 @@ module rnic_kernel #(
   logic [4:0] cq_log2;
   logic cq_enable, cq_reset;
   logic [31:0] cq_cons, cq_prod;
-  logic ev_bytes, ev_msg, ev_drop, ev_access, ev_dup, ev_error;
+  logic ev_bytes, ev_msg, ev_drop, ev_access, ev_dup, ev_error, ev_wr_err, ev_rd_err;
   logic [15:0] ev_bytes_n;
   logic [4:0] ev_error_idx;
 
@@ -157,7 +157,12 @@ module rnic_kernel #(
     .cq_cons_o(cq_cons), .cq_prod_i(cq_prod),
     .seg_event_i(ev_seg), .bytes_event_i(ev_bytes), .bytes_i(ev_bytes_n), .msg_event_i(ev_msg),
     .drop_event_i(ev_drop), .access_event_i(ev_access), .dup_event_i(ev_dup),
+    .write_err_event_i(ev_wr_err), .read_err_event_i(ev_rd_err),
     .error_event_i(ev_error), .error_idx_i(ev_error_idx));
+
+  // Descriptor reads (lookup's, the only reads) answered with an error: counted, besides the
+  // LocalCatastrophic completion lookup reports for them.
+  assign ev_rd_err = m_axi_gmem_rvalid && m_axi_gmem_rready && (m_axi_gmem_rresp != 2'b00);
 
   // ---- lookup -> validate -> place -> deliver -----------------------------------------------------
   rnic_lookup_t lk;
@@ -207,7 +212,6 @@ module rnic_kernel #(
   logic [Bytes-1:0] p_wstrb, d_wstrb;
   logic p_wlast, p_wvalid, p_wready, d_wlast, d_wvalid, d_wready;
   logic [31:0] aw_count, b_count;
-  logic bresp_err;
 
   rnic_rx_place #(.DataWidth(DATA_WIDTH)) u_place (
     .clk_i(clk), .rst_ni(rst_n),
@@ -245,9 +249,9 @@ module rnic_kernel #(
     .m_awready_i(m_axi_gmem_awready), .m_wdata_o(m_axi_gmem_wdata), .m_wstrb_o(m_axi_gmem_wstrb),
     .m_wlast_o(m_axi_gmem_wlast), .m_wvalid_o(m_axi_gmem_wvalid), .m_wready_i(m_axi_gmem_wready),
     .m_bresp_i(m_axi_gmem_bresp), .m_bvalid_i(m_axi_gmem_bvalid), .m_bready_o(m_axi_gmem_bready),
-    .aw_count_o(aw_count), .b_count_o(b_count), .bresp_err_o(bresp_err));
+    .aw_count_o(aw_count), .b_count_o(b_count), .bresp_err_o(ev_wr_err));
 
-  // Fill levels are for waveforms; an AXI error response on a write is reported to no one yet.
+  // Fill levels are for waveforms.
   logic unused_monitor;
-  assign unused_monitor = ^{data_fifo_count, seg_fifo_count, bresp_err};
+  assign unused_monitor = ^{data_fifo_count, seg_fifo_count};
 endmodule

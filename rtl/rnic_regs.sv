@@ -21,6 +21,8 @@
 //   up to the cycle before its AR handshake. Reading a counter's _LO word latches its _HI word
 //   (one latch per counter: reads of other counters in between do not disturb it). An
 //   error_idx_i >= RNIC_NUM_ERRORS counts nowhere.
+// - CNT_WRITE_ERRORS counts write_err_event_i pulses (one per non-OKAY B), CNT_READ_ERRORS
+//   read_err_event_i pulses (one per non-OKAY R beat); like every counter, at most one per cycle.
 module rnic_regs #(
   parameter int          DataWidth   = 512,   // AXI data width in bits (CAP_DATA_WIDTH)
   parameter int          StagEntries = 4096,  // STag table entries (CAP_STAGS)
@@ -73,6 +75,8 @@ module rnic_regs #(
   input  logic              drop_event_i,
   input  logic              access_event_i,
   input  logic              dup_event_i,
+  input  logic              write_err_event_i,  // a host-memory write got a non-OKAY BRESP
+  input  logic              read_err_event_i,   // a host-memory read beat got a non-OKAY RRESP
   input  logic              error_event_i,
   input  logic [4:0]        error_idx_i
 );
@@ -83,15 +87,17 @@ module rnic_regs #(
   localparam int NUM_DB       = NumStreams * NumQns;   // doorbells (one per stream and QN)
   localparam int QN_BITS      = $clog2(NumQns);        // doorbell index bits that select the QN
 
-  // Counter slots: the six named counters, then one per error-table row.
-  localparam int CNT_SEGMENTS   = 0;
-  localparam int CNT_BYTES      = 1;
-  localparam int CNT_MESSAGES   = 2;
-  localparam int CNT_DROPS      = 3;
-  localparam int CNT_ACCESS     = 4;
-  localparam int CNT_DUPLICATES = 5;
-  localparam int CNT_ERROR0     = 6;
-  localparam int NUM_CNT        = CNT_ERROR0 + RNIC_NUM_ERRORS;
+  // Counter slots: the eight named counters, then one per error-table row.
+  localparam int CNT_SEGMENTS     = 0;
+  localparam int CNT_BYTES        = 1;
+  localparam int CNT_MESSAGES     = 2;
+  localparam int CNT_DROPS        = 3;
+  localparam int CNT_ACCESS       = 4;
+  localparam int CNT_DUPLICATES   = 5;
+  localparam int CNT_WRITE_ERRORS = 6;
+  localparam int CNT_READ_ERRORS  = 7;
+  localparam int CNT_ERROR0       = 8;
+  localparam int NUM_CNT          = CNT_ERROR0 + RNIC_NUM_ERRORS;
 
   localparam logic [15:0] ARG_SPAN     = 16'(4 * NUM_ARGS);         // bytes of CMD_ARG0..15
   localparam logic [15:0] ERR_CNT_SPAN = 16'(8 * RNIC_NUM_ERRORS);  // bytes of the error counters
@@ -119,7 +125,7 @@ module rnic_regs #(
       $fatal(1, "rnic_regs: RNIC_CMD_ARGS must be in 10..16");
     end
     if (NUM_CNT > 32) begin
-      $fatal(1, "rnic_regs: at most 26 error-table rows (5-bit error_idx_i, counter slot index)");
+      $fatal(1, "rnic_regs: at most 24 error-table rows (5-bit error_idx_i, counter slot index)");
     end
   end
 
@@ -160,18 +166,22 @@ module rnic_regs #(
     off = a - RNIC_REG_CNT_ERROR0_LO;
     cnt_decode = '0;
     case (a)
-      RNIC_REG_CNT_SEGMENTS_LO:   cnt_decode = {2'b10, 5'(CNT_SEGMENTS)};
-      RNIC_REG_CNT_SEGMENTS_HI:   cnt_decode = {2'b11, 5'(CNT_SEGMENTS)};
-      RNIC_REG_CNT_BYTES_LO:      cnt_decode = {2'b10, 5'(CNT_BYTES)};
-      RNIC_REG_CNT_BYTES_HI:      cnt_decode = {2'b11, 5'(CNT_BYTES)};
-      RNIC_REG_CNT_MESSAGES_LO:   cnt_decode = {2'b10, 5'(CNT_MESSAGES)};
-      RNIC_REG_CNT_MESSAGES_HI:   cnt_decode = {2'b11, 5'(CNT_MESSAGES)};
-      RNIC_REG_CNT_DROPS_LO:      cnt_decode = {2'b10, 5'(CNT_DROPS)};
-      RNIC_REG_CNT_DROPS_HI:      cnt_decode = {2'b11, 5'(CNT_DROPS)};
-      RNIC_REG_CNT_ACCESS_LO:     cnt_decode = {2'b10, 5'(CNT_ACCESS)};
-      RNIC_REG_CNT_ACCESS_HI:     cnt_decode = {2'b11, 5'(CNT_ACCESS)};
-      RNIC_REG_CNT_DUPLICATES_LO: cnt_decode = {2'b10, 5'(CNT_DUPLICATES)};
-      RNIC_REG_CNT_DUPLICATES_HI: cnt_decode = {2'b11, 5'(CNT_DUPLICATES)};
+      RNIC_REG_CNT_SEGMENTS_LO:     cnt_decode = {2'b10, 5'(CNT_SEGMENTS)};
+      RNIC_REG_CNT_SEGMENTS_HI:     cnt_decode = {2'b11, 5'(CNT_SEGMENTS)};
+      RNIC_REG_CNT_BYTES_LO:        cnt_decode = {2'b10, 5'(CNT_BYTES)};
+      RNIC_REG_CNT_BYTES_HI:        cnt_decode = {2'b11, 5'(CNT_BYTES)};
+      RNIC_REG_CNT_MESSAGES_LO:     cnt_decode = {2'b10, 5'(CNT_MESSAGES)};
+      RNIC_REG_CNT_MESSAGES_HI:     cnt_decode = {2'b11, 5'(CNT_MESSAGES)};
+      RNIC_REG_CNT_DROPS_LO:        cnt_decode = {2'b10, 5'(CNT_DROPS)};
+      RNIC_REG_CNT_DROPS_HI:        cnt_decode = {2'b11, 5'(CNT_DROPS)};
+      RNIC_REG_CNT_ACCESS_LO:       cnt_decode = {2'b10, 5'(CNT_ACCESS)};
+      RNIC_REG_CNT_ACCESS_HI:       cnt_decode = {2'b11, 5'(CNT_ACCESS)};
+      RNIC_REG_CNT_DUPLICATES_LO:   cnt_decode = {2'b10, 5'(CNT_DUPLICATES)};
+      RNIC_REG_CNT_DUPLICATES_HI:   cnt_decode = {2'b11, 5'(CNT_DUPLICATES)};
+      RNIC_REG_CNT_WRITE_ERRORS_LO: cnt_decode = {2'b10, 5'(CNT_WRITE_ERRORS)};
+      RNIC_REG_CNT_WRITE_ERRORS_HI: cnt_decode = {2'b11, 5'(CNT_WRITE_ERRORS)};
+      RNIC_REG_CNT_READ_ERRORS_LO:  cnt_decode = {2'b10, 5'(CNT_READ_ERRORS)};
+      RNIC_REG_CNT_READ_ERRORS_HI:  cnt_decode = {2'b11, 5'(CNT_READ_ERRORS)};
       default: begin
         if (a >= RNIC_REG_CNT_ERROR0_LO && off < ERR_CNT_SPAN) begin
           cnt_decode = {1'b1, off[2], 5'(CNT_ERROR0) + off[7:3]};
@@ -436,13 +446,15 @@ module rnic_regs #(
 
   // ---- counters ---------------------------------------------------------------------------------
   always_comb begin
-    ev_d                 = '0;
-    ev_d[CNT_SEGMENTS]   = seg_event_i;
-    ev_d[CNT_BYTES]      = bytes_event_i;
-    ev_d[CNT_MESSAGES]   = msg_event_i;
-    ev_d[CNT_DROPS]      = drop_event_i;
-    ev_d[CNT_ACCESS]     = access_event_i;
-    ev_d[CNT_DUPLICATES] = dup_event_i;
+    ev_d                   = '0;
+    ev_d[CNT_SEGMENTS]     = seg_event_i;
+    ev_d[CNT_BYTES]        = bytes_event_i;
+    ev_d[CNT_MESSAGES]     = msg_event_i;
+    ev_d[CNT_DROPS]        = drop_event_i;
+    ev_d[CNT_ACCESS]       = access_event_i;
+    ev_d[CNT_DUPLICATES]   = dup_event_i;
+    ev_d[CNT_WRITE_ERRORS] = write_err_event_i;
+    ev_d[CNT_READ_ERRORS]  = read_err_event_i;
     for (int i = 0; i < RNIC_NUM_ERRORS; i++) begin
       ev_d[CNT_ERROR0 + i] = error_event_i && error_idx_i == 5'(i);
     end

@@ -1,10 +1,20 @@
-// rnic_axi_wr_mux: two random burst generators (place = s0, deliver = s1) with random valid/ready
-// on every channel. Checks that every burst arrives intact and contiguous, in each master's order,
-// AW before or with its first W beat, one burst at a time, no starvation, no bubble at full rate,
-// the AW and B counters and the bresp error pulse. DataWidth comes from the Verilated library
-// (MUX_DW).
+// rnic_axi_wr_mux: two random burst generators (place = s0, deliver = s1) and an AXI slave on m with
+// random or adversarial ready patterns. Checked every cycle (rtl/rnic_axi_wr_mux.sv, AXI A3.3.1):
+//  - scoreboard: m AWs in the order the ports' AWs were taken, m W bursts in that same order (W order =
+//    AW order, one ID) with the port's data and strobes, awlen + 1 beats, WLAST on the last; every beat
+//    from the right port; a source handshake exactly when the m handshake happens;
+//  - channel independence: s*_awready does not change when any s*_wvalid flips (an AW is taken without
+//    waiting for W), m_wvalid / s*_wready do not change when m_awready flips (W does not wait for
+//    AWREADY), m_awvalid does not change when m_wready flips; no W beat before its AWVALID;
+//  - VALID held with a stable payload until READY; aw_count_o / b_count_o; the bresp_err_o pulse.
+// Directed: a slave that waits for WVALID before AWREADY (and for the AW before WREADY), AWREADY or
+// WREADY held low for a long time, full rate without a bubble, round robin. DataWidth comes from the
+// Verilated library (MUX_DW); MaxBursts is the RTL default.
+#include <algorithm>
 #include <array>
 #include <deque>
+#include <functional>
+#include <iostream>
 
 #include "Vrnic_axi_wr_mux.h"
 #include "dp_harness.hpp"
@@ -12,6 +22,7 @@
 namespace {
 
 constexpr std::size_t kBytes = MUX_DW / 8;
+constexpr std::size_t kMaxBursts = 2;  // rnic_axi_wr_mux MaxBursts default
 
 struct Beat {
   std::vector<std::uint8_t> data;
@@ -37,20 +48,24 @@ struct GenKnobs {
   double p_aw = 1.0;  // chance to raise awvalid for a pending AW
   double p_w = 1.0;   // chance to raise wvalid for a pending W beat
   WMode mode = WMode::kEarly;
+  std::size_t max_ahead = 6;  // AW at most this many bursts ahead of W
 };
 
-// One AXI write master: AW and W issued independently, AW may run up to two bursts ahead of W.
+// One AXI write master: AW and W issued independently; wlast is driven as AXI requires.
 class Gen {
  public:
   Gen(unsigned id, std::mt19937_64& rng) : id_(id), rng_(rng) {}
 
-  void add_bursts(std::size_t n, unsigned max_len) {
+  // n bursts; fixed_len >= 0: every burst has that awlen, else mostly short ones up to max_len.
+  void add_bursts(std::size_t n, unsigned max_len, int fixed_len = -1) {
     for (std::size_t i = 0; i < n; ++i) {
       Burst b;
       const auto r = rng_() % 100;
-      b.len = r < 30   ? 0
-              : r < 95 ? static_cast<unsigned>(rng_() % 16)
-                       : static_cast<unsigned>(rng_() % (max_len + 1));
+      b.len = fixed_len >= 0 ? static_cast<unsigned>(fixed_len)
+              : r < 30       ? 0
+              : r < 95       ? static_cast<unsigned>(rng_() % 16)
+                             : static_cast<unsigned>(rng_() % (max_len + 1));
+      b.len = std::min(b.len, max_len);
       b.addr = make_addr(id_, bursts_.size(), rng_());
       for (unsigned j = 0; j <= b.len; ++j) {
         Beat bt;
@@ -67,7 +82,7 @@ class Gen {
   // Decide this cycle's valids (holding any valid not yet taken).
   void decide(const GenKnobs& k) {
     std::uniform_real_distribution<double> u(0.0, 1.0);
-    const bool aw_pending = aw_idx_ < bursts_.size() && aw_idx_ <= w_idx_ + 2;
+    const bool aw_pending = aw_idx_ < bursts_.size() && aw_idx_ <= w_idx_ + k.max_ahead;
     awvalid_ = aw_pending && (awvalid_ || u(rng_) < k.p_aw);
     const bool w_allowed = k.mode == WMode::kEarly ? w_idx_ <= aw_idx_ : w_idx_ < aw_idx_;
     const bool w_pending = w_idx_ < bursts_.size() && w_allowed;
@@ -79,7 +94,6 @@ class Gen {
   const Burst& aw_burst() const { return bursts_.at(aw_idx_); }
   const Beat& w_beat() const { return bursts_.at(w_idx_).beats.at(w_beat_); }
   bool w_last() const { return w_beat_ == bursts_.at(w_idx_).len; }
-  std::size_t w_idx() const { return w_idx_; }
 
   void aw_taken() {
     ++aw_idx_;
@@ -96,7 +110,6 @@ class Gen {
   }
 
   bool done() const { return w_idx_ == bursts_.size() && aw_idx_ == bursts_.size(); }
-  bool aw_left() const { return aw_idx_ < bursts_.size(); }
   const std::vector<Burst>& bursts() const { return bursts_; }
   std::size_t total_beats() const {
     std::size_t n = 0;
@@ -116,16 +129,22 @@ struct SlaveKnobs {
   double p_awready = 1.0;
   double p_wready = 1.0;
   double p_bvalid = 1.0;
-  double p_err = 0.0;  // chance a B response is not OKAY (EXOKAY, SLVERR or DECERR)
+  double p_err = 0.0;       // chance a B response is not OKAY (EXOKAY, SLVERR or DECERR)
+  bool aw_waits_w = false;  // AWREADY only once WVALID of that burst was seen (A3.3.1 allows it)
+  bool w_waits_aw = false;  // WREADY only once that burst's AW was accepted
 };
 
 struct Stats {
+  std::uint64_t taken = 0;          // AWs taken from the ports
   std::uint64_t aw = 0, w = 0, b = 0, berr = 0;
-  std::uint64_t aw_with_first_w = 0;  // AW and first W beat in the same cycle
+  std::uint64_t w_before_aw = 0;    // bursts whose first W beat went before their AW handshake
+  std::uint64_t w_offered_before_aw = 0;  // bursts whose WVALID rose before their AW was accepted
+  std::uint64_t aw_with_first_w = 0;      // bursts whose AW and first W beat went in one cycle
   std::uint64_t first_w_cycle = 0, last_w_cycle = 0;
   bool any_w = false;
   std::array<std::uint64_t, 2> grants{};
-  bool alternated = true;  // while both had bursts left, grants alternated
+  std::uint64_t rr_violations = 0;  // both ports asked and the one taken last won again
+  std::size_t max_lead = 0;         // most bursts taken whose W had not finished
 };
 
 class MuxBench {
@@ -137,50 +156,74 @@ class MuxBench {
 
   Gen& gen(unsigned i) { return gen_[i]; }
   const Stats& stats() const { return st_; }
-  dp::Sim<Vrnic_axi_wr_mux>& sim() { return sim_; }
+  std::uint64_t cycle() const { return sim_.cycle(); }
+  std::size_t taken() const { return taken_.size(); }
+  std::size_t m_aw() const { return m_aw_n_; }
+  std::size_t w_done() const { return w_burst_; }
 
-  void run(const GenKnobs& k0, const GenKnobs& k1, const SlaveKnobs& sk,
-           bool check_alternate = false) {
-    const std::uint64_t limit =
-        sim_.cycle() + 40 * (gen_[0].total_beats() + gen_[1].total_beats()) + 2000;
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    while ((!gen_[0].done() || !gen_[1].done() || b_pending_ > 0 || !inflight_.empty()) &&
-           sim_.cycle() < limit && !::testing::Test::HasFailure()) {
-      gen_[0].decide(k0);
-      gen_[1].decide(k1);
-      const bool both_left = gen_[0].aw_left() && gen_[1].aw_left();
-      const bool awready = u(rng_) < sk.p_awready;
-      const bool wready = u(rng_) < sk.p_wready;
-      const bool bvalid = b_pending_ > 0 && (b_hold_ || u(rng_) < sk.p_bvalid);
-      if (bvalid && !b_hold_)
-        bresp_ = u(rng_) < sk.p_err ? static_cast<std::uint8_t>(1 + rng_() % 3) : 0;
-      set_inputs();
-      sim_->m_awready_i = awready;
-      sim_->m_wready_i = wready;
-      sim_->m_bvalid_i = bvalid;
-      sim_->m_bresp_i = bvalid ? bresp_ : static_cast<std::uint8_t>(rng_() & 3U);
-      sim_.eval();
-      step_checks(awready, wready, bvalid, both_left && check_alternate);
-      sim_.tick();
+  GenKnobs k[2];
+  SlaveKnobs sk;
+  std::function<bool(std::uint64_t)> aw_block;  // AWREADY forced low in these cycles
+  std::function<bool(std::uint64_t)> w_block;   // WREADY forced low in these cycles
+
+  bool all_done() const {
+    return gen_[0].done() && gen_[1].done() && st_.b == taken_.size() && w_burst_ == taken_.size();
+  }
+
+  // Runs until pred() or max_cycles; false on a test failure.
+  template <class Pred>
+  bool run_until(Pred pred, std::uint64_t max_cycles) {
+    for (std::uint64_t i = 0; i < max_cycles && !pred(); ++i) {
+      if (::testing::Test::HasFailure()) return false;
+      step();
     }
-    EXPECT_TRUE(gen_[0].done() && gen_[1].done()) << "bursts left over (deadlock?)";
-    EXPECT_TRUE(inflight_.empty());
-    // The error pulse of the last response may come one cycle later.
-    sim_->m_bvalid_i = 0;
-    sim_->s0_awvalid_i = 0;
-    sim_->s1_awvalid_i = 0;
-    sim_->s0_wvalid_i = 0;
-    sim_->s1_wvalid_i = 0;
-    for (int i = 0; i < 2; ++i) {
-      sim_.eval();
-      check_err_pulse();
-      prev_err_ = false;
-      sim_.tick();
-    }
+    return !::testing::Test::HasFailure();
+  }
+
+  // Runs until every burst is written and acknowledged, then checks the last error pulse.
+  void finish() {
+    const std::uint64_t limit = 40 * (gen_[0].total_beats() + gen_[1].total_beats()) + 4000;
+    run_until([&] { return all_done(); }, limit);
+    EXPECT_TRUE(all_done()) << "bursts left over (deadlock?) at cycle " << sim_.cycle() << ": taken "
+                            << taken_.size() << ", m AW " << m_aw_n_ << ", W bursts " << w_burst_
+                            << ", B " << st_.b;
+    // The error pulse of the last response comes one cycle later.
+    for (int i = 0; i < 2; ++i) step();
     EXPECT_EQ(err_pulses_, st_.berr);
   }
 
  private:
+  struct Taken {
+    unsigned master;
+    std::size_t seq;
+  };
+
+  void step() {
+    gen_[0].decide(k[0]);
+    gen_[1].decide(k[1]);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const std::uint64_t cyc = sim_.cycle();
+    bool awready = u(rng_) < sk.p_awready;
+    if (sk.aw_waits_w) awready = awready && w_seen_ > m_aw_n_;  // seen in an earlier cycle
+    if (aw_block && aw_block(cyc)) awready = false;
+    bool wready = u(rng_) < sk.p_wready;
+    if (sk.w_waits_aw) wready = wready && w_burst_ < m_aw_n_;
+    if (w_block && w_block(cyc)) wready = false;
+    const std::size_t b_eligible = std::min(m_aw_n_, w_burst_);  // AW and last W both accepted
+    const bool bvalid = st_.b < b_eligible && (b_hold_ || u(rng_) < sk.p_bvalid);
+    if (bvalid && !b_hold_)
+      bresp_ = u(rng_) < sk.p_err ? static_cast<std::uint8_t>(1 + rng_() % 3) : 0;
+    set_inputs();
+    sim_->m_awready_i = awready;
+    sim_->m_wready_i = wready;
+    sim_->m_bvalid_i = bvalid;
+    sim_->m_bresp_i = bvalid ? bresp_ : static_cast<std::uint8_t>(rng_() & 3U);
+    sim_.eval();
+    independence_checks();
+    step_checks(awready, wready, bvalid);
+    sim_.tick();
+  }
+
   void set_inputs() {
     auto rnd_beat = [&]() {
       Beat b;
@@ -189,7 +232,6 @@ class MuxBench {
       b.strb = rng_();
       return b;
     };
-    // Source 0
     {
       Gen& g = gen_[0];
       sim_->s0_awvalid_i = g.awvalid();
@@ -201,7 +243,6 @@ class MuxBench {
       sim_->s0_wlast_i = g.wvalid() ? g.w_last() : (rng_() & 1U) != 0;
       sim_->s0_wvalid_i = g.wvalid();
     }
-    // Source 1
     {
       Gen& g = gen_[1];
       sim_->s1_awvalid_i = g.awvalid();
@@ -222,23 +263,46 @@ class MuxBench {
     dp::set_bytes(sig, b.data(), 8);
   }
 
-  void check_err_pulse() {
-    EXPECT_EQ(sim_->bresp_err_o != 0, prev_err_)
-        << "bresp_err_o must pulse one cycle after an error B, cycle " << sim_.cycle();
-    if (sim_->bresp_err_o != 0) ++err_pulses_;
+  // A3.3.1: flip the inputs a channel must not wait for and see that its outputs stay the same.
+  void independence_checks() {
+    auto& m = sim_.model();
+    const std::uint8_t aw0 = m.s0_awready_o, aw1 = m.s1_awready_o, awv = m.m_awvalid_o;
+    const std::uint8_t wv = m.m_wvalid_o, wr0 = m.s0_wready_o, wr1 = m.s1_wready_o;
+    const std::uint8_t s0w = m.s0_wvalid_i, s1w = m.s1_wvalid_i, mar = m.m_awready_i,
+                       mwr = m.m_wready_i;
+    for (int f = 1; f < 4; ++f) {
+      m.s0_wvalid_i = static_cast<std::uint8_t>(s0w ^ (f & 1));
+      m.s1_wvalid_i = static_cast<std::uint8_t>(s1w ^ ((f >> 1) & 1));
+      m.m_wready_i = static_cast<std::uint8_t>(mwr ^ (f & 1));
+      sim_.eval();
+      EXPECT_EQ(m.s0_awready_o, aw0) << "s0_awready depends on wvalid/m_wready, cycle " << sim_.cycle();
+      EXPECT_EQ(m.s1_awready_o, aw1) << "s1_awready depends on wvalid/m_wready, cycle " << sim_.cycle();
+      EXPECT_EQ(m.m_awvalid_o, awv) << "m_awvalid depends on wvalid/m_wready, cycle " << sim_.cycle();
+    }
+    m.s0_wvalid_i = s0w;
+    m.s1_wvalid_i = s1w;
+    m.m_wready_i = mwr;
+    m.m_awready_i = static_cast<std::uint8_t>(!mar);
+    sim_.eval();
+    EXPECT_EQ(m.m_wvalid_o, wv) << "m_wvalid waits on m_awready, cycle " << sim_.cycle();
+    EXPECT_EQ(m.s0_wready_o, wr0) << "s0_wready waits on m_awready, cycle " << sim_.cycle();
+    EXPECT_EQ(m.s1_wready_o, wr1) << "s1_wready waits on m_awready, cycle " << sim_.cycle();
+    m.m_awready_i = mar;
+    sim_.eval();
   }
 
-  void step_checks(bool awready, bool wready, bool bvalid, bool check_alternate) {
-    auto& m = *sim_.operator->();
+  void step_checks(bool awready, bool wready, bool bvalid) {
+    auto& m = sim_.model();
     const std::uint64_t cyc = sim_.cycle();
     SCOPED_TRACE(::testing::Message() << "cycle " << cyc);
 
     // Counters reflect every handshake of earlier cycles.
-    EXPECT_EQ(m.aw_count_o, static_cast<std::uint32_t>(st_.aw));
+    EXPECT_EQ(m.aw_count_o, static_cast<std::uint32_t>(st_.taken));
     EXPECT_EQ(m.b_count_o, static_cast<std::uint32_t>(st_.b));
-    check_err_pulse();
+    EXPECT_EQ(m.bresp_err_o != 0, prev_err_) << "bresp_err_o must pulse one cycle after an error B";
+    if (m.bresp_err_o != 0) ++err_pulses_;
 
-    // Master side stability: a valid not taken holds its payload.
+    // m side: a valid not taken holds its payload.
     const std::uint64_t awaddr = m.m_awaddr_o;
     const unsigned awlen = m.m_awlen_o;
     if (prev_awvalid_ && !prev_awready_) {
@@ -246,8 +310,14 @@ class MuxBench {
       EXPECT_EQ(awaddr, prev_awaddr_);
       EXPECT_EQ(awlen, prev_awlen_);
     }
+    const std::vector<std::uint8_t> wdata = dp::get_bytes(m.m_wdata_o, kBytes);
+    const std::uint64_t wstrb =
+        dp::bits(dp::get_bytes(m.m_wstrb_o, 8), 0, static_cast<unsigned>(kBytes));
     if (prev_wvalid_ && !prev_wready_) {
       EXPECT_TRUE(m.m_wvalid_o != 0) << "m_wvalid dropped";
+      EXPECT_EQ(wdata, prev_wdata_);
+      EXPECT_EQ(wstrb, prev_wstrb_);
+      EXPECT_EQ(m.m_wlast_o != 0, prev_wlast_);
     }
 
     const bool aw_hs = m.m_awvalid_o != 0 && awready;
@@ -256,65 +326,79 @@ class MuxBench {
     const bool s1_aw = gen_[1].awvalid() && m.s1_awready_o != 0;
     const bool s0_w = gen_[0].wvalid() && m.s0_wready_o != 0;
     const bool s1_w = gen_[1].wvalid() && m.s1_wready_o != 0;
-    // A source handshake exactly when a master handshake happens.
-    EXPECT_EQ(int{s0_aw} + int{s1_aw}, int{aw_hs}) << "AW handshakes disagree";
+    EXPECT_LE(int{s0_aw} + int{s1_aw}, 1) << "two AWs taken in one cycle";
     EXPECT_EQ(int{s0_w} + int{s1_w}, int{w_hs}) << "W handshakes disagree";
 
-    if (aw_hs) {
-      const unsigned master = static_cast<unsigned>(awaddr >> 60) & 1U;
-      const std::size_t seq =
-          static_cast<std::size_t>((awaddr >> 12) & ((std::uint64_t{1} << 48) - 1));
-      EXPECT_EQ(seq, next_aw_seq_[master]) << "AW out of order for master " << master;
-      ASSERT_LT(seq, gen_[master].bursts().size());
-      const Burst& b = gen_[master].bursts()[seq];
-      EXPECT_EQ(awaddr, b.addr);
-      EXPECT_EQ(awlen, b.len);
-      EXPECT_TRUE(master == 0 ? s0_aw : s1_aw) << "AW came from the other source";
-      // One burst at a time: the previous burst's wlast is done (or goes in this cycle).
-      const bool prev_finishing = inflight_.size() == 1 && w_hs && m.m_wlast_o != 0;
-      EXPECT_TRUE(inflight_.empty() || prev_finishing) << "AW while an earlier burst is still open";
-      if (check_alternate && st_.aw > 0 && master == last_master_) st_.alternated = false;
+    // AWs taken from the ports, in order: this is the order the m side must follow.
+    if (s0_aw || s1_aw) {
+      const unsigned master = s0_aw ? 0U : 1U;
+      const bool both = gen_[0].awvalid() && gen_[1].awvalid();
+      if (both && st_.taken > 0 && master == last_master_) ++st_.rr_violations;
       last_master_ = master;
       ++st_.grants[master];
-      ++next_aw_seq_[master];
-      ++st_.aw;
-      // Queue behind a finishing burst, whose W beat is checked first below.
-      inflight_.push_back({master, seq, 0});
-      aw_this_cycle_ = true;
-    } else {
-      aw_this_cycle_ = false;
+      taken_.push_back({master, next_seq_[master]++});
+      ++st_.taken;
     }
 
+    // m AW: presents the next taken burst that the slave has not accepted.
+    // (A mux passing AW through would present a port's AW before taking it: then it is that AW.)
+    if (m.m_awvalid_o != 0 && m_aw_n_ >= taken_.size()) {
+      const bool port_aw = (gen_[0].awvalid() && gen_[0].aw_burst().addr == awaddr) ||
+                           (gen_[1].awvalid() && gen_[1].aw_burst().addr == awaddr);
+      EXPECT_TRUE(port_aw && !aw_hs) << "m_awvalid without a taken or presented AW";
+    } else if (m.m_awvalid_o != 0) {
+      const Taken& t = taken_[m_aw_n_];
+      const Burst& b = gen_[t.master].bursts()[t.seq];
+      EXPECT_EQ(awaddr, b.addr) << "AW out of order or corrupted (expected " << t.master << ":"
+                                << t.seq << ")";
+      EXPECT_EQ(awlen, b.len);
+    }
+
+    // WVALID of the burst W is in has been seen (aw_waits_w slaves decide on it next cycle).
+    if (m.m_wvalid_o != 0 && w_seen_ < w_burst_ + 1) {
+      w_seen_ = w_burst_ + 1;
+      if (w_burst_ >= m_aw_n_) ++st_.w_offered_before_aw;
+    }
+
+    // m W: the bursts in taken order, each from its port, never before its AWVALID.
     if (w_hs) {
-      ASSERT_FALSE(inflight_.empty()) << "W beat before its AW";
-      Open& o = inflight_.front();
-      const Burst& b = gen_[o.master].bursts()[o.seq];
-      ASSERT_LE(o.beat, b.len);
-      const Beat& e = b.beats[o.beat];
-      EXPECT_EQ(dp::get_bytes(m.m_wdata_o, kBytes), e.data) << "burst " << o.master << ":" << o.seq;
-      EXPECT_EQ(dp::bits(dp::get_bytes(m.m_wstrb_o, 8), 0, static_cast<unsigned>(kBytes)), e.strb);
-      EXPECT_EQ(m.m_wlast_o != 0, o.beat == b.len);
-      EXPECT_TRUE(o.master == 0 ? s0_w : s1_w) << "W came from the other source";
-      if (o.beat == 0 && aw_this_cycle_ && inflight_.size() == 1) ++st_.aw_with_first_w;
+      ASSERT_LT(w_burst_, taken_.size()) << "W beat of no taken burst";
+      const Taken& t = taken_[w_burst_];
+      EXPECT_TRUE(w_burst_ < m_aw_n_ || (w_burst_ == m_aw_n_ && m.m_awvalid_o != 0))
+          << "W beat before its AWVALID";
+      if (w_beat_ == 0 && w_burst_ >= m_aw_n_ && !aw_hs) ++st_.w_before_aw;
+      if (w_beat_ == 0 && w_burst_ == m_aw_n_ && aw_hs) ++st_.aw_with_first_w;
+      const Burst& b = gen_[t.master].bursts()[t.seq];
+      ASSERT_LE(w_beat_, b.len);
+      const Beat& e = b.beats[w_beat_];
+      EXPECT_EQ(wdata, e.data) << "burst " << t.master << ":" << t.seq << " beat " << w_beat_;
+      EXPECT_EQ(wstrb, e.strb);
+      EXPECT_EQ(m.m_wlast_o != 0, w_beat_ == b.len) << "WLAST on beat " << w_beat_ << " of "
+                                                    << b.len + 1;
+      EXPECT_TRUE(t.master == 0 ? s0_w : s1_w) << "W came from the other source";
       if (!st_.any_w) st_.first_w_cycle = cyc;
       st_.any_w = true;
       st_.last_w_cycle = cyc;
       ++st_.w;
-      if (o.beat == b.len) {
-        inflight_.pop_front();
-        ++b_pending_;
+      if (w_beat_ == b.len) {
+        ++w_burst_;
+        w_beat_ = 0;
       } else {
-        ++o.beat;
+        ++w_beat_;
       }
     }
+    if (aw_hs) {
+      ++m_aw_n_;
+      ++st_.aw;
+    }
+    st_.max_lead = std::max(st_.max_lead, taken_.size() - w_burst_);
 
-    // B channel.
+    // B channel (in order; only after the burst's AW and last W).
     const bool b_hs = bvalid && m.m_bready_o != 0;
     prev_err_ = b_hs && bresp_ != 0;
     if (b_hs) {
       ++st_.b;
       if (bresp_ != 0) ++st_.berr;
-      --b_pending_;
     }
     b_hold_ = bvalid && !b_hs;
 
@@ -329,21 +413,21 @@ class MuxBench {
     prev_awlen_ = awlen;
     prev_wvalid_ = m.m_wvalid_o != 0;
     prev_wready_ = wready;
+    prev_wdata_ = wdata;
+    prev_wstrb_ = wstrb;
+    prev_wlast_ = m.m_wlast_o != 0;
   }
-
-  struct Open {
-    unsigned master;
-    std::size_t seq;
-    unsigned beat;
-  };
 
   std::mt19937_64 rng_;
   std::array<Gen, 2> gen_;
   dp::Sim<Vrnic_axi_wr_mux> sim_;
   Stats st_;
-  std::deque<Open> inflight_;
-  std::array<std::size_t, 2> next_aw_seq_{};
-  std::size_t b_pending_ = 0;
+  std::vector<Taken> taken_;
+  std::array<std::size_t, 2> next_seq_{};
+  std::size_t m_aw_n_ = 0;   // AWs accepted by the slave
+  std::size_t w_burst_ = 0;  // W bursts finished (index of the burst W is in)
+  unsigned w_beat_ = 0;
+  std::size_t w_seen_ = 0;   // W bursts whose WVALID the slave has seen
   bool b_hold_ = false;
   std::uint8_t bresp_ = 0;
   bool prev_err_ = false;
@@ -351,58 +435,157 @@ class MuxBench {
   bool prev_awvalid_ = false, prev_awready_ = false, prev_wvalid_ = false, prev_wready_ = false;
   std::uint64_t prev_awaddr_ = 0;
   unsigned prev_awlen_ = 0;
+  std::vector<std::uint8_t> prev_wdata_;
+  std::uint64_t prev_wstrb_ = 0;
+  bool prev_wlast_ = false;
   unsigned last_master_ = 0;
-  bool aw_this_cycle_ = false;
 };
 
 TEST(RnicAxiWrMux, RandomBurstsBothMasters) {
-  const std::uint64_t seed = rnic::tb::random_test_seed();
-  MuxBench tb(seed);
+  MuxBench tb(rnic::tb::random_test_seed());
   tb.gen(0).add_bursts(400, 255);
   tb.gen(1).add_bursts(400, 63);
-  tb.run({0.5, 0.7, WMode::kEarly}, {0.3, 0.8, WMode::kAfterAw}, {0.6, 0.7, 0.5, 0.1});
+  tb.k[0] = {0.5, 0.7, WMode::kEarly, 6};
+  tb.k[1] = {0.3, 0.8, WMode::kAfterAw, 2};
+  tb.sk = {0.6, 0.7, 0.5, 0.1, false, false};
+  tb.finish();
   if (::testing::Test::HasFailure()) return;
   tb.gen(0).add_bursts(300, 255);
   tb.gen(1).add_bursts(300, 255);
-  tb.run({0.9, 0.4, WMode::kAfterAw}, {0.9, 0.9, WMode::kEarly}, {0.9, 0.4, 0.9, 0.3});
+  tb.k[0] = {0.9, 0.4, WMode::kAfterAw, 1};
+  tb.k[1] = {0.9, 0.9, WMode::kEarly, 8};
+  tb.sk = {0.9, 0.4, 0.9, 0.3, false, false};
+  tb.finish();
   const Stats& s = tb.stats();
   EXPECT_EQ(s.grants[0], 700U);
   EXPECT_EQ(s.grants[1], 700U);
+  EXPECT_EQ(s.aw, 1400U);
   EXPECT_GT(s.berr, 0U);
+  EXPECT_EQ(s.max_lead, kMaxBursts) << "AW never ran MaxBursts ahead of W";
+}
+
+// A3.3.1: a slave may wait for WVALID before asserting AWREADY. Every burst's first W beat must then
+// be offered while its AW waits; the old mux (W gated by AWREADY) deadlocks here.
+TEST(RnicAxiWrMux, SlaveWaitsForWvalidBeforeAwready) {
+  MuxBench tb(rnic::tb::random_test_seed());
+  tb.gen(0).add_bursts(300, 31);
+  tb.gen(1).add_bursts(300, 31);
+  tb.k[0] = {0.8, 0.8, WMode::kEarly, 6};
+  tb.k[1] = {0.8, 0.8, WMode::kAfterAw, 6};
+  tb.sk = {0.7, 0.7, 0.7, 0.0, true, false};
+  tb.finish();
+  if (::testing::Test::HasFailure()) return;
+  EXPECT_EQ(tb.stats().w_offered_before_aw, 600U) << "every burst's WVALID before its AWREADY";
+  EXPECT_GT(tb.stats().w_before_aw, 0U);
+  // Also waiting for the AW before WREADY (both waits together are legal and must not deadlock).
+  tb.gen(0).add_bursts(200, 31);
+  tb.gen(1).add_bursts(200, 31);
+  tb.sk = {1.0, 1.0, 1.0, 0.0, true, true};
+  tb.finish();
+  EXPECT_EQ(tb.stats().aw, 1000U);
+}
+
+// AWREADY low for 500 cycles: the W of every burst already taken (issued, or presented by the AW
+// register) still completes; then nothing more is taken and nothing deadlocks.
+TEST(RnicAxiWrMux, AwreadyLowForLong) {
+  MuxBench tb(rnic::tb::random_test_seed());
+  tb.gen(0).add_bursts(300, 15);
+  tb.gen(1).add_bursts(300, 15);
+  tb.k[0] = {1.0, 0.9, WMode::kEarly, 6};
+  tb.k[1] = {1.0, 0.9, WMode::kAfterAw, 6};
+  tb.aw_block = [](std::uint64_t c) { return c >= 200 && c < 700; };
+  ASSERT_TRUE(tb.run_until([&] { return tb.cycle() >= 200; }, 1000));
+  const std::size_t w0 = tb.w_done();
+  ASSERT_TRUE(tb.run_until([&] { return tb.cycle() >= 700; }, 1000));
+  EXPECT_GT(tb.w_done(), w0);
+  EXPECT_EQ(tb.w_done(), tb.taken()) << "W of a taken burst waited for AWREADY";
+  EXPECT_EQ(tb.taken(), tb.m_aw() + 1) << "one AW presented, the others accepted";
+  tb.finish();
+  EXPECT_EQ(tb.stats().aw, 600U);
+}
+
+// WREADY low for 500 cycles: AW keeps going until MaxBursts bursts are waiting for their W.
+TEST(RnicAxiWrMux, WreadyLowForLongAwRunsAhead) {
+  MuxBench tb(rnic::tb::random_test_seed());
+  tb.gen(0).add_bursts(300, 15);
+  tb.gen(1).add_bursts(300, 15);
+  tb.k[0] = {1.0, 1.0, WMode::kEarly, 8};
+  tb.k[1] = {1.0, 1.0, WMode::kEarly, 8};
+  tb.w_block = [](std::uint64_t c) { return c >= 200 && c < 700; };
+  ASSERT_TRUE(tb.run_until([&] { return tb.cycle() >= 700; }, 1000));
+  EXPECT_EQ(tb.taken() - tb.w_done(), kMaxBursts);
+  EXPECT_EQ(tb.m_aw(), tb.taken()) << "every taken AW reached the slave without its W";
+  tb.finish();
+  EXPECT_EQ(tb.stats().aw, 600U);
 }
 
 TEST(RnicAxiWrMux, RoundRobinNoStarvation) {
-  const std::uint64_t seed = rnic::tb::random_test_seed();
-  MuxBench tb(seed);
+  MuxBench tb(rnic::tb::random_test_seed());
   tb.gen(0).add_bursts(300, 31);
   tb.gen(1).add_bursts(300, 31);
-  // Both always requesting: grants must alternate.
-  tb.run({1.0, 1.0, WMode::kEarly}, {1.0, 1.0, WMode::kEarly}, {0.7, 0.7, 1.0, 0.0}, true);
-  EXPECT_TRUE(tb.stats().alternated) << "a master was granted twice while the other waited";
+  tb.k[0] = {1.0, 1.0, WMode::kEarly, 6};
+  tb.k[1] = {1.0, 1.0, WMode::kEarly, 6};
+  tb.sk = {0.7, 0.7, 1.0, 0.0, false, false};
+  tb.finish();
+  EXPECT_EQ(tb.stats().rr_violations, 0U) << "a port was taken twice while the other waited";
+  EXPECT_EQ(tb.stats().grants[0], 300U);
 }
 
+// Always-ready slave, both ports always valid: one W beat every cycle from the first to the last,
+// across bursts and ports (AW runs ahead, so the next burst is queued before its first beat).
 TEST(RnicAxiWrMux, FullRateNoBubble) {
-  const std::uint64_t seed = rnic::tb::random_test_seed();
-  MuxBench tb(seed);
-  tb.gen(0).add_bursts(200, 15);
-  tb.gen(1).add_bursts(200, 15);
-  tb.run({1.0, 1.0, WMode::kEarly}, {1.0, 1.0, WMode::kEarly}, {1.0, 1.0, 1.0, 0.0});
-  const Stats& s = tb.stats();
-  // Every cycle from the first W beat to the last carries a W beat; every AW goes with its first W.
-  EXPECT_EQ(s.last_w_cycle - s.first_w_cycle + 1, s.w);
-  EXPECT_EQ(s.aw_with_first_w, s.aw);
-  EXPECT_EQ(s.aw, 400U);
+  for (int fixed : {-1, 0, 1}) {  // random lengths; all single-beat; all two-beat bursts
+    SCOPED_TRACE(::testing::Message() << "awlen " << fixed);
+    MuxBench tb(rnic::tb::random_test_seed());
+    tb.gen(0).add_bursts(200, 15, fixed);
+    tb.gen(1).add_bursts(200, 15, fixed);
+    tb.finish();
+    const Stats& s = tb.stats();
+    EXPECT_EQ(s.last_w_cycle - s.first_w_cycle + 1, s.w) << "bubble in the W stream";
+    EXPECT_EQ(s.aw, 400U);
+    std::cout << "awlen " << fixed << ": " << s.w << " W beats in "
+              << s.last_w_cycle - s.first_w_cycle + 1 << " cycles, first beat at cycle "
+              << s.first_w_cycle << ", AW lead up to " << s.max_lead << " bursts" << std::endl;
+  }
+}
+
+// No added latency: a burst arriving on an idle mux (AW and first W presented together, slave ready)
+// leaves with its AW and its first W beat in that same cycle.
+TEST(RnicAxiWrMux, IdleBurstGoesWithItsAw) {
+  MuxBench tb(rnic::tb::random_test_seed());
+  tb.gen(0).add_bursts(100, 0, 0);
+  tb.gen(1).add_bursts(100, 0, 0);
+  tb.k[0] = {0.1, 1.0, WMode::kEarly, 0};
+  tb.k[1] = {0.1, 1.0, WMode::kEarly, 0};
+  tb.finish();
+  // (When both ports present in one cycle, the second one goes in the next, again on an idle mux.)
+  EXPECT_EQ(tb.stats().aw_with_first_w, 200U);
+  std::cout << "bursts with AW and first W in one cycle: " << tb.stats().aw_with_first_w << " of "
+            << tb.stats().aw << std::endl;
 }
 
 TEST(RnicAxiWrMux, SingleMasterEachSide) {
-  const std::uint64_t seed = rnic::tb::random_test_seed();
-  MuxBench tb(seed);
+  MuxBench tb(rnic::tb::random_test_seed());
   tb.gen(1).add_bursts(200, 255);
-  tb.run({}, {0.8, 0.8, WMode::kEarly}, {0.8, 0.8, 0.5, 0.2});
+  tb.k[1] = {0.8, 0.8, WMode::kEarly, 3};
+  tb.sk = {0.8, 0.8, 0.5, 0.2, false, false};
+  tb.finish();
   if (::testing::Test::HasFailure()) return;
   tb.gen(0).add_bursts(200, 255);
-  tb.run({0.8, 0.8, WMode::kAfterAw}, {}, {0.8, 0.8, 0.5, 0.2});
+  tb.k[0] = {0.8, 0.8, WMode::kAfterAw, 3};
+  tb.finish();
   EXPECT_EQ(tb.stats().aw, 400U);
+}
+
+// Every non-OKAY B (EXOKAY, SLVERR, DECERR) gives one bresp_err_o pulse, the cycle after; OKAY none.
+TEST(RnicAxiWrMux, ErrorResponsesPulse) {
+  MuxBench tb(rnic::tb::random_test_seed());
+  tb.gen(0).add_bursts(200, 7);
+  tb.gen(1).add_bursts(200, 7);
+  tb.sk = {0.8, 0.8, 0.6, 0.5, false, false};
+  tb.finish();  // checks the pulse every cycle and the number of pulses
+  EXPECT_GT(tb.stats().berr, 50U);
+  EXPECT_LT(tb.stats().berr, tb.stats().b);
 }
 
 }  // namespace

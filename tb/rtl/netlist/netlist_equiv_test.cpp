@@ -237,7 +237,21 @@ class Lockstep {
         ++beat_;
       }
     }
-    if (m.m_axi_gmem_awvalid && m.m_axi_gmem_awready) awq_.push_back({m.m_axi_gmem_awaddr, m.m_axi_gmem_awlen + 1u});
+    // AXI A3.3.1: W may come before its AW handshake (the kernel offers it once the AW is presented);
+    // such a burst takes the presented AW, and its B waits until that AW is accepted.
+    if (m.m_axi_gmem_awvalid && m.m_axi_gmem_awready) {
+      if (w_ahead_) {
+        w_ahead_ = false;
+        if (b_waits_aw_) bq_.push_back(1);
+        b_waits_aw_ = false;
+      } else {
+        awq_.push_back({m.m_axi_gmem_awaddr, m.m_axi_gmem_awlen + 1u});
+      }
+    }
+    if (m.m_axi_gmem_wvalid && m.m_axi_gmem_wready && awq_.empty() && !w_ahead_ && m.m_axi_gmem_awvalid) {
+      awq_.push_back({m.m_axi_gmem_awaddr, m.m_axi_gmem_awlen + 1u});
+      w_ahead_ = true;
+    }
     if (m.m_axi_gmem_wvalid && m.m_axi_gmem_wready && !awq_.empty()) {
       auto& aw = awq_.front();
       for (int i = 0; i < kBytes; ++i) {
@@ -247,7 +261,11 @@ class Lockstep {
       aw.first += kBytes;
       if (--aw.second == 0) {
         awq_.pop_front();
-        bq_.push_back(1);
+        if (w_ahead_ && awq_.empty()) {
+          b_waits_aw_ = true;  // B only after the AW
+        } else {
+          bq_.push_back(1);
+        }
       }
     }
     if (m.m_axi_gmem_bvalid && m.m_axi_gmem_bready) bq_.pop_front();
@@ -269,6 +287,8 @@ class Lockstep {
   std::deque<std::pair<std::uint32_t, std::vector<std::uint8_t>>> packets_;
   std::size_t beat_ = 0;
   std::deque<std::pair<std::uint64_t, std::uint32_t>> awq_;
+  bool w_ahead_ = false;     // awq_.back() came from a presented AW whose handshake is still to come
+  bool b_waits_aw_ = false;  // that burst's W is done; its B waits for the AW handshake
   std::deque<int> bq_;
   std::deque<std::pair<std::uint64_t, bool>> rq_;
   std::uint64_t cycles_ = 0, mismatches_ = 0;

@@ -162,6 +162,8 @@ class Tb {
     d.drop_event_i = 0;
     d.access_event_i = 0;
     d.dup_event_i = 0;
+    d.write_err_event_i = 0;
+    d.read_err_event_i = 0;
     d.error_event_i = 0;
     d.error_idx_i = 0;
   }

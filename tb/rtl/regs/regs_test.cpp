@@ -1,7 +1,8 @@
 // rnic_regs tests (label rtl): register map against hw.hpp, AXI4-Lite protocol with random AW/W
 // order and delays and random bready/rready, commands (busy, args, done/refused, STAG_INVALIDATE
 // fence), doorbells (decode of every queue, backpressure), CQ registers, 64-bit counters against a
-// C++ model (simultaneous events, carry into the high word, LO/HI latch).
+// C++ model (simultaneous events, carry into the high word, LO/HI latch), including the AXI error
+// counters CNT_WRITE_ERRORS / CNT_READ_ERRORS.
 //
 // Compiled once per parameter set (REGS_* defines, see CMakeLists.txt). Random tests print their
 // seed; RNIC_TEST_SEED=<n> reproduces, RNIC_FST=<file> dumps a waveform (run one test at a time).
@@ -14,6 +15,14 @@
 #include <vector>
 
 #include "regs_tb.hpp"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#include "Vrnic_regs___024root.h"  // internal state (built with --public-flat-rw)
+#pragma GCC diagnostic pop
 #include "rnic/hw/hw.hpp"
 #include "rnic/wire/ddp_errors.hpp"
 
@@ -30,27 +39,31 @@ constexpr std::uint32_t kSsnWindow = REGS_SSN_WINDOW;
 constexpr std::uint32_t kBuildId = REGS_BUILD_ID;
 constexpr std::uint32_t kNumDb = kNumStreams * kNumQns;
 constexpr unsigned kNumErrors = static_cast<unsigned>(rnic::wire::kAllDdpErrors.size());
-constexpr unsigned kNumCounters = 6 + kNumErrors;
+constexpr unsigned kNumNamed = 8;  // named counters before the error-table rows
+constexpr unsigned kNumCounters = kNumNamed + kNumErrors;
 
 constexpr std::uint16_t A(std::uint32_t addr) { return static_cast<std::uint16_t>(addr); }
 constexpr std::uint16_t arg_reg(unsigned i) { return A(hw::reg_cmd_arg(i)); }
 constexpr std::uint16_t db_reg(std::uint32_t q) { return A(hw::kDOORBELL_BASE + 4 * q); }
 
-// Counter i of the test model: the six named ones, then one per error-table row.
+// Counter i of the test model: the eight named ones, then one per error-table row.
 std::uint16_t cnt_lo(unsigned i) {
-  static const std::array<std::uint32_t, 6> named = {
-      hw::kRegCNT_SEGMENTS_LO, hw::kRegCNT_BYTES_LO,  hw::kRegCNT_MESSAGES_LO,
-      hw::kRegCNT_DROPS_LO,    hw::kRegCNT_ACCESS_LO, hw::kRegCNT_DUPLICATES_LO};
-  return A(i < 6 ? named[i] : hw::reg_error_counter_lo(i - 6));
+  static const std::array<std::uint32_t, kNumNamed> named = {
+      hw::kRegCNT_SEGMENTS_LO,   hw::kRegCNT_BYTES_LO,        hw::kRegCNT_MESSAGES_LO,
+      hw::kRegCNT_DROPS_LO,      hw::kRegCNT_ACCESS_LO,       hw::kRegCNT_DUPLICATES_LO,
+      hw::kRegCNT_WRITE_ERRORS_LO, hw::kRegCNT_READ_ERRORS_LO};
+  return A(i < kNumNamed ? named[i] : hw::reg_error_counter_lo(i - kNumNamed));
 }
 std::uint16_t cnt_hi(unsigned i) {
-  static const std::array<std::uint32_t, 6> named = {
-      hw::kRegCNT_SEGMENTS_HI, hw::kRegCNT_BYTES_HI,  hw::kRegCNT_MESSAGES_HI,
-      hw::kRegCNT_DROPS_HI,    hw::kRegCNT_ACCESS_HI, hw::kRegCNT_DUPLICATES_HI};
-  return A(i < 6 ? named[i] : hw::reg_error_counter_lo(i - 6) + 4);
+  static const std::array<std::uint32_t, kNumNamed> named = {
+      hw::kRegCNT_SEGMENTS_HI,   hw::kRegCNT_BYTES_HI,        hw::kRegCNT_MESSAGES_HI,
+      hw::kRegCNT_DROPS_HI,      hw::kRegCNT_ACCESS_HI,       hw::kRegCNT_DUPLICATES_HI,
+      hw::kRegCNT_WRITE_ERRORS_HI, hw::kRegCNT_READ_ERRORS_HI};
+  return A(i < kNumNamed ? named[i] : hw::reg_error_counter_lo(i - kNumNamed) + 4);
 }
 constexpr unsigned kCntSegments = 0, kCntBytes = 1, kCntMessages = 2, kCntDrops = 3, kCntAccess = 4,
-                   kCntDuplicates = 5, kCntError0 = 6;
+                   kCntDuplicates = 5, kCntWriteErrors = 6, kCntReadErrors = 7,
+                   kCntError0 = kNumNamed;
 
 // RW registers and the bits they keep.
 struct RwReg {
@@ -682,6 +695,8 @@ class CounterModel {
     d.drop_event_i = enabled && tb.chance(p_event);
     d.access_event_i = enabled && tb.chance(p_event);
     d.dup_event_i = enabled && tb.chance(p_event);
+    d.write_err_event_i = enabled && tb.chance(p_event);
+    d.read_err_event_i = enabled && tb.chance(p_event);
     d.error_event_i = enabled && tb.chance(p_event);
     if (d.bytes_event_i) d.bytes_i = static_cast<std::uint16_t>(tb.uniform(bytes_min, 0xFFFF));
     value[kCntSegments] += d.seg_event_i;
@@ -690,6 +705,8 @@ class CounterModel {
     value[kCntDrops] += d.drop_event_i;
     value[kCntAccess] += d.access_event_i;
     value[kCntDuplicates] += d.dup_event_i;
+    value[kCntWriteErrors] += d.write_err_event_i;
+    value[kCntReadErrors] += d.read_err_event_i;
     if (d.error_event_i && d.error_idx_i < kNumErrors) ++value[kCntError0 + d.error_idx_i];
     history_[cycle % kHistory] = value;
     last_cycle_ = cycle;
@@ -807,6 +824,82 @@ TEST_F(Regs, ErrorCounterRows) {
     EXPECT_EQ(tb.rd(cnt_hi(kCntError0 + i)), 0u) << "error row " << i;
   }
   for (unsigned k = 0; k < kCntError0; ++k) EXPECT_EQ(tb.rd(cnt_lo(k)), 0u) << "counter " << k;
+}
+
+// CNT_WRITE_ERRORS / CNT_READ_ERRORS: one count per cycle with the event high, each only in its own
+// register, together with every other event in the same cycles.
+TEST_F(Regs, WriteAndReadErrorCounters) {
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  random_timing();
+  std::uint64_t nw = 0, nr = 0, nseg = 0;
+  for (int c = 0; c < 3000; ++c) {
+    const bool both_long = c >= 1000 && c < 1200;  // held high for 200 cycles: 200 counts
+    d.write_err_event_i = both_long || tb.chance(0.3);
+    d.read_err_event_i = both_long || tb.chance(0.6);
+    d.seg_event_i = tb.chance(0.5);
+    d.dup_event_i = d.write_err_event_i;
+    nw += d.write_err_event_i;
+    nr += d.read_err_event_i;
+    nseg += d.seg_event_i;
+    tb.step();
+  }
+  tb.clear_events();
+  tb.step(3);
+  EXPECT_EQ(tb.rd(cnt_lo(kCntWriteErrors)), nw);
+  EXPECT_EQ(tb.rd(cnt_hi(kCntWriteErrors)), 0u);
+  EXPECT_EQ(tb.rd(cnt_lo(kCntReadErrors)), nr);
+  EXPECT_EQ(tb.rd(cnt_hi(kCntReadErrors)), 0u);
+  EXPECT_EQ(tb.rd(cnt_lo(kCntSegments)), nseg);
+  EXPECT_EQ(tb.rd(cnt_lo(kCntDuplicates)), nw);
+  for (unsigned k = 0; k < kNumCounters; ++k) {
+    if (k == kCntWriteErrors || k == kCntReadErrors || k == kCntSegments || k == kCntDuplicates)
+      continue;
+    EXPECT_EQ(tb.rd(cnt_lo(k)), 0u) << "counter " << k;
+  }
+}
+
+// White box (the model is built with --public-flat-rw): counter slot k of the RTL is the test's
+// counter k. Presets a counter near 2^32, as 4 G events would take too long to simulate.
+void preset_counter(Vrnic_regs& d, unsigned k, std::uint64_t v) {
+  d.rootp->rnic_regs__DOT__cnt_q[2 * k] = static_cast<std::uint32_t>(v);
+  d.rootp->rnic_regs__DOT__cnt_q[2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
+}
+
+// The error counters are 64 bits wide: carry into the high word, and the _LO read latches _HI.
+TEST_F(Regs, ErrorCountersCarryAndHiLatch) {
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  fast_timing();
+  auto pulses = [&](unsigned n) {
+    for (unsigned i = 0; i < n; ++i) {
+      d.write_err_event_i = 1;
+      d.read_err_event_i = 1;
+      tb.step();
+    }
+    tb.clear_events();
+    tb.step(3);
+  };
+  const std::uint64_t base = (std::uint64_t{1} << 32) - 3;
+  preset_counter(d, kCntWriteErrors, base);
+  preset_counter(d, kCntReadErrors, base + 1);
+  ASSERT_EQ(tb.rd(cnt_lo(kCntWriteErrors)), static_cast<std::uint32_t>(base)) << "preset failed";
+  pulses(5);
+  for (unsigned k : {kCntWriteErrors, kCntReadErrors}) {
+    const std::uint64_t want = (k == kCntWriteErrors ? base : base + 1) + 5;
+    EXPECT_EQ(tb.rd(cnt_lo(k)), static_cast<std::uint32_t>(want)) << "counter " << k;
+    EXPECT_EQ(tb.rd(cnt_hi(k)), static_cast<std::uint32_t>(want >> 32)) << "counter " << k;
+  }
+  // Snapshot: HI is the word latched by the last LO read of the same counter.
+  preset_counter(d, kCntWriteErrors, 0x1FFFFFFFEull);
+  preset_counter(d, kCntReadErrors, 0x1FFFFFFFEull);
+  EXPECT_EQ(tb.rd(cnt_lo(kCntWriteErrors)), 0xFFFFFFFEu);
+  pulses(4);  // both now 0x2_0000_0002
+  EXPECT_EQ(tb.rd(cnt_lo(kCntReadErrors)), 2u);
+  EXPECT_EQ(tb.rd(cnt_hi(kCntWriteErrors)), 1u) << "HI must be the word latched by its LO read";
+  EXPECT_EQ(tb.rd(cnt_hi(kCntReadErrors)), 2u);
+  EXPECT_EQ(tb.rd(cnt_lo(kCntWriteErrors)), 2u);
+  EXPECT_EQ(tb.rd(cnt_hi(kCntWriteErrors)), 2u);
 }
 
 // ---- reset -------------------------------------------------------------------------------------

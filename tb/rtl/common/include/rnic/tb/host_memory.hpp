@@ -2,6 +2,13 @@
 // known pattern, with seeded random ready/latency, checks of the AXI rules the architecture promises
 // (docs/rtl-architecture.md "AXI") and a record of every byte the kernel wrote.
 //
+// W and AW are independent (AXI A3.3.1): W beats may come before their AW handshake, but never
+// before the burst's AWVALID (the kernel's write mux promises that much: W runs ahead of AW by at
+// most the burst whose AW is presented). B comes after both the AW and the last W beat. Options: an
+// AWREADY that waits until WVALID of that burst has been seen (legal slave behaviour that deadlocks
+// a master whose W waits for AWREADY), and SLVERR for writes to / reads from an address range (an
+// erroring write is not performed).
+//
 // A write becomes visible at a random cycle between its last W beat and its B response (a posted write
 // may land early, and is only guaranteed to have landed once acknowledged; overlapping writes land in
 // order), or at the W beat when commit_on_b is off. So a completion entry issued before the data it
@@ -11,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -36,6 +44,11 @@ struct HostMemConfig {
   unsigned r_latency_max = 8;
   bool commit_on_b = true;
   bool log_w = false;  // keep a log of every W beat (benchmarks)
+  bool aw_waits_w = false;  // AWREADY only once WVALID of that burst has been seen
+  // Bursts touching [lo, hi) get SLVERR (empty when lo >= hi): BRESP (the data is dropped), RRESP
+  // on every beat (RDATA still from memory).
+  std::uint64_t write_err_lo = 0, write_err_hi = 0;
+  std::uint64_t read_err_lo = 0, read_err_hi = 0;
   std::uint64_t seed = 1;
 
   // Random ready/latency on every channel.
@@ -95,13 +108,16 @@ class AxiHostMemory : public Component<Top> {
   std::uint64_t b_count() const { return b_count_; }
   std::uint64_t ar_count() const { return ar_count_; }
   std::uint64_t w_beats() const { return w_beats_; }
+  std::uint64_t b_errors() const { return b_errors_; }          // B responses SLVERR
+  std::uint64_t r_error_beats() const { return r_error_beats_; }  // R beats SLVERR
+  std::uint64_t w_before_aw() const { return w_before_aw_; }    // bursts whose W began before their AW
   // Nothing accepted and not yet answered.
   bool idle() const { return bursts_.empty() && b_q_.empty() && reads_.empty(); }
   std::uint64_t last_activity() const { return last_activity_; }
 
   // ---- AXI ---------------------------------------------------------------------------------------
   void drive(Top& t, std::uint64_t cycle) override {
-    awready_ = chance(cfg_.aw_ready);
+    awready_ = chance(cfg_.aw_ready) && (!cfg_.aw_waits_w || w_seen_ > aw_count_);
     wready_ = chance(cfg_.w_ready);
     arready_ = chance(cfg_.ar_ready);
     t.m_axi_gmem_awready = awready_;
@@ -110,13 +126,13 @@ class AxiHostMemory : public Component<Top> {
     // B: held until accepted.
     bvalid_ = !b_q_.empty() && b_q_.front().ready_cycle <= cycle;
     t.m_axi_gmem_bvalid = bvalid_;
-    t.m_axi_gmem_bresp = 0;
+    t.m_axi_gmem_bresp = bvalid_ ? b_q_.front().resp : 0;
     // R: once offered, held until accepted.
     if (!rvalid_ && !reads_.empty() && reads_.front().ready_cycle <= cycle && chance(cfg_.r_valid)) {
       rvalid_ = true;
     }
     t.m_axi_gmem_rvalid = rvalid_;
-    t.m_axi_gmem_rresp = 0;
+    t.m_axi_gmem_rresp = rvalid_ ? reads_.front().resp : 0;
     if (rvalid_) {
       const Read& r = reads_.front();
       const std::uint64_t a = r.addr + std::uint64_t{r.beat} * bytes_;
@@ -137,6 +153,7 @@ class AxiHostMemory : public Component<Top> {
     if (bvalid_ && t.m_axi_gmem_bready) {
       Pending& p = b_q_.front();
       if (cfg_.commit_on_b && !p.committed) commit(p);
+      if (p.resp != 0) ++b_errors_;
       b_q_.pop_front();
       ++b_count_;
       last_activity_ = cycle;
@@ -144,6 +161,7 @@ class AxiHostMemory : public Component<Top> {
     sample_ar(t, cycle);
     if (rvalid_ && t.m_axi_gmem_rready) {
       Read& r = reads_.front();
+      if (r.resp != 0) ++r_error_beats_;
       rvalid_ = false;
       last_activity_ = cycle;
       if (r.beat == r.len) {
@@ -159,6 +177,8 @@ class AxiHostMemory : public Component<Top> {
     std::uint64_t addr;
     unsigned len;  // AWLEN: beats - 1
     unsigned beat;
+    bool aw_done;  // AW handshake seen (else its W began while the AW was presented)
+    bool w_done;   // last W beat seen
     std::vector<std::pair<std::uint64_t, std::uint8_t>> writes;
   };
   struct Pending {
@@ -167,6 +187,7 @@ class AxiHostMemory : public Component<Top> {
     std::uint64_t lo, hi;        // byte range of the burst
     bool committed;
     std::vector<std::pair<std::uint64_t, std::uint8_t>> writes;
+    std::uint8_t resp;  // BRESP
   };
   void commit(Pending& p) {
     for (const auto& w : p.writes) mem_[w.first] = w.second;
@@ -190,7 +211,13 @@ class AxiHostMemory : public Component<Top> {
     unsigned len;
     unsigned beat;
     std::uint64_t ready_cycle;
+    std::uint8_t resp;  // RRESP of every beat
   };
+  static constexpr std::uint8_t kSlvErr = 2;
+  // [addr, addr + n) touches [lo, hi).
+  static bool touches(std::uint64_t addr, std::uint64_t n, std::uint64_t lo, std::uint64_t hi) {
+    return lo < hi && addr < hi && lo < addr + n;
+  }
 
   void error(std::uint64_t cycle, const std::string& s) { sim_.errors().add(cycle, "m_axi_gmem: " + s); }
 
@@ -221,9 +248,31 @@ class AxiHostMemory : public Component<Top> {
     aw_prev_len_ = len;
     if (!(v && awready_)) return;
     check_burst(cycle, "AW", addr, len, t.m_axi_gmem_awsize, t.m_axi_gmem_awburst);
-    bursts_.push_back(Burst{addr, len, 0, {}});
     ++aw_count_;
     last_activity_ = cycle;
+    // The burst whose W went ahead, if any, else a new one.
+    auto it = std::find_if(bursts_.begin(), bursts_.end(), [](const Burst& b) { return !b.aw_done; });
+    if (it != bursts_.end()) {
+      if (it->addr != addr || it->len != len) error(cycle, "AW differs from the AW its W beats went with");
+      it->aw_done = true;
+      retire(cycle);
+    } else {
+      bursts_.push_back(Burst{addr, len, 0, true, false, {}});
+    }
+  }
+
+  // Bursts with both AW and last W done, in order, wait for their B.
+  void retire(std::uint64_t cycle) {
+    while (!bursts_.empty() && bursts_.front().aw_done && bursts_.front().w_done) {
+      Burst& b = bursts_.front();
+      const unsigned lat = pick(cfg_.b_latency_min, cfg_.b_latency_max);
+      const std::uint64_t lo = b.addr, hi = b.addr + std::uint64_t{b.len + 1} * bytes_;
+      const bool err = touches(lo, hi - lo, cfg_.write_err_lo, cfg_.write_err_hi);
+      if (err) b.writes.clear();  // the slave did not write
+      b_q_.push_back(Pending{cycle + 1 + lat, cycle + 1 + pick(0, lat), lo, hi, false, std::move(b.writes),
+                             static_cast<std::uint8_t>(err ? kSlvErr : 0)});
+      bursts_.pop_front();
+    }
   }
 
   void sample_w(const Top& t, std::uint64_t cycle) {
@@ -246,14 +295,26 @@ class AxiHostMemory : public Component<Top> {
         w_prev_data_[i] = get_byte(t.m_axi_gmem_wdata, i);
       }
     }
+    if (v) w_seen_ = std::max(w_seen_, w_bursts_ + 1);
     if (!(v && wready_)) return;
     ++w_beats_;
     last_activity_ = cycle;
-    if (bursts_.empty()) {
-      error(cycle, "W beat without an outstanding AW");
-      return;
+    auto it = std::find_if(bursts_.begin(), bursts_.end(), [](const Burst& x) { return !x.w_done; });
+    if (it == bursts_.end()) {
+      // W ahead of its AW handshake: allowed for the burst whose AW is presented now (and not
+      // accepted in this cycle: that one is in bursts_ already), if no other W went ahead.
+      const bool presented = t.m_axi_gmem_awvalid && !awready_;
+      const bool other_ahead =
+          std::any_of(bursts_.begin(), bursts_.end(), [](const Burst& x) { return !x.aw_done; });
+      if (!presented || other_ahead) {
+        error(cycle, "W beat without an outstanding AW");
+        return;
+      }
+      bursts_.push_back(Burst{t.m_axi_gmem_awaddr, t.m_axi_gmem_awlen, 0, false, false, {}});
+      ++w_before_aw_;
+      it = std::prev(bursts_.end());
     }
-    Burst& b = bursts_.front();
+    Burst& b = *it;
     const std::uint64_t base = b.addr + std::uint64_t{b.beat} * bytes_;
     const bool last = b.beat == b.len;
     if (static_cast<bool>(t.m_axi_gmem_wlast) != last) {
@@ -269,17 +330,16 @@ class AxiHostMemory : public Component<Top> {
       const std::uint8_t d = get_byte(t.m_axi_gmem_wdata, i);
       kernel_written_[a] = 1;
       if (cfg_.commit_on_b) {
-        b.writes.emplace_back(a, d);
-      } else {
+        b.writes.emplace_back(a, d);  // dropped at retire() if the burst gets SLVERR
+      } else if (!touches(b.addr, std::uint64_t{b.len + 1} * bytes_, cfg_.write_err_lo, cfg_.write_err_hi)) {
         mem_[a] = d;
       }
     }
     if (cfg_.log_w) w_log_.push_back(WBeatLog{cycle, base, strobes});
     if (last) {
-      const unsigned lat = pick(cfg_.b_latency_min, cfg_.b_latency_max);
-      const std::uint64_t lo = b.addr, hi = b.addr + std::uint64_t{b.len + 1} * bytes_;
-      b_q_.push_back(Pending{cycle + 1 + lat, cycle + 1 + pick(0, lat), lo, hi, false, std::move(b.writes)});
-      bursts_.pop_front();
+      b.w_done = true;
+      ++w_bursts_;
+      retire(cycle);
     } else {
       ++b.beat;
     }
@@ -298,7 +358,8 @@ class AxiHostMemory : public Component<Top> {
     if (!(v && arready_)) return;
     check_burst(cycle, "AR", addr, len, t.m_axi_gmem_arsize, t.m_axi_gmem_arburst);
     const unsigned lat = pick(cfg_.r_latency_min, cfg_.r_latency_max);
-    reads_.push_back(Read{addr, len, 0, cycle + 1 + lat});
+    const bool err = touches(addr, std::uint64_t{len + 1} * bytes_, cfg_.read_err_lo, cfg_.read_err_hi);
+    reads_.push_back(Read{addr, len, 0, cycle + 1 + lat, static_cast<std::uint8_t>(err ? kSlvErr : 0)});
     ++ar_count_;
     last_activity_ = cycle;
   }
@@ -341,6 +402,9 @@ class AxiHostMemory : public Component<Top> {
   std::vector<bool> w_prev_strb_;
   std::vector<std::uint8_t> w_prev_data_;
   std::uint64_t aw_count_ = 0, b_count_ = 0, ar_count_ = 0, w_beats_ = 0, last_activity_ = 0;
+  std::uint64_t w_bursts_ = 0;  // W bursts whose last beat was seen
+  std::uint64_t w_seen_ = 0;    // W bursts whose WVALID was seen (aw_waits_w)
+  std::uint64_t b_errors_ = 0, r_error_beats_ = 0, w_before_aw_ = 0;
 };
 
 }  // namespace rnic::tb
