@@ -1,32 +1,50 @@
 `include "rnic_defs.svh"
 // Stage 5: in-order delivery (RFC 5041 5.3, 5.4) and the completion ring.
 //
-// One sequential FSM handles one item at a time, one read-modify-write per step:
-// - State lives in block RAMs (flat vectors, registered reads): next_ssn per stream (two copies:
-//   one for the FSM, one for lookup's read port) and one slot per (stream, DDP-SSN mod SsnWindow)
-//   holding filled, last, T, STag/QN, MSN, length and RsvdULP. After reset the FSM clears every
-//   slot and next_ssn (NumStreams * SsnWindow cycles, dlv_ready_o low meanwhile).
+// Three decoupled parts; one item per cycle in, one completion entry written per 64/Bytes cycles:
+//
+// Decide (accepts one item per cycle; a registered RAM read in the accept cycle, the decision in
+// the next):
+// - Per stream, one RAM word {next_ssn, filled[SsnWindow-1:0]} (plus a copy of next_ssn for
+//   lookup's read port) and a payload RAM with one slot per (stream, DDP-SSN mod SsnWindow) holding
+//   last, T, STag/QN, MSN, length and RsvdULP. Only the filled bits say what a slot holds, so after
+//   reset only the per-stream words are cleared (NumStreams cycles, dlv_ready_o low meanwhile), and
+//   STREAM_RESET is a single write. The word written in the previous cycle is forwarded, so
+//   back-to-back items of one stream (consecutive DDP-SSNs in particular) see each other at once.
 // - PLACED: d = ssn - next_ssn (mod 2^16); d >= SsnWindow or a filled slot is a duplicate
-//   (dup_event_o, nothing changes). A segment at next_ssn is used directly (never written to its
-//   slot), others fill their slot. Then, while slot next_ssn is filled: a last segment produces a
-//   delivery completion (and a consume event for an untagged message), the slot is cleared and
-//   next_ssn advances (written back every step: lookup's copy is at most one update stale).
-//   msg_event_o pulses for every delivered message, tagged or untagged (CNT_MESSAGES).
+//   (dup_event_o, nothing changes). d != 0: the segment fills its slot. d == 0: the segment is
+//   delivered directly (never written to its slot), next_ssn advances; then, while slot next_ssn is
+//   filled, it is delivered, its bit cleared and next_ssn advanced, one slot per cycle (input held
+//   meanwhile; the slot after each is read ahead, so no bubble). A delivered last segment decides a
+//   completion and, for an untagged message, queues a consume event; msg_event_o pulses for every
+//   delivered message (CNT_MESSAGES). The per-stream word (and lookup's next_ssn copy) is written
+//   in every cycle the stream's state changes.
 //   Delivery entries: tagged carry the STag and RsvdULP[7:0]; untagged the QN, MSN, message length
 //   and RsvdULP[39:0]; both the SSN of the last segment.
-// - ERROR: an error completion (flags: error, and tagged from the item's T bit; type, code, SSN,
-//   segment length, the 18 header bytes); STag/QN, MSN and RsvdULP are zero.
-// - STREAM_RESET: clears the stream's SsnWindow slots and next_ssn, then echoes cons_reset_o.
+// - ERROR: decides an error completion (flags: error, and tagged from the item's T bit; type, code,
+//   SSN, segment length, the 18 header bytes); STag/QN, MSN and RsvdULP are zero.
+// - STREAM_RESET: the stream's word becomes zero (next_ssn 0, no slot filled); the echo
+//   (cons_reset_o) is queued behind earlier consume events.
 // - Items for a stream >= NumStreams: PLACED counts as a duplicate, STREAM_RESET only echoes.
-// - Completions: aw_count_i is sampled once the completion is decided; the entry is written only
-//   when b_count_i has reached that sample (32-bit wrapping compare), cq_enable_i is 1 and the
-//   ring has room (full: prod - cq_cons_i >= 2^cq_log2_i, unsigned). One AW burst of 64 bytes
-//   (64/Bytes beats, all strobes) at {cq_base_i[63:6], 6'b0} + 64 * (prod mod 2^cq_log2_i); AW
-//   and W are offered independently. aw_count_i is sampled again in the cycle after the burst
-//   (it then includes this AW: the mux counts AW handshakes as they happen on this port) and
-//   cq_prod_o advances once b_count_i reaches it. One completion write is outstanding at a time.
-// - cq_reset_i: producer 0 (phase 1). An entry whose write is already under way is finished on
-//   the bus but not counted.
+// - The decision stalls (dlv_ready_o low) only while the completion or consume queue it needs is
+//   full.
+// Completion queue: decided entries in order, each with a data mark: the value aw_count_i had after
+//   the last write of the OTHER write-mux port (place's data writes) seen when it was decided.
+//   aw_count_i counts AW handshakes one cycle after they happen (as rnic_axi_wr_mux does), so an
+//   increment not caused by this port's own AW of the previous cycle is a data write.
+// Write: the head entry is written once b_count_i has reached its mark (32-bit wrapping compare;
+//   B responses come in AW order, so every data write issued before the decision is acknowledged),
+//   cq_enable_i is 1, the ring has room counting entries in flight (full: written - cq_cons_i >=
+//   2^cq_log2_i, unsigned) and fewer than AckDepth entries await their B. One AW burst of 64 bytes
+//   (64/Bytes beats, all strobes) at {cq_base_i[63:6], 6'b0} + 64 * (index mod 2^cq_log2_i); AW and
+//   W are offered independently; the next entry follows in the cycle after the previous one's last
+//   handshake. Earlier entries' B responses are not waited for.
+// Acknowledge: at each entry's AW handshake its position in the AW sequence (aw_count_i + 1) is
+//   queued; cq_prod_o advances by one when b_count_i reaches the oldest, so in order and only
+//   after the entry's own write is acknowledged.
+// - cq_reset_i: producer 0 (phase 1), nothing in flight counted any more. An entry whose write is
+//   under way is finished on the bus but not counted; decided entries not yet started are written
+//   to the new ring.
 module rnic_rx_deliver #(
   parameter int DataWidth  = 512,  // bits
   parameter int NumStreams = 256,  // streams
@@ -72,19 +90,41 @@ module rnic_rx_deliver #(
   localparam int RamStreams = (NumStreams > 1) ? NumStreams : 2;  // RAM rows (address width >= 1)
   localparam int NumSlots = RamStreams * SsnWindow;
   localparam int SlotAw = StreamW + WinW;
-  localparam logic [SlotAw-1:0] LastSlot = SlotAw'(NumSlots - 1);
+  localparam logic [StreamW-1:0] LastStream = StreamW'(RamStreams - 1);
   localparam logic [BeatW-1:0] LastBeat = BeatW'(Beats - 1);
   localparam logic [16:0] NumStreams17 = 17'(NumStreams);
+  localparam int DqDepth = 16;    // decided completions not yet written
+  localparam int ConsDepth = 8;   // consume events not yet taken by lookup
+  localparam int AckDepth = 32;   // completion writes in flight (written, B not yet seen)
+  localparam int AckAw = $clog2(AckDepth);
 
-  // Slot layout (flat vector).
-  localparam int SlotFilled = 0;
-  localparam int SlotLast = 1;
-  localparam int SlotTagged = 2;
-  localparam int SlotStagQnLsb = 3;    // 32 bits
-  localparam int SlotMsnLsb = 35;      // 32 bits
-  localparam int SlotLenLsb = 67;      // 32 bits
-  localparam int SlotRsvdLsb = 99;     // 40 bits
-  localparam int SlotW = 139;
+  // Per-stream word: filled bits in [SsnWindow-1:0], next_ssn above.
+  localparam int StW = SsnWindow + 16;
+
+  // Slot payload (flat vector).
+  localparam int PLast = 0;
+  localparam int PTagged = 1;
+  localparam int PStagQnLsb = 2;    // 32 bits
+  localparam int PMsnLsb = 34;      // 32 bits
+  localparam int PLenLsb = 66;      // 32 bits
+  localparam int PRsvdLsb = 98;     // 40 bits
+  localparam int PayW = 138;
+
+  // Decided completion (flat vector). Aux: error: the header bytes; delivery: STag/QN in [31:0],
+  // MSN in [63:32], RsvdULP in [103:64]. The mark is the MSB field (not kept by the write stage).
+  localparam int CeErr = 0;
+  localparam int CeTagged = 1;
+  localparam int CeStreamLsb = 2;   // 16 bits
+  localparam int CeSsnLsb = 18;     // 16 bits
+  localparam int CeLenLsb = 34;     // 32 bits
+  localparam int CeTypeLsb = 66;    // 4 bits
+  localparam int CeCodeLsb = 70;    // 8 bits
+  localparam int CeAuxLsb = 78;     // 144 bits
+  localparam int CeMarkLsb = 222;   // 32 bits
+  localparam int CeW = 254;
+
+  // Consume event (flat vector): QN, stream, reset.
+  localparam int CoW = 25;
 
   initial begin
     if (DataWidth < 64 || DataWidth > 512 || (DataWidth & (DataWidth - 1)) != 0)
@@ -95,312 +135,393 @@ module rnic_rx_deliver #(
       $fatal(1, "rnic_rx_deliver: SsnWindow must be a power of two in 2..4096");
   end
 
-  typedef enum logic [3:0] {
-    StInit,       // clearing every slot and next_ssn after reset
-    StIdle,       // accepting an item; reads its next_ssn and slot
-    StCheck,      // PLACED: duplicate check, fill the slot or start delivering
-    StAdv,        // clear slot next_ssn, next_ssn++, read the new slot next_ssn
-    StLoad,       // slot next_ssn read: deliver on, or done
-    StCqSample,   // completion decided: sample aw_count_i
-    StCqWait,     // wait for b_count_i, enable, room in the ring, previous entry acknowledged
-    StCqWrite,    // the entry's AW and W beats
-    StCqPost,     // entry issued: track its acknowledgement
-    StCons,       // untagged message delivered: consume event to lookup
-    StReset,      // STREAM_RESET: clearing the stream's slots
-    StResetCons   // STREAM_RESET done: echo to lookup
-  } state_e;
-
   // ---- RAMs -------------------------------------------------------------------------------------
-  logic [SlotW-1:0] slot_mem [NumSlots];
-  logic [15:0] nssn_mem [RamStreams];
+  logic [StW-1:0] st_mem [RamStreams];
   logic [15:0] nssn_lk_mem [RamStreams];
+  logic [PayW-1:0] slot_mem [NumSlots];
 
+  logic st_we;
+  logic [StreamW-1:0] st_waddr, st_raddr;
+  logic [StW-1:0] st_wdata, st_rdata_q;
+  logic [15:0] nssn_lk_rdata_q;
   logic slot_we;
   logic [SlotAw-1:0] slot_waddr, slot_raddr;
-  logic [SlotW-1:0] slot_wdata, slot_rdata_q;
-  logic nssn_we;
-  logic [StreamW-1:0] nssn_waddr, nssn_raddr;
-  logic [15:0] nssn_wdata, nssn_rdata_q, nssn_lk_rdata_q;
+  logic [PayW-1:0] slot_wdata, slot_rdata_q;
+
+  always_ff @(posedge clk_i) begin
+    if (st_we) st_mem[st_waddr] <= st_wdata;
+    st_rdata_q <= st_mem[st_raddr];
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (st_we) nssn_lk_mem[st_waddr] <= st_wdata[SsnWindow +: 16];
+    nssn_lk_rdata_q <= nssn_lk_mem[ssn_rd_stream_i[StreamW-1:0]];
+  end
+
+  assign ssn_rd_next_o = nssn_lk_rdata_q;
 
   always_ff @(posedge clk_i) begin
     if (slot_we) slot_mem[slot_waddr] <= slot_wdata;
     slot_rdata_q <= slot_mem[slot_raddr];
   end
 
-  always_ff @(posedge clk_i) begin
-    if (nssn_we) nssn_mem[nssn_waddr] <= nssn_wdata;
-    nssn_rdata_q <= nssn_mem[nssn_raddr];
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (nssn_we) nssn_lk_mem[nssn_waddr] <= nssn_wdata;
-    nssn_lk_rdata_q <= nssn_lk_mem[ssn_rd_stream_i[StreamW-1:0]];
-  end
-
-  assign ssn_rd_next_o = nssn_lk_rdata_q;
-
-  // ---- state ------------------------------------------------------------------------------------
-  state_e state_d, state_q;
-  logic [SlotAw-1:0] cnt_d, cnt_q;        // init / stream-reset loop
-  logic [31:0] prod_d, prod_q;            // entries acknowledged
-  logic [31:0] widx_d, widx_q;            // entries issued
-  logic pend_valid_d, pend_valid_q;       // an issued entry awaits its B
-  logic aw_done_d, aw_done_q;
-  logic w_done_d, w_done_q;
-  logic [BeatW-1:0] beat_d, beat_q;
-  logic cq_drop_d, cq_drop_q;             // cq_reset_i during the entry's write: do not count it
+  // ---- decide: state ----------------------------------------------------------------------------
+  logic init_d, init_q;                   // clearing the per-stream words after reset
+  logic [StreamW-1:0] icnt_d, icnt_q;
+  logic bv_d, bv_q;                       // an item awaits its decision
+  logic dr_d, dr_q;                       // delivering filled slots of item_q's stream
+  logic [15:0] dr_nssn_d, dr_nssn_q;      // while draining: next_ssn (its slot is in slot_rdata_q)
+  logic [SsnWindow-1:0] dr_fill_d, dr_fill_q;
+  logic fw_valid_d, fw_valid_q;           // the per-stream word written in the previous cycle
   // datapath (no reset)
   rnic_dlv_t item_d, item_q;
-  logic [15:0] nssn_d, nssn_q;            // next_ssn of item_q's stream while delivering
-  logic [SlotW-1:0] cur_d, cur_q;         // slot next_ssn being delivered
-  logic [31:0] aw_smp_d, aw_smp_q;        // aw_count_i when the completion was decided
-  logic [31:0] pend_cnt_d, pend_cnt_q;    // aw_count_i after the outstanding entry's AW
-  logic [63:0] cq_addr_d, cq_addr_q;
-  logic cq_phase_d, cq_phase_q;
+  logic [StreamW-1:0] fw_stream_d, fw_stream_q;
+  logic [StW-1:0] fw_word_d, fw_word_q;
+  logic [31:0] aw_prev_q;                 // aw_count_i of the previous cycle
+  logic own_aw_q;                         // this port's AW handshake in the previous cycle
+  logic [31:0] mark_d, mark_q;            // aw_count_i after the last data write seen
 
-  // ---- helpers ----------------------------------------------------------------------------------
-  logic stream_ok;
+  // ---- queues -----------------------------------------------------------------------------------
+  logic ce_push, ce_ready, ce_valid, ce_pop;
+  logic [CeW-1:0] ce_wdata, ce_rdata;
+  logic co_push, co_ready;
+  logic [CoW-1:0] co_wdata, co_rdata;
+  logic [$clog2(DqDepth):0] ce_count;
+  logic [$clog2(ConsDepth):0] co_count;
+
+  rnic_fifo #(.Width(CeW), .Depth(DqDepth)) u_cq_fifo (
+    .clk_i, .rst_ni,
+    .in_data_i(ce_wdata), .in_valid_i(ce_push), .in_ready_o(ce_ready),
+    .out_data_o(ce_rdata), .out_valid_o(ce_valid), .out_ready_i(ce_pop),
+    .count_o(ce_count));
+
+  rnic_fifo #(.Width(CoW), .Depth(ConsDepth)) u_cons_fifo (
+    .clk_i, .rst_ni,
+    .in_data_i(co_wdata), .in_valid_i(co_push), .in_ready_o(co_ready),
+    .out_data_o(co_rdata), .out_valid_o(cons_valid_o), .out_ready_i(cons_ready_i),
+    .count_o(co_count));
+
+  assign cons_qn_o = co_rdata[7:0];
+  assign cons_stream_o = co_rdata[23:8];
+  assign cons_reset_o = co_rdata[24];
+
+  // ---- decide: helpers --------------------------------------------------------------------------
   logic [StreamW-1:0] item_stream;
-  logic [15:0] ahead, nssn_inc;
-  logic [SlotW-1:0] item_slot;
-  logic [31:0] b_since_smp, b_since_pend, cq_size, cq_used, cq_index, cq_lap;
-  logic smp_reached, pend_done, cq_full, cq_go;
-  logic is_error;
+  logic stream_ok;
+  logic [StW-1:0] word;                   // item_q's stream word (RAM or forwarded)
+  logic [15:0] w_nssn, ahead, in_nssn1, dr_nssn1;
+  logic [SsnWindow-1:0] w_fill, dr_fill1;
+  logic [WinW-1:0] item_idx;
+  logic [PayW-1:0] item_pay;
+  logic [CeW-1:0] ce_item_err, ce_item_dlv, ce_slot_dlv;
+  logic [31:0] mark_now;
 
   assign item_stream = item_q.stream[StreamW-1:0];
   assign stream_ok = {1'b0, item_q.stream} < NumStreams17;
-  assign ahead = item_q.ssn - nssn_rdata_q;
-  assign nssn_inc = nssn_q + 16'd1;
-  assign is_error = item_q.kind == RNIC_DLV_ERROR;
+  assign word = (fw_valid_q && fw_stream_q == item_stream) ? fw_word_q : st_rdata_q;
+  assign w_nssn = word[SsnWindow +: 16];
+  assign w_fill = word[SsnWindow-1:0];
+  assign ahead = item_q.ssn - w_nssn;
+  assign item_idx = item_q.ssn[WinW-1:0];
+  assign in_nssn1 = item_q.ssn + 16'd1;
+  assign dr_nssn1 = dr_nssn_q + 16'd1;
+  assign dr_fill1 = dr_fill_q & ~(SsnWindow'(1) << dr_nssn_q[WinW-1:0]);
+
+  // Data writes of the other port: aw_count_i steps by at most one per cycle.
+  assign mark_now = (aw_count_i != aw_prev_q && !own_aw_q) ? aw_count_i : mark_q;
+  assign mark_d = mark_now;
 
   always_comb begin
-    item_slot = '0;
-    item_slot[SlotFilled] = 1'b1;
-    item_slot[SlotLast] = item_q.last;
-    item_slot[SlotTagged] = item_q.is_tagged;
-    item_slot[SlotStagQnLsb +: 32] = item_q.stag_qn;
-    item_slot[SlotMsnLsb +: 32] = item_q.msn;
-    item_slot[SlotLenLsb +: 32] = item_q.length;
-    item_slot[SlotRsvdLsb +: 40] = item_q.rsvd_ulp;
+    item_pay = '0;
+    item_pay[PLast] = item_q.last;
+    item_pay[PTagged] = item_q.is_tagged;
+    item_pay[PStagQnLsb +: 32] = item_q.stag_qn;
+    item_pay[PMsnLsb +: 32] = item_q.msn;
+    item_pay[PLenLsb +: 32] = item_q.length;
+    item_pay[PRsvdLsb +: 40] = item_q.rsvd_ulp;
   end
 
-  assign b_since_smp = b_count_i - aw_smp_q;
-  assign smp_reached = ~b_since_smp[31];
-  assign b_since_pend = b_count_i - pend_cnt_q;
-  assign pend_done = pend_valid_q & ~b_since_pend[31];
+  always_comb begin
+    ce_item_err = '0;
+    ce_item_err[CeErr] = 1'b1;
+    ce_item_err[CeTagged] = item_q.is_tagged;
+    ce_item_err[CeStreamLsb +: 16] = item_q.stream;
+    ce_item_err[CeSsnLsb +: 16] = item_q.ssn;
+    ce_item_err[CeLenLsb +: 32] = item_q.length;
+    ce_item_err[CeTypeLsb +: 4] = item_q.err_type;
+    ce_item_err[CeCodeLsb +: 8] = item_q.err_code;
+    ce_item_err[CeAuxLsb +: 144] = item_q.hdr_raw;
+    ce_item_err[CeMarkLsb +: 32] = mark_now;
+
+    ce_item_dlv = '0;
+    ce_item_dlv[CeTagged] = item_q.is_tagged;
+    ce_item_dlv[CeStreamLsb +: 16] = item_q.stream;
+    ce_item_dlv[CeSsnLsb +: 16] = item_q.ssn;
+    ce_item_dlv[CeLenLsb +: 32] = item_q.length;
+    ce_item_dlv[CeAuxLsb +: 32] = item_q.stag_qn;
+    ce_item_dlv[CeAuxLsb + 32 +: 32] = item_q.msn;
+    ce_item_dlv[CeAuxLsb + 64 +: 40] = item_q.rsvd_ulp;
+    ce_item_dlv[CeMarkLsb +: 32] = mark_now;
+
+    ce_slot_dlv = '0;
+    ce_slot_dlv[CeTagged] = slot_rdata_q[PTagged];
+    ce_slot_dlv[CeStreamLsb +: 16] = item_q.stream;
+    ce_slot_dlv[CeSsnLsb +: 16] = dr_nssn_q;
+    ce_slot_dlv[CeLenLsb +: 32] = slot_rdata_q[PLenLsb +: 32];
+    ce_slot_dlv[CeAuxLsb +: 32] = slot_rdata_q[PStagQnLsb +: 32];
+    ce_slot_dlv[CeAuxLsb + 32 +: 32] = slot_rdata_q[PMsnLsb +: 32];
+    ce_slot_dlv[CeAuxLsb + 64 +: 40] = slot_rdata_q[PRsvdLsb +: 40];
+    ce_slot_dlv[CeMarkLsb +: 32] = mark_now;
+  end
+
+  // ---- decide -----------------------------------------------------------------------------------
+  logic free;  // the decide stage takes a new item in this cycle
+
+  always_comb begin
+    init_d = init_q;
+    icnt_d = icnt_q;
+    dr_d = dr_q;
+    dr_nssn_d = dr_nssn_q;
+    dr_fill_d = dr_fill_q;
+
+    st_we = 1'b0;
+    st_waddr = item_stream;
+    st_wdata = '0;
+    slot_we = 1'b0;
+    slot_waddr = {item_stream, item_idx};
+    slot_wdata = item_pay;
+    slot_raddr = {item_stream, dr_nssn_q[WinW-1:0]};  // a held drain re-reads its slot
+
+    ce_push = 1'b0;
+    ce_wdata = ce_item_dlv;
+    co_push = 1'b0;
+    co_wdata = {1'b0, item_q.stream, item_q.stag_qn[7:0]};
+    msg_event_o = 1'b0;
+    dup_event_o = 1'b0;
+    free = 1'b0;
+
+    if (init_q) begin
+      st_we = 1'b1;
+      st_waddr = icnt_q;
+      icnt_d = icnt_q + 1'b1;
+      if (icnt_q == LastStream) init_d = 1'b0;
+    end else if (dr_q) begin
+      // Slot dr_nssn_q is filled and in slot_rdata_q.
+      if ((!slot_rdata_q[PLast] || ce_ready) &&
+          (!slot_rdata_q[PLast] || slot_rdata_q[PTagged] || co_ready)) begin
+        ce_wdata = ce_slot_dlv;
+        ce_push = slot_rdata_q[PLast];
+        msg_event_o = slot_rdata_q[PLast];
+        co_wdata = {1'b0, item_q.stream, slot_rdata_q[PStagQnLsb +: 8]};
+        co_push = slot_rdata_q[PLast] && !slot_rdata_q[PTagged];
+        st_we = 1'b1;
+        st_wdata = {dr_nssn1, dr_fill1};
+        dr_nssn_d = dr_nssn1;
+        dr_fill_d = dr_fill1;
+        if (dr_fill1[dr_nssn1[WinW-1:0]]) begin
+          slot_raddr = {item_stream, dr_nssn1[WinW-1:0]};
+        end else begin
+          dr_d = 1'b0;
+          free = 1'b1;
+        end
+      end
+    end else if (bv_q) begin
+      free = 1'b1;
+      unique case (item_q.kind)
+        RNIC_DLV_PLACED: begin
+          if (!stream_ok || ahead[15:WinW] != '0 || w_fill[item_idx]) begin
+            dup_event_o = 1'b1;
+          end else if (ahead != 16'd0) begin
+            slot_we = 1'b1;
+            st_we = 1'b1;
+            st_wdata = {w_nssn, w_fill | (SsnWindow'(1) << item_idx)};
+          end else if ((!item_q.last || ce_ready) &&
+                       (!item_q.last || item_q.is_tagged || co_ready)) begin
+            ce_push = item_q.last;
+            msg_event_o = item_q.last;
+            co_push = item_q.last && !item_q.is_tagged;
+            st_we = 1'b1;
+            st_wdata = {in_nssn1, w_fill};
+            if (w_fill[in_nssn1[WinW-1:0]]) begin
+              slot_raddr = {item_stream, in_nssn1[WinW-1:0]};
+              dr_d = 1'b1;
+              dr_nssn_d = in_nssn1;
+              dr_fill_d = w_fill;
+              free = 1'b0;
+            end
+          end else begin
+            free = 1'b0;  // no room for its completion or consume event
+          end
+        end
+        RNIC_DLV_ERROR: begin
+          ce_wdata = ce_item_err;
+          ce_push = ce_ready;
+          free = ce_ready;
+        end
+        RNIC_DLV_STREAM_RESET: begin
+          st_we = stream_ok && co_ready;
+          st_wdata = '0;
+          co_wdata = {1'b1, item_q.stream, 8'd0};
+          co_push = co_ready;
+          free = co_ready;
+        end
+        default: ;  // unused code: ignored
+      endcase
+    end else begin
+      free = 1'b1;
+    end
+
+    fw_valid_d = st_we;
+    fw_stream_d = st_waddr;
+    fw_word_d = st_wdata;
+  end
+
+  // Kept apart from the decision (which reads no dlv_i input), so no path from dlv_valid_i to
+  // dlv_ready_o appears. An item held in the stage (or the stream being drained) keeps bv_q only
+  // while not free; the stream word is read in the cycle an item is taken and again while held.
+  assign dlv_ready_o = free;
+  assign bv_d = free ? dlv_valid_i : (bv_q && !dr_d);
+  assign item_d = (free && dlv_valid_i) ? dlv_i : item_q;
+  assign st_raddr = free ? dlv_i.stream[StreamW-1:0] : item_stream;
+
+  // ---- write ------------------------------------------------------------------------------------
+  logic wv_d, wv_q;                       // an entry is being written
+  logic aw_pend_d, aw_pend_q;
+  logic w_pend_d, w_pend_q;
+  logic [BeatW-1:0] beat_d, beat_q;
+  logic drop_d, drop_q;                   // cq_reset_i while it was written: do not count it
+  logic [31:0] widx_d, widx_q;            // entries started since the last cq reset
+  logic [31:0] prod_d, prod_q;            // entries acknowledged
+  logic [AckAw:0] ack_wp_d, ack_wp_q, ack_rp_d, ack_rp_q;
+  logic [31:0] ack_mem [AckDepth];
+  // datapath (no reset)
+  logic [CeMarkLsb-1:0] wr_d, wr_q;
+  logic [63:0] wr_addr_d, wr_addr_q;
+  logic wr_phase_d, wr_phase_q;
+
+  logic aw_hs, w_hs, aw_fin, w_fin, load, ack_push, ack_pop, ack_any;
+  logic [31:0] cq_size, cq_used, cq_index, cq_lap, inflight, mark_wait, ack_head, ack_wait;
+
+  assign aw_hs = awvalid_o && awready_i;
+  assign w_hs = wvalid_o && wready_i;
+  assign aw_fin = !aw_pend_q || awready_i;
+  assign w_fin = !w_pend_q || (wready_i && beat_q == LastBeat);
 
   assign cq_size = 32'd1 << cq_log2_i;
   assign cq_used = widx_q - cq_cons_i;
-  assign cq_full = cq_used >= cq_size;
   assign cq_index = widx_q & (cq_size - 32'd1);
   assign cq_lap = widx_q >> cq_log2_i;
-  assign cq_go = smp_reached & cq_enable_i & ~cq_full & (~pend_valid_q | pend_done) & ~cq_reset_i;
+  assign inflight = widx_q - prod_q;
+  assign mark_wait = b_count_i - ce_rdata[CeMarkLsb +: 32];
 
-  // ---- FSM --------------------------------------------------------------------------------------
+  assign load = ce_valid && !mark_wait[31] && cq_enable_i && cq_used < cq_size &&
+                inflight < 32'(AckDepth) && !cq_reset_i && (!wv_q || (aw_fin && w_fin));
+  assign ce_pop = load;
+
+  assign ack_any = ack_wp_q != ack_rp_q;
+  assign ack_head = ack_mem[ack_rp_q[AckAw-1:0]];
+  assign ack_wait = b_count_i - ack_head;
+  assign ack_push = aw_hs && !drop_q && !cq_reset_i;
+  assign ack_pop = ack_any && !ack_wait[31] && !cq_reset_i;
+
+  always_ff @(posedge clk_i) begin
+    if (ack_push) ack_mem[ack_wp_q[AckAw-1:0]] <= aw_count_i + 32'd1;
+  end
+
   always_comb begin
-    state_d = state_q;
-    cnt_d = cnt_q;
-    prod_d = prod_q;
-    widx_d = widx_q;
-    pend_valid_d = pend_valid_q;
-    aw_done_d = aw_done_q;
-    w_done_d = w_done_q;
+    wv_d = wv_q;
+    aw_pend_d = aw_pend_q;
+    w_pend_d = w_pend_q;
     beat_d = beat_q;
-    cq_drop_d = cq_drop_q;
-    item_d = item_q;
-    nssn_d = nssn_q;
-    cur_d = cur_q;
-    aw_smp_d = aw_smp_q;
-    pend_cnt_d = pend_cnt_q;
-    cq_addr_d = cq_addr_q;
-    cq_phase_d = cq_phase_q;
+    drop_d = drop_q;
+    widx_d = widx_q;
+    prod_d = prod_q;
+    ack_wp_d = ack_wp_q;
+    ack_rp_d = ack_rp_q;
+    wr_d = wr_q;
+    wr_addr_d = wr_addr_q;
+    wr_phase_d = wr_phase_q;
 
-    slot_we = 1'b0;
-    slot_waddr = {item_stream, nssn_q[WinW-1:0]};
-    slot_wdata = '0;
-    slot_raddr = {dlv_i.stream[StreamW-1:0], dlv_i.ssn[WinW-1:0]};
-    nssn_we = 1'b0;
-    nssn_waddr = item_stream;
-    nssn_wdata = '0;
-    nssn_raddr = dlv_i.stream[StreamW-1:0];
-
-    dlv_ready_o = 1'b0;
-    cons_valid_o = 1'b0;
-    cons_reset_o = 1'b0;
-    msg_event_o = 1'b0;
-    dup_event_o = 1'b0;
-
-    // The outstanding entry is acknowledged.
-    if (pend_done) begin
-      prod_d = prod_q + 32'd1;
-      pend_valid_d = 1'b0;
+    if (aw_hs) aw_pend_d = 1'b0;
+    if (w_hs) begin
+      beat_d = beat_q + 1'b1;
+      if (beat_q == LastBeat) w_pend_d = 1'b0;
     end
-
-    unique case (state_q)
-      StInit: begin
-        slot_we = 1'b1;
-        slot_waddr = cnt_q;
-        nssn_we = 1'b1;
-        nssn_waddr = cnt_q[SlotAw-1:WinW];
-        cnt_d = cnt_q + 1'b1;
-        if (cnt_q == LastSlot) begin
-          cnt_d = '0;
-          state_d = StIdle;
-        end
-      end
-
-      StIdle: begin
-        dlv_ready_o = 1'b1;
-        if (dlv_valid_i) begin
-          item_d = dlv_i;
-          cnt_d = '0;
-          unique case (dlv_i.kind)
-            RNIC_DLV_PLACED:       state_d = StCheck;
-            RNIC_DLV_ERROR:        state_d = StCqSample;
-            RNIC_DLV_STREAM_RESET: state_d = StReset;
-            default:               state_d = StIdle;  // unused code: ignored
-          endcase
-        end
-      end
-
-      StCheck: begin
-        nssn_d = nssn_rdata_q;
-        if (!stream_ok || ahead[15:WinW] != '0 || slot_rdata_q[SlotFilled]) begin
-          dup_event_o = 1'b1;
-          state_d = StIdle;
-        end else if (ahead != 16'd0) begin
-          slot_we = 1'b1;
-          slot_waddr = {item_stream, item_q.ssn[WinW-1:0]};
-          slot_wdata = item_slot;
-          state_d = StIdle;
-        end else begin
-          cur_d = item_slot;
-          state_d = item_q.last ? StCqSample : StAdv;
-        end
-      end
-
-      StAdv: begin
-        slot_we = 1'b1;
-        nssn_we = 1'b1;
-        nssn_wdata = nssn_inc;
-        nssn_d = nssn_inc;
-        slot_raddr = {item_stream, nssn_inc[WinW-1:0]};
-        state_d = StLoad;
-      end
-
-      StLoad: begin
-        if (slot_rdata_q[SlotFilled]) begin
-          cur_d = slot_rdata_q;
-          state_d = slot_rdata_q[SlotLast] ? StCqSample : StAdv;
-        end else begin
-          state_d = StIdle;
-        end
-      end
-
-      StCqSample: begin
-        aw_smp_d = aw_count_i;
-        state_d = StCqWait;
-      end
-
-      StCqWait: begin
-        if (cq_go) begin
-          cq_addr_d = {cq_base_i[63:6], 6'b0} + {26'b0, cq_index, 6'b0};
-          cq_phase_d = ~cq_lap[0];  // 1 on the first lap
-          aw_done_d = 1'b0;
-          w_done_d = 1'b0;
-          beat_d = '0;
-          cq_drop_d = 1'b0;
-          state_d = StCqWrite;
-        end
-      end
-
-      StCqWrite: begin
-        if (awvalid_o && awready_i) aw_done_d = 1'b1;
-        if (wvalid_o && wready_i) begin
-          beat_d = beat_q + 1'b1;
-          if (beat_q == LastBeat) w_done_d = 1'b1;
-        end
-        if (cq_reset_i) cq_drop_d = 1'b1;
-        if (aw_done_d && w_done_d) state_d = StCqPost;
-      end
-
-      StCqPost: begin
-        if (!cq_drop_q && !cq_reset_i) begin
-          widx_d = widx_q + 32'd1;
-          pend_valid_d = 1'b1;
-          pend_cnt_d = aw_count_i;
-        end
-        if (is_error) begin
-          state_d = StIdle;
-        end else begin
-          msg_event_o = 1'b1;
-          state_d = cur_q[SlotTagged] ? StAdv : StCons;
-        end
-      end
-
-      StCons: begin
-        cons_valid_o = 1'b1;
-        if (cons_ready_i) state_d = StAdv;
-      end
-
-      StReset: begin
-        slot_we = stream_ok;
-        slot_waddr = {item_stream, cnt_q[WinW-1:0]};
-        cnt_d = cnt_q + 1'b1;
-        if (cnt_q[WinW-1:0] == '1) begin
-          nssn_we = stream_ok;
-          state_d = StResetCons;
-        end
-      end
-
-      StResetCons: begin
-        cons_valid_o = 1'b1;
-        cons_reset_o = 1'b1;
-        if (cons_ready_i) state_d = StIdle;
-      end
-
-      default: state_d = StIdle;
-    endcase
-
+    if (wv_q && aw_fin && w_fin) wv_d = 1'b0;
+    if (cq_reset_i) drop_d = 1'b1;
+    if (load) begin
+      wv_d = 1'b1;
+      aw_pend_d = 1'b1;
+      w_pend_d = 1'b1;
+      beat_d = '0;
+      drop_d = 1'b0;
+      widx_d = widx_q + 32'd1;
+      wr_d = ce_rdata[CeMarkLsb-1:0];
+      wr_addr_d = {cq_base_i[63:6], 6'b0} + {26'b0, cq_index, 6'b0};
+      wr_phase_d = ~cq_lap[0];  // 1 on the first lap
+    end
+    if (ack_push) ack_wp_d = ack_wp_q + 1'b1;
+    if (ack_pop) begin
+      ack_rp_d = ack_rp_q + 1'b1;
+      prod_d = prod_q + 32'd1;
+    end
     if (cq_reset_i) begin
-      prod_d = '0;
       widx_d = '0;
-      pend_valid_d = 1'b0;
+      prod_d = '0;
+      ack_rp_d = ack_wp_q;
     end
   end
 
+  // ---- flops ------------------------------------------------------------------------------------
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      state_q <= StInit;
-      cnt_q <= '0;
-      prod_q <= '0;
-      widx_q <= '0;
-      pend_valid_q <= 1'b0;
-      aw_done_q <= 1'b0;
-      w_done_q <= 1'b0;
+      init_q <= 1'b1;
+      icnt_q <= '0;
+      bv_q <= 1'b0;
+      dr_q <= 1'b0;
+      fw_valid_q <= 1'b0;
+      aw_prev_q <= '0;
+      own_aw_q <= 1'b0;
+      mark_q <= '0;
+      wv_q <= 1'b0;
+      aw_pend_q <= 1'b0;
+      w_pend_q <= 1'b0;
       beat_q <= '0;
-      cq_drop_q <= 1'b0;
+      drop_q <= 1'b0;
+      widx_q <= '0;
+      prod_q <= '0;
+      ack_wp_q <= '0;
+      ack_rp_q <= '0;
     end else begin
-      state_q <= state_d;
-      cnt_q <= cnt_d;
-      prod_q <= prod_d;
-      widx_q <= widx_d;
-      pend_valid_q <= pend_valid_d;
-      aw_done_q <= aw_done_d;
-      w_done_q <= w_done_d;
+      init_q <= init_d;
+      icnt_q <= icnt_d;
+      bv_q <= bv_d;
+      dr_q <= dr_d;
+      fw_valid_q <= fw_valid_d;
+      aw_prev_q <= aw_count_i;
+      own_aw_q <= aw_hs;
+      mark_q <= mark_d;
+      wv_q <= wv_d;
+      aw_pend_q <= aw_pend_d;
+      w_pend_q <= w_pend_d;
       beat_q <= beat_d;
-      cq_drop_q <= cq_drop_d;
+      drop_q <= drop_d;
+      widx_q <= widx_d;
+      prod_q <= prod_d;
+      ack_wp_q <= ack_wp_d;
+      ack_rp_q <= ack_rp_d;
     end
   end
 
   always_ff @(posedge clk_i) begin
     item_q <= item_d;
-    nssn_q <= nssn_d;
-    cur_q <= cur_d;
-    aw_smp_q <= aw_smp_d;
-    pend_cnt_q <= pend_cnt_d;
-    cq_addr_q <= cq_addr_d;
-    cq_phase_q <= cq_phase_d;
+    dr_nssn_q <= dr_nssn_d;
+    dr_fill_q <= dr_fill_d;
+    fw_stream_q <= fw_stream_d;
+    fw_word_q <= fw_word_d;
+    wr_q <= wr_d;
+    wr_addr_q <= wr_addr_d;
+    wr_phase_q <= wr_phase_d;
   end
 
   // ---- completion entry -------------------------------------------------------------------------
@@ -408,24 +529,22 @@ module rnic_rx_deliver #(
 
   always_comb begin
     cqe = '0;
-    cqe[RNIC_CQE_STREAM_LSB +: 16] = item_q.stream;
-    if (is_error) begin
-      cqe[RNIC_CQE_FLAGS_LSB +: 8] = {5'b0, item_q.is_tagged, 1'b1, cq_phase_q};
-      cqe[RNIC_CQE_ERR_TYPE_LSB +: 8] = {4'b0, item_q.err_type};
-      cqe[RNIC_CQE_ERR_CODE_LSB +: 8] = item_q.err_code;
-      cqe[RNIC_CQE_SSN_LSB +: 16] = item_q.ssn;
-      cqe[RNIC_CQE_LENGTH_LSB +: 32] = item_q.length;
-      cqe[RNIC_CQE_HEADER_LSB +: 144] = item_q.hdr_raw;
+    cqe[RNIC_CQE_STREAM_LSB +: 16] = wr_q[CeStreamLsb +: 16];
+    cqe[RNIC_CQE_FLAGS_LSB +: 8] = {5'b0, wr_q[CeTagged], wr_q[CeErr], wr_phase_q};
+    cqe[RNIC_CQE_SSN_LSB +: 16] = wr_q[CeSsnLsb +: 16];
+    if (wr_q[CeErr]) begin
+      cqe[RNIC_CQE_ERR_TYPE_LSB +: 8] = {4'b0, wr_q[CeTypeLsb +: 4]};
+      cqe[RNIC_CQE_ERR_CODE_LSB +: 8] = wr_q[CeCodeLsb +: 8];
+      cqe[RNIC_CQE_LENGTH_LSB +: 32] = wr_q[CeLenLsb +: 32];
+      cqe[RNIC_CQE_HEADER_LSB +: 144] = wr_q[CeAuxLsb +: 144];
     end else begin
-      cqe[RNIC_CQE_FLAGS_LSB +: 8] = {5'b0, cur_q[SlotTagged], 1'b0, cq_phase_q};
-      cqe[RNIC_CQE_SSN_LSB +: 16] = nssn_q;
-      cqe[RNIC_CQE_STAG_QN_LSB +: 32] = cur_q[SlotStagQnLsb +: 32];
-      if (cur_q[SlotTagged]) begin
-        cqe[RNIC_CQE_RSVD_ULP_LSB +: 8] = cur_q[SlotRsvdLsb +: 8];
+      cqe[RNIC_CQE_STAG_QN_LSB +: 32] = wr_q[CeAuxLsb +: 32];
+      if (wr_q[CeTagged]) begin
+        cqe[RNIC_CQE_RSVD_ULP_LSB +: 8] = wr_q[CeAuxLsb + 64 +: 8];
       end else begin
-        cqe[RNIC_CQE_MSN_LSB +: 32] = cur_q[SlotMsnLsb +: 32];
-        cqe[RNIC_CQE_LENGTH_LSB +: 32] = cur_q[SlotLenLsb +: 32];
-        cqe[RNIC_CQE_RSVD_ULP_LSB +: 40] = cur_q[SlotRsvdLsb +: 40];
+        cqe[RNIC_CQE_MSN_LSB +: 32] = wr_q[CeAuxLsb + 32 +: 32];
+        cqe[RNIC_CQE_LENGTH_LSB +: 32] = wr_q[CeLenLsb +: 32];
+        cqe[RNIC_CQE_RSVD_ULP_LSB +: 40] = wr_q[CeAuxLsb + 64 +: 40];
       end
     end
   end
@@ -437,19 +556,18 @@ module rnic_rx_deliver #(
     end
   end
 
-  assign awaddr_o = cq_addr_q;
+  assign awaddr_o = wr_addr_q;
   assign awlen_o = 8'(Beats - 1);
   assign wstrb_o = '1;
   assign wlast_o = beat_q == LastBeat;
-  assign cons_stream_o = item_q.stream;
-  assign cons_qn_o = cur_q[SlotStagQnLsb +: 8];
   assign cq_prod_o = prod_q;
+  // The write port's valids depend on flops only.
+  assign awvalid_o = wv_q && aw_pend_q;
+  assign wvalid_o = wv_q && w_pend_q;
 
-  // Address bits past NumStreams, the base's offset bits and the compare differences' low bits.
+  // Address bits past NumStreams, the base's offset bits, the compare differences' low bits, the
+  // queues' fill levels.
   logic unused_bits;
-  assign unused_bits = ^{ssn_rd_stream_i, cq_base_i[5:0], b_since_smp, b_since_pend, cq_lap};
-  // The write port's valids depend on state only (kept out of the FSM's always_comb, which also reads
-  // dlv_valid_i, so no combinational path can even appear to run from ready back to valid).
-  assign awvalid_o = state_q == StCqWrite && !aw_done_q;
-  assign wvalid_o = state_q == StCqWrite && !w_done_q;
+  assign unused_bits = ^{ssn_rd_stream_i, cq_base_i[5:0], mark_wait[30:0], ack_wait[30:0], cq_lap,
+                         ce_count, co_count};
 endmodule
