@@ -4,19 +4,25 @@
 //
 // Structure (docs/rtl-architecture.md, rnic_rx_place):
 //   dispatch  takes one verdict per cycle, precomputes the segment's shift, lead (header-only)
-//             beats, write beats and first burst, and pushes it into small in-order queues: sq
-//             (every SEG, drives the data engine), aq (PLACE with payload, drives the AW
-//             generator), cq (every verdict that yields an rnic_dlv_t). FENCE holds it until done.
+//             beats, write beats and first burst, and pushes it into in-order queues: sq (every
+//             SEG, drives the data engine), aq (PLACE with payload, drives the AW generator), cq
+//             (every verdict that yields an rnic_dlv_t). FENCE holds it until done.
 //   AW gen    one burst per cycle from aq: the first burst ends at the next block boundary (4 KiB,
 //             or 256 beats when that is less), the others are whole blocks.
-//   data      pops the sq head's beats. Write beat k = ({in[k+lead], in[k+lead-1]} >> 8*shift); the
-//             one beat a segment may need after its last input beat (tail) comes from the held beat
-//             alone and overlaps the next segment's lead beat. A one-beat ahead register banks the
-//             input cycles a tail costs and spends them on a lead beat (two beats in one cycle).
-//             W is one register stage.
-//   dlv       the cq head leaves once the data engine and (PLACE) the AW generator have finished
-//             its segment (in-order completion counters): all AWs and W beats of a PLACE go first.
+//   data      takes one FIFO beat per cycle for the sq head. Write beat k of a segment is
+//             (in[k+lead-1] >> sh) | (in[k+lead] << (Bytes - sh)) with sh = hdr - off (mod Bytes,
+//             1..Bytes) bytes. An input beat completes the write beat it ends and, when it is the
+//             segment's last, also the tail write beat that needs no later input: 0, 1 or 2 write
+//             beats, pushed into the W queue. A beat is taken whenever the W queue has room for
+//             what it produces, so header-only and discarded beats cost no W cycle and a tail
+//             costs no input cycle while the queue can bank it.
+//   W queue   WqDepth write beats (two distributed RAMs, even and odd entries); its head is W.
+//   dlv       the cq head leaves once its segment's last write beat left the W queue (ERROR and
+//             zero-length PLACE: its last beat was popped) and, for a PLACE, its last AW was
+//             issued: all AWs and W beats of a PLACE go first.
 // A burst's first W beat is held until its AW is issued or presented (AW never after W).
+// Full rate (docs/rtl-architecture.md, performance model): a verdict, an input beat, an AW and a
+// W beat per cycle, limited only by the queue depths below.
 module rnic_rx_place #(
   parameter int DataWidth = 512  // bits (64..512)
 ) (
@@ -30,7 +36,7 @@ module rnic_rx_place #(
   input  logic                   beat_last_i,
   input  logic                   beat_valid_i,
   output logic                   beat_ready_o,
-  output logic [63:0]            awaddr_o,      // aligned down to DataWidth/8; INCR, full-width beats
+  output logic [63:0]            awaddr_o,      // aligned to DataWidth/8; INCR, full-width beats
   output logic [7:0]             awlen_o,
   output logic                   awvalid_o,
   input  logic                   awready_i,
@@ -41,10 +47,10 @@ module rnic_rx_place #(
   input  logic                   wready_i,
   input  logic [31:0]            aw_count_i,    // from the write mux: AW and B handshakes so far
   input  logic [31:0]            b_count_i,
-  output rnic_dlv_t              dlv_o,         // -> deliver, after every AW of the segment was issued
+  output rnic_dlv_t              dlv_o,         // -> deliver, after the segment's AWs and W beats
   output logic                   dlv_valid_o,
   input  logic                   dlv_ready_i,
-  output logic                   fence_done_o,  // pulse: a FENCE found every earlier write acknowledged
+  output logic                   fence_done_o,  // pulse: every write before a FENCE acknowledged
   output logic                   bytes_event_o, // pulse per PLACE with its payload bytes (counter)
   output logic [15:0]            bytes_o
 );
@@ -53,12 +59,16 @@ module rnic_rx_place #(
   // Bursts never cross a block: 4 KiB, or 256 beats when that is less (64-bit bus: 2 KiB).
   localparam int LogBnd = (Lb + 8 < 12) ? Lb + 8 : 12;
   localparam int BlkW = LogBnd - Lb;  // beat index within a block
-  localparam int SqDepth = 4;         // segment queue (data engine)
-  localparam int AqDepth = 4;         // AW queue
-  localparam int CqDepth = 8;         // dlv queue: covers a verdict per cycle with dlv_ready high
+  // Queue depths: distributed RAM is 32 entries deep, so 32 (per W queue bank) costs what 4 would.
+  localparam int SqDepth = 32;  // segments accepted ahead of the data engine
+  localparam int AqDepth = 32;  // PLACE segments accepted ahead of the AW generator
+  localparam int CqDepth = 32;  // dlv entries waiting for their writes
+  localparam int WqDepth = 64;  // write beats produced ahead of W (two banks of 32)
   localparam int SqPw = $clog2(SqDepth);
   localparam int AqPw = $clog2(AqDepth);
   localparam int CqPw = $clog2(CqDepth);
+  localparam int WqPw = $clog2(WqDepth);
+  localparam int SeqW = CqPw + 1;     // counts of segments in flight (at most CqDepth)
   localparam int DlvW = $bits(dlv_o);
   // sq entry: place, dlv, lead[2:0], shm1, nout[15:0], off, ll, blk
   localparam int SqW = 2 + 3 + Lb + 16 + Lb + Lb + BlkW;
@@ -287,195 +297,186 @@ module rnic_rx_place #(
 
   // Progress in the head segment (valid while in_act_q; otherwise the head's start values apply).
   logic in_act_q, in_act_d;
-  logic [2:0] lead_q, lead_d;
+  logic [2:0] lead_q, lead_d;       // lead (header-only) beats still to come
   logic [15:0] orem_q, orem_d;      // write beats still to produce
   logic ofirst_q, ofirst_d;         // no write beat produced yet
   logic [BlkW-1:0] blk_q, blk_d;    // block beat index of the next write beat
-  logic [DataWidth-1:0] prev_q, prev_d;
+  logic [DataWidth-1:0] rprev_q, rprev_d;  // the previous input beat shifted down by sh bytes
 
-  // Ahead register: one input beat taken from the FIFO while the engine could not use it (credit).
-  // The engine can consume a segment's last header-only beat together with the next beat, so cycles
-  // lost to tails are won back at a later segment whose first write beat needs two input beats.
-  logic a_valid_q, a_valid_d, a_last_q, a_last_d;
-  logic [DataWidth-1:0] a_data_q, a_data_d;
+  // Flush: write beats a malformed PLACE still owes after its last input beat (never more than
+  // two per input beat when the packet holds hdr_bytes + pay_bytes; kept so AW and W always agree).
+  logic [15:0] fl_rem_q, fl_rem_d;
+  logic [Lb-1:0] fl_ll_q, fl_ll_d;
+  logic [BlkW-1:0] fl_blk_q, fl_blk_d;
 
-  // Tail: write beats left after the segment's last input beat (1 for a well-formed packet).
-  logic [15:0] tail_rem_q, tail_rem_d;
-  logic tail_first_q, tail_first_d;
-  logic [Lb-1:0] tail_shm1_q, tail_shm1_d, tail_off_q, tail_off_d, tail_ll_q, tail_ll_d;
-  logic [BlkW-1:0] tail_blk_q, tail_blk_d;
-
-  // W register
-  logic w_valid_q, w_valid_d, w_last_q, w_last_d, w_bfirst_q, w_bfirst_d, w_end_q, w_end_d;
-  logic [DataWidth-1:0] w_data_q, w_data_d;
-  logic [Bytes-1:0] w_strb_q, w_strb_d;
+  // W queue: write beats produced, leaving one per cycle. Entry: data, strb, wlast, first beat of a
+  // burst, cons_seq when it was produced (see dlv).
+  localparam int WqW = DataWidth + Bytes + 2 + SeqW;
+  // Two flat RAMs (even and odd positions): the two write beats of a cycle always go to different
+  // banks, so each bank has one write port and maps to distributed RAM.
+  logic [WqW-1:0] wq0_mem [WqDepth/2];
+  logic [WqW-1:0] wq1_mem [WqDepth/2];
+  logic wq0_we, wq1_we, a_to1;
+  logic [WqPw-2:0] wq0_wa, wq1_wa;
+  logic [WqW-1:0] wq0_wd, wq1_wd;
+  logic [WqPw-1:0] wq_wr_q, wq_wr_d, wq_rd_q, wq_rd_d;
+  logic [WqPw:0] wq_cnt_q, wq_cnt_d;
+  logic [WqW-1:0] wq_head, wq_a, wq_b;
+  logic [WqPw-1:0] wq_wr_b;
+  logic w_bfirst;
+  logic [SeqW-1:0] w_seq;
   logic signed [15:0] aw_ahead_q, aw_ahead_d;  // AW handshakes minus W bursts started
-  logic aw_ok, w_hs, pipe_rdy;
+  logic aw_ok, w_hs;
 
   logic [2:0] lead_e;
-  logic [15:0] orem_e, rem_after;
+  logic [15:0] orem_e, rem_a;
   logic ofirst_e;
   logic [BlkW-1:0] blk_e;
-  logic tail_act, tail_fire, tail_fin, is_lead, is_out, pop_ok, eng_hs, out_fire, ev_pop;
-  logic c_valid, c_last, dbl, x_last;
-  logic [2:0] lead_x;
-  logic [DataWidth-1:0] c_data, x_hi;
-  logic [DataWidth-9:0] x_lo;  // bytes 1.. of the beat before x_hi (byte 0 is never selected)
-  logic [Lb-1:0] o_shm1, o_off, o_ll;
-  logic o_first, o_last;
-  logic [BlkW-1:0] o_blk;
-  logic [2*DataWidth-9:0] win;
-  logic [2*DataWidth-9:0] win_sh;
+  logic fl_act, is_e, is_t, wq_room, take, eng_hs, push_a, push_b, fl_fire, ev_pop;
+  logic [1:0] n_prod, n_push;
+  logic [DataWidth-1:0] r_cur, l_cur, data_a, data_b;
+  logic [Bytes-1:0] strb_a, strb_b;
+  logic last_a, last_b, first_b;
+  logic [BlkW-1:0] blk_b;
+  logic [Lb-1:0] ll_b;
 
   always_comb begin
-    aw_ok = aw_ahead_q > 16'sd0 || (aw_ahead_q == 16'sd0 && aw_valid_q);
-    wvalid_o = w_valid_q && (!w_bfirst_q || aw_ok);
-    w_hs = wvalid_o && wready_i;
-    pipe_rdy = !w_valid_q || w_hs;
-
     lead_e = in_act_q ? lead_q : h_lead;
     orem_e = in_act_q ? orem_q : h_nout;
     ofirst_e = in_act_q ? ofirst_q : 1'b1;
     blk_e = in_act_q ? blk_q : h_blk;
+    fl_act = fl_rem_q != 16'd0;
 
-    tail_act = tail_rem_q != 16'd0;
-    tail_fire = tail_act && pipe_rdy;
-    tail_fin = tail_fire && tail_rem_q == 16'd1;
+    // Write beat k takes packet bytes from input beats k + lead - 1 and k + lead:
+    // (beat[k+lead-1] >> sh) | (beat[k+lead] << (Bytes - sh)), sh = shm1 + 1 bytes. Each input beat
+    // is shifted both ways once: r_cur is kept for the next write beat, l_cur completes this one.
+    r_cur = {8'h00, beat_data_i[DataWidth-1:8]} >> {h_shm1, 3'b000};
+    l_cur = beat_data_i << {~h_shm1, 3'b000};
 
-    // The engine's current input beat: the ahead register if it holds one, else the FIFO head.
-    c_valid = a_valid_q || beat_valid_i;
-    c_last = a_valid_q ? a_last_q : beat_last_i;
-    c_data = a_valid_q ? a_data_q : beat_data_i;
-    // Double step: the ahead register holds the segment's last header-only beat and the FIFO the
-    // next one: consume both and produce the first write beat in this cycle.
-    dbl = a_valid_q && !a_last_q && beat_valid_i && !sq_empty && h_place && lead_e == 3'd1 &&
-          !tail_act && pipe_rdy;
-    lead_x = dbl ? 3'd0 : lead_e;
-    x_last = dbl ? beat_last_i : c_last;
-    x_hi = dbl ? beat_data_i : c_data;
-    x_lo = dbl ? a_data_q[DataWidth-1:8] : prev_q[DataWidth-1:8];
+    // The head beat makes write beat k = (beat index - lead) ready (is_e) and, when it is the last
+    // one, the tail write beat that needs no later input (is_t): 0, 1 or 2 write beats.
+    is_e = h_place && lead_e == 3'd0 && orem_e != 16'd0;
+    rem_a = orem_e - {15'd0, is_e};
+    is_t = h_place && beat_last_i && rem_a != 16'd0;
+    n_prod = {1'b0, is_e} + {1'b0, is_t};
 
-    is_lead = h_place && lead_x != 3'd0;
-    is_out = h_place && lead_x == 3'd0 && orem_e != 16'd0;
-    if (sq_empty) pop_ok = 1'b0;
-    else if (is_lead) pop_ok = !tail_act || tail_fin;  // header only: overlaps the previous tail
-    else pop_ok = !tail_act && pipe_rdy;
-    eng_hs = pop_ok && c_valid;
-    out_fire = eng_hs && is_out;
-    sq_pop = eng_hs && x_last;
+    // One input beat per cycle, whenever the W queue has room for what it produces (occupancy as
+    // registered: the W handshake of this cycle does not count, so wready never reaches the FIFO).
+    wq_room = {1'b0, wq_cnt_q} + {{WqPw{1'b0}}, n_prod} <= (WqPw + 2)'(WqDepth);
+    take = !sq_empty && !fl_act && wq_room;
+    beat_ready_o = take;
+    eng_hs = take && beat_valid_i;
+    sq_pop = eng_hs && beat_last_i;
     ev_pop = sq_pop && h_dlv && !h_place;  // ERROR or zero-length PLACE finished
+    fl_fire = fl_act && wq_cnt_q != (WqPw + 1)'(WqDepth);
 
-    // FIFO side: refill the ahead register when the engine takes its beat, fill it when the engine
-    // cannot take the FIFO head.
-    beat_ready_o = !a_valid_q || pop_ok;
-    a_valid_d = a_valid_q;
-    a_last_d = a_last_q;
-    a_data_d = a_data_q;
-    if (a_valid_q) begin
-      if (dbl) begin
-        a_valid_d = 1'b0;
-      end else if (pop_ok) begin
-        a_valid_d = beat_valid_i;
-        a_last_d = beat_last_i;
-        a_data_d = beat_data_i;
-      end
-    end else if (beat_valid_i && !pop_ok) begin
-      a_valid_d = 1'b1;
-      a_last_d = beat_last_i;
-      a_data_d = beat_data_i;
-    end
+    // Write beat A: the one this input beat completes.
+    data_a = (in_act_q ? rprev_q : '0) | l_cur;  // first input beat: nothing before it counts
+    last_a = orem_e == 16'd1;
+    strb_a = (ofirst_e ? ({Bytes{1'b1}} << h_off) : {Bytes{1'b1}}) &
+             (last_a ? ({Bytes{1'b1}} >> (~h_ll)) : {Bytes{1'b1}});
+    wq_a = {data_a, strb_a, last_a || (&blk_e), ofirst_e || blk_e == '0, cons_seq_q};
 
-    // The write beat of this cycle: from the tail, or from the popped beat and the one before.
-    o_shm1 = tail_act ? tail_shm1_q : h_shm1;
-    o_off = tail_act ? tail_off_q : h_off;
-    o_ll = tail_act ? tail_ll_q : h_ll;
-    o_first = tail_act ? tail_first_q : ofirst_e;
-    o_last = tail_act ? tail_rem_q == 16'd1 : orem_e == 16'd1;
-    o_blk = tail_act ? tail_blk_q : blk_e;
-    win = {x_hi, x_lo};
-    win_sh = win >> {o_shm1, 3'b000};
+    // Write beat B: the tail of the head segment, or a flush beat.
+    data_b = fl_act ? rprev_q : r_cur;
+    first_b = !fl_act && ofirst_e && !is_e;
+    last_b = fl_act ? fl_rem_q == 16'd1 : rem_a == 16'd1;
+    blk_b = fl_act ? fl_blk_q : blk_e + {{(BlkW - 1){1'b0}}, is_e};
+    ll_b = fl_act ? fl_ll_q : h_ll;
+    strb_b = (first_b ? ({Bytes{1'b1}} << h_off) : {Bytes{1'b1}}) &
+             (last_b ? ({Bytes{1'b1}} >> (~ll_b)) : {Bytes{1'b1}});
+    wq_b = {data_b, strb_b, last_b || (&blk_b), first_b || blk_b == '0, cons_seq_q};
 
-    w_valid_d = w_valid_q && !w_hs;
-    w_data_d = w_data_q;
-    w_strb_d = w_strb_q;
-    w_last_d = w_last_q;
-    w_bfirst_d = w_bfirst_q;
-    w_end_d = w_end_q;
-    if (out_fire || tail_fire) begin
-      w_valid_d = 1'b1;
-      w_data_d = win_sh[DataWidth-1:0];
-      w_strb_d = (o_first ? ({Bytes{1'b1}} << o_off) : {Bytes{1'b1}}) &
-                 (o_last ? ({Bytes{1'b1}} >> (~o_ll)) : {Bytes{1'b1}});
-      w_last_d = o_last || (&o_blk);
-      w_bfirst_d = o_first || o_blk == '0;
-      w_end_d = o_last;
-    end
+    push_a = eng_hs && is_e;
+    push_b = (eng_hs && is_t) || fl_fire;
+    n_push = {1'b0, push_a} + {1'b0, push_b};
 
-    aw_ahead_d = aw_ahead_q + (aw_hs ? 16'sd1 : 16'sd0) - ((w_hs && w_bfirst_q) ? 16'sd1 : 16'sd0);
+    // W queue
+    wq_head = wq_rd_q[0] ? wq1_mem[wq_rd_q[WqPw-1:1]] : wq0_mem[wq_rd_q[WqPw-1:1]];
+    w_bfirst = wq_head[SeqW];
+    w_seq = wq_head[SeqW-1:0];
+    aw_ok = aw_ahead_q > 16'sd0 || (aw_ahead_q == 16'sd0 && aw_valid_q);
+    wvalid_o = wq_cnt_q != '0 && (!w_bfirst || aw_ok);
+    w_hs = wvalid_o && wready_i;
+    wq_wr_b = wq_wr_q + {{(WqPw - 1){1'b0}}, push_a};
+    a_to1 = wq_wr_q[0];  // A at wq_wr_q, B right after it (or at wq_wr_q without A)
+    wq0_we = (push_a && !a_to1) || (push_b && !wq_wr_b[0]);
+    wq1_we = (push_a && a_to1) || (push_b && wq_wr_b[0]);
+    wq0_wd = (push_a && !a_to1) ? wq_a : wq_b;
+    wq1_wd = (push_a && a_to1) ? wq_a : wq_b;
+    wq0_wa = (push_a && !a_to1) ? wq_wr_q[WqPw-1:1] : wq_wr_b[WqPw-1:1];
+    wq1_wa = (push_a && a_to1) ? wq_wr_q[WqPw-1:1] : wq_wr_b[WqPw-1:1];
+    wq_wr_d = wq_wr_q + WqPw'(n_push);
+    wq_rd_d = wq_rd_q + {{(WqPw - 1){1'b0}}, w_hs};
+    wq_cnt_d = wq_cnt_q + (WqPw + 1)'(n_push) - {{WqPw{1'b0}}, w_hs};
 
-    // Tail progress, then the head segment's progress.
-    tail_rem_d = tail_rem_q;
-    tail_first_d = tail_first_q;
-    tail_shm1_d = tail_shm1_q;
-    tail_off_d = tail_off_q;
-    tail_ll_d = tail_ll_q;
-    tail_blk_d = tail_blk_q;
-    if (tail_fire) begin
-      tail_rem_d = tail_rem_q - 16'd1;
-      tail_first_d = 1'b0;
-      tail_blk_d = tail_blk_q + 1'b1;
-    end
+    aw_ahead_d = aw_ahead_q + (aw_hs ? 16'sd1 : 16'sd0) - ((w_hs && w_bfirst) ? 16'sd1 : 16'sd0);
 
+    // Head segment progress.
     in_act_d = in_act_q;
     lead_d = lead_q;
     orem_d = orem_q;
     ofirst_d = ofirst_q;
     blk_d = blk_q;
-    prev_d = prev_q;
-    rem_after = orem_e - {15'd0, out_fire};
+    rprev_d = rprev_q;
+    fl_rem_d = fl_rem_q;
+    fl_ll_d = fl_ll_q;
+    fl_blk_d = fl_blk_q;
+    if (fl_fire) begin
+      fl_rem_d = fl_rem_q - 16'd1;
+      fl_blk_d = fl_blk_q + 1'b1;
+    end
     if (eng_hs) begin
-      prev_d = x_hi;
-      if (x_last) begin
+      rprev_d = r_cur;
+      if (beat_last_i) begin
         in_act_d = 1'b0;
-        if (h_place && rem_after != 16'd0) begin
-          tail_rem_d = rem_after;
-          tail_first_d = ofirst_e && !out_fire;
-          tail_shm1_d = h_shm1;
-          tail_off_d = h_off;
-          tail_ll_d = h_ll;
-          tail_blk_d = blk_e + {{(BlkW - 1){1'b0}}, out_fire};
+        if (is_t && rem_a != 16'd1) begin
+          fl_rem_d = rem_a - 16'd1;
+          fl_ll_d = h_ll;
+          fl_blk_d = blk_b + 1'b1;
         end
       end else begin
         in_act_d = 1'b1;
-        lead_d = lead_x - {2'd0, is_lead};
-        orem_d = rem_after;
-        ofirst_d = ofirst_e && !out_fire;
-        blk_d = blk_e + {{(BlkW - 1){1'b0}}, out_fire};
+        lead_d = lead_e - {2'd0, h_place && lead_e != 3'd0};
+        orem_d = rem_a;
+        ofirst_d = ofirst_e && !is_e;
+        blk_d = blk_b;
       end
     end
   end
 
-  assign wdata_o = w_data_q;
-  assign wstrb_o = w_strb_q;
-  assign wlast_o = w_last_q;
+  always_ff @(posedge clk_i) begin
+    if (wq0_we) wq0_mem[wq0_wa] <= wq0_wd;
+  end
+  always_ff @(posedge clk_i) begin
+    if (wq1_we) wq1_mem[wq1_wa] <= wq1_wd;
+  end
+
+  assign wdata_o = wq_head[WqW-1 -: DataWidth];
+  assign wstrb_o = wq_head[SeqW+2 +: Bytes];
+  assign wlast_o = wq_head[SeqW+1];
 
   // ---------------------------------------------------------------------------------------------
   // dlv: in order, once the data engine (and for PLACE the AW generator) finished the segment
   // ---------------------------------------------------------------------------------------------
-  logic [3:0] data_done_q, data_done_d;  // finished segments whose dlv is still queued
-  logic [3:0] aw_done_q, aw_done_d;
+  // Segments that need their data finished (PLACE, ERROR) complete in order: cons_seq counts those
+  // consumed to the end (a PLACE when its last write beat enters the W queue), every W queue entry
+  // carries the count of its time, so the segments before the W queue head are the finished ones.
+  logic [SeqW-1:0] cons_seq_q, cons_seq_d, dlv_seq_q, dlv_seq_d, data_done;
+  logic [CqPw:0] aw_done_q, aw_done_d;  // segments whose AWs are all issued, dlv still queued
   logic h_need_aw, h_need_data;
 
   always_comb begin
     h_need_aw = cq_rdata[CqW-1];
     h_need_data = cq_rdata[CqW-2];
     dlv_o = cq_rdata[DlvW-1:0];
-    dlv_valid_o = !cq_empty && (!h_need_data || data_done_q != 4'd0) &&
-                  (!h_need_aw || aw_done_q != 4'd0);
+    data_done = (wq_cnt_q != '0 ? w_seq : cons_seq_q) - dlv_seq_q;
+    dlv_valid_o = !cq_empty && (!h_need_data || data_done != '0) &&
+                  (!h_need_aw || aw_done_q != '0);
     cq_pop = dlv_valid_o && dlv_ready_i;
-    data_done_d = data_done_q + {3'd0, w_hs && w_end_q} + {3'd0, ev_pop} -
-                  {3'd0, cq_pop && h_need_data};
-    aw_done_d = aw_done_q + {3'd0, aw_seg_done} - {3'd0, cq_pop && h_need_aw};
+    cons_seq_d = cons_seq_q + SeqW'((push_a && last_a) || (push_b && last_b) || ev_pop);
+    dlv_seq_d = dlv_seq_q + SeqW'(cq_pop && h_need_data);
+    aw_done_d = aw_done_q + (CqPw + 1)'(aw_seg_done) - (CqPw + 1)'(cq_pop && h_need_aw);
   end
 
   assign fence_done_o = fence_done_q;
@@ -507,21 +508,15 @@ module rnic_rx_place #(
       orem_q <= '0;
       ofirst_q <= 1'b0;
       blk_q <= '0;
-      tail_rem_q <= '0;
-      tail_first_q <= 1'b0;
-      tail_shm1_q <= '0;
-      tail_off_q <= '0;
-      tail_ll_q <= '0;
-      tail_blk_q <= '0;
-      w_valid_q <= 1'b0;
-      w_last_q <= 1'b0;
-      w_bfirst_q <= 1'b0;
-      w_end_q <= 1'b0;
-      w_strb_q <= '0;
-      a_valid_q <= 1'b0;
-      a_last_q <= 1'b0;
+      fl_rem_q <= '0;
+      fl_ll_q <= '0;
+      fl_blk_q <= '0;
+      wq_wr_q <= '0;
+      wq_rd_q <= '0;
+      wq_cnt_q <= '0;
       aw_ahead_q <= '0;
-      data_done_q <= '0;
+      cons_seq_q <= '0;
+      dlv_seq_q <= '0;
       aw_done_q <= '0;
     end else begin
       sq_wr_q <= sq_wr_d;
@@ -544,30 +539,22 @@ module rnic_rx_place #(
       orem_q <= orem_d;
       ofirst_q <= ofirst_d;
       blk_q <= blk_d;
-      tail_rem_q <= tail_rem_d;
-      tail_first_q <= tail_first_d;
-      tail_shm1_q <= tail_shm1_d;
-      tail_off_q <= tail_off_d;
-      tail_ll_q <= tail_ll_d;
-      tail_blk_q <= tail_blk_d;
-      w_valid_q <= w_valid_d;
-      w_last_q <= w_last_d;
-      w_bfirst_q <= w_bfirst_d;
-      w_end_q <= w_end_d;
-      w_strb_q <= w_strb_d;
-      a_valid_q <= a_valid_d;
-      a_last_q <= a_last_d;
+      fl_rem_q <= fl_rem_d;
+      fl_ll_q <= fl_ll_d;
+      fl_blk_q <= fl_blk_d;
+      wq_wr_q <= wq_wr_d;
+      wq_rd_q <= wq_rd_d;
+      wq_cnt_q <= wq_cnt_d;
       aw_ahead_q <= aw_ahead_d;
-      data_done_q <= data_done_d;
+      cons_seq_q <= cons_seq_d;
+      dlv_seq_q <= dlv_seq_d;
       aw_done_q <= aw_done_d;
     end
   end
 
   // Datapath registers: no reset needed (qualified by the control state above).
   always_ff @(posedge clk_i) begin
-    prev_q <= prev_d;
-    a_data_q <= a_data_d;
-    w_data_q <= w_data_d;
+    rprev_q <= rprev_d;
   end
 
   // Unused inputs: keep (header bytes and lanes past the end are masked by the strobes), err_idx,
@@ -577,5 +564,5 @@ module rnic_rx_place #(
                        vd_i.seg.oversize};
   // Intermediate bits not needed at this width.
   logic unused_bits;
-  assign unused_bits = ^{v_sm1, v_end_up, v_end_m1, v_first_m1, aw_next_m1, win_sh};
+  assign unused_bits = ^{v_sm1, v_end_up, v_end_m1, v_first_m1, aw_next_m1};
 endmodule

@@ -413,6 +413,39 @@ TEST(RnicRxParse, BackToBackFullRate) {
   tb.run(pkts, {1.0, 1.0, 1.0}, true);
 }
 
+// Back-to-back packets of one beat each (tlast on every beat), 1..Bytes bytes: one accepted per
+// cycle, tready never low while both outputs are taken, a descriptor per beat (RFC 5041 4.1-4.3
+// fields checked by run()). At 64 and 128 bits these are shorter than a DDP header.
+TEST(RnicRxParse, OneBeatPacketsFullRate) {
+  const std::uint64_t seed = rnic::tb::random_test_seed();
+  ParseBench tb(seed);
+  std::vector<Pkt> pkts;
+  for (int i = 0; i < 2000; ++i) {
+    const std::size_t len = i % 4 == 0 ? kBytes : tb.uniform(1, kBytes);  // full beats too
+    pkts.push_back(tb.make_packet(len));
+  }
+  tb.run(pkts, {1.0, 1.0, 1.0}, true);
+}
+
+// Back-to-back minimum-size DDP segments (14- or 18-byte header + 0..50 payload bytes): at narrow
+// widths the header spans up to three beats and a packet starts the beat after the previous tlast;
+// each length that puts a header byte at a beat boundary is included.
+TEST(RnicRxParse, ShortSegmentsFullRate) {
+  const std::uint64_t seed = rnic::tb::random_test_seed();
+  ParseBench tb(seed);
+  std::vector<Pkt> pkts;
+  for (int i = 0; i < 1500; ++i) {
+    const std::size_t hdr = tb.chance(0.5) ? 14 : kHdrBytes;
+    Pkt p = tb.make_packet(hdr + tb.uniform(0, 50));
+    p.bytes[0] = static_cast<std::uint8_t>((hdr == 14 ? 0x80U : 0x00U) | (p.bytes[0] & 0x43U));
+    pkts.push_back(std::move(p));
+  }
+  for (std::size_t len = 1; len <= kHdrBytes + 2 * kBytes; ++len)
+    pkts.push_back(tb.make_packet(len));
+  std::shuffle(pkts.begin(), pkts.end(), tb.rng());
+  tb.run(pkts, {1.0, 1.0, 1.0}, true);
+}
+
 TEST(RnicRxParse, ResetMidPacket) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);

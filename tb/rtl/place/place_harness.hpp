@@ -362,7 +362,7 @@ class Gen {
     it.v.msg_len = static_cast<std::uint32_t>(r64());
     it.v.err_type = static_cast<std::uint8_t>(r64() & 0xF);  // must be ignored
     it.v.err_code = static_cast<std::uint8_t>(r64());
-    it.pkt = random_bytes(hdr + pay);
+    it.pkt = random_bytes(std::max(1U, hdr + pay));  // a packet has at least one byte
     fill_hdr_raw(it);
     return it;
   }
@@ -435,8 +435,11 @@ struct Config {
 };
 
 struct CycleRec {
-  bool w = false;
-  bool beat = false;
+  bool vd = false;           // verdict handshake
+  bool aw = false;           // AW handshake
+  bool w = false;            // W handshake
+  bool dlv = false;          // dlv handshake
+  bool beat = false;         // beat popped
   int beat_item = -1;        // item of the popped beat
   unsigned beat_idx = 0;     // beat index in its packet
   std::size_t beat_seq = 0;  // position in the beat stream
