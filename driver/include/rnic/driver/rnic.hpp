@@ -1,0 +1,208 @@
+// The rnic host driver: one API for the simulated card (rnic-sim) and a real Alveo card (XRT).
+//
+// Shape (as libibverbs users know it):
+//   Device::open("sim:/path/to.sock") or Device::open("xrt:0", {.xclbin = "rnic.xclbin"})
+//   -> Device::create_client(limits) -> Client::alloc_pd -> Client::alloc_buffer (DMA-able)
+//   -> Client::register_memory (STag) -> Client::create_stream (bound to a PD) -> configure_queue
+//   -> post_recv -> poll / wait -> invalidate (returns after the hardware fence) -> teardown_stream
+//   -> free / dereg / dealloc.
+//
+// The Device is the privileged resource manager of RFC 5041 8.3.2: it owns the hardware tables, hands
+// out STag indices and keys, stream numbers and receive rings, and checks every request. Clients are
+// isolated: a handle of one client is unknown to every other (Errc::kNotFound), a registration must
+// lie inside a buffer the client allocated, and per-client limits (Limits) bound what each can take.
+//
+// Errors: every failing call throws rnic::Error with a specific Errc and a message naming the bad
+// argument. Nothing is half-done when a call throws. Objects are plain handles (ids); using a freed
+// one is kNotFound, never undefined behaviour.
+//
+// Threads: a Device and its Clients may be used from several threads; calls are serialized inside.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rnic {
+
+enum class Errc {
+  kInvalidArgument,  // zero or overflowing length, bad alignment, bad flags, out-of-range number
+  kNotFound,         // unknown, freed or another client's handle (double free, use after free)
+  kBusy,             // the resource is in use (PD with live STags/streams, buffer still registered)
+  kQuota,            // a per-client or per-PD limit is reached
+  kExhausted,        // the hardware table or host memory is full
+  kState,            // wrong state for the call (post to a torn-down stream, enable twice, ...)
+  kQueueFull,        // receive queue has no free slot
+  kTimeout,          // a wait ran out
+  kNoDevice,         // the device string names nothing usable (no socket, no card, bad xclbin)
+  kMismatch,         // the bitstream's ID/version does not match this driver
+  kUnsupported,      // not available on this backend (e.g. inject on a real card)
+  kBackend,          // the transport failed (simulator gone, XRT error)
+};
+const char* errc_name(Errc e);
+
+class Error : public std::runtime_error {
+ public:
+  Error(Errc code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  Errc code() const { return code_; }
+
+ private:
+  Errc code_;
+};
+
+// Values read from the ID/version/capability registers at open.
+struct DeviceInfo {
+  std::string device;  // the device string it was opened with
+  std::string backend; // "sim" or "xrt"
+  std::uint32_t id = 0, version = 0, build_id = 0;
+  std::uint32_t data_width = 0, stags = 0, streams = 0, qns = 0, ssn_window = 0;
+};
+
+struct OpenOptions {
+  std::string xclbin;                 // xrt: the xclbin to load (default: $RNIC_XCLBIN)
+  std::uint32_t cq_log2_entries = 12; // hardware completion ring size
+  // Observer: read registers, counters and the owner's published tables; inject (simulator). No
+  // clients, no table writes. rnicctl opens this way so it can look at a card a driver owns.
+  bool observer = false;
+};
+
+// Per-client limits (RFC 5041 8.3.2). Zero means "the device default" shown here.
+struct Limits {
+  std::uint32_t max_pds = 16;
+  std::uint32_t max_stags = 1024;       // registrations, over all the client's PDs
+  std::uint32_t max_stags_per_pd = 512;
+  std::uint32_t max_streams = 64;
+  std::uint32_t max_posted = 4096;      // receive buffers posted and not yet completed
+  std::uint64_t max_buffer_bytes = 64ull << 20;  // DMA-able memory allocated
+};
+
+using PdId = std::uint32_t;
+using StreamId = std::uint32_t;  // hardware stream number
+using Stag = std::uint32_t;      // 24-bit index << 8 | 8-bit key (RFC 5041 4.2 STag)
+
+enum Access : std::uint32_t {
+  kRemoteWrite = 1u << 0,
+  kRemoteRead = 1u << 1,  // accepted and stored; the TX path that uses it comes later
+};
+
+struct Buffer {
+  std::uint64_t id = 0;
+  std::uint8_t* data = nullptr;  // host mapping
+  std::size_t size = 0;
+  std::uint64_t device_addr = 0; // what the card's DMA uses
+};
+
+struct Registration {
+  Stag stag = 0;
+  std::uint64_t base_to = 0;  // tagged offset of the first byte (RFC 5041 4.4: TO)
+  std::uint64_t length = 0;
+};
+
+struct RegisterRequest {
+  PdId pd = 0;
+  std::uint64_t buffer = 0;   // Buffer::id
+  std::uint64_t offset = 0;   // into the buffer
+  std::uint64_t length = 0;   // > 0, offset + length <= buffer size
+  std::uint32_t access = kRemoteWrite;
+  std::uint64_t base_to = 0;  // TO of the first byte
+  std::optional<StreamId> bind_stream;  // RFC 5041 8.2: only this stream may use the STag
+};
+
+enum class Teardown { kGraceful, kAbortive };  // RFC 5041 6.2
+
+struct Completion {
+  enum class Kind { kTagged, kUntagged, kError, kFlushed };
+  Kind kind = Kind::kUntagged;
+  StreamId stream = 0;
+  std::uint16_t ssn = 0;         // DDP-SSN of the last segment (or of the failing one)
+  // Tagged delivery
+  Stag stag = 0;
+  // Untagged delivery / flushed receive buffer
+  std::uint32_t qn = 0, msn = 0, length = 0;
+  std::uint64_t buffer = 0;      // Buffer::id of the receive buffer
+  std::uint64_t offset = 0;      // where in it
+  std::uint64_t cookie = 0;      // what post_recv was given
+  std::uint64_t rsvd_ulp = 0;    // RFC 5041 4.2/4.3 Reserved for ULP
+  // Error (RFC 5041 7.2)
+  std::uint8_t err_type = 0, err_code = 0;
+  std::vector<std::uint8_t> header;  // the DDP header as received
+};
+
+struct Counters {
+  std::uint64_t segments = 0, bytes = 0, messages = 0, drops = 0, access = 0, duplicates = 0;
+  std::uint64_t write_errors = 0, read_errors = 0;
+  std::vector<std::uint64_t> errors;  // one per row of ddp_errors.def, in that order
+};
+
+class Client;
+class DeviceImpl;
+
+class Device {
+ public:
+  // device: "sim:<socket path>" or "xrt:<index>"; empty means $RNIC_DEVICE, then "sim:rnic-sim.sock".
+  static std::unique_ptr<Device> open(const std::string& device = "", const OpenOptions& opts = {});
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const;
+  std::unique_ptr<Client> create_client(const Limits& limits = {});
+
+  std::uint32_t read_reg(std::uint32_t offset);  // any register in the map (rnicctl)
+  Counters counters();
+  // Network ingress on the simulator (kUnsupported on a card): one DDP segment as the LLP delivers it.
+  void inject(StreamId stream, std::uint16_t ssn, const std::vector<std::uint8_t>& segment);
+  // Simulator: wait until every injected segment was processed and the card is quiet. Card: no-op.
+  void sync();
+  std::uint64_t cycles();  // simulated cycles (0 on a card)
+  // The owning driver's tables (PDs, STags, streams, queues, per client) as JSON; the owner
+  // republishes after every change. Empty when no owner published (or on a card, another process).
+  std::string published_state();
+
+  explicit Device(std::unique_ptr<DeviceImpl> impl);
+  DeviceImpl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<DeviceImpl> impl_;
+};
+
+class Client {
+ public:
+  ~Client();  // frees everything the client still holds (streams torn down abortively)
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  PdId alloc_pd();
+  void dealloc_pd(PdId pd);  // kBusy while STags or streams use it
+
+  Buffer alloc_buffer(std::size_t bytes);  // zeroed, 64-byte aligned, DMA-able
+  void free_buffer(std::uint64_t buffer);  // kBusy while registered or posted
+
+  Registration register_memory(const RegisterRequest& req);
+  // Fenced (RFC 5041 8.3.1 #6): returns once no placement to the STag is in flight and none can start.
+  void invalidate(Stag stag);  // also deregisters
+
+  StreamId create_stream(PdId pd);  // enabled: DDP-SSN 0, state normal
+  // Untagged receive queue QN of a stream: a ring of 2^log2_entries descriptors; MSNs start at 1.
+  void configure_queue(StreamId stream, std::uint32_t qn, std::uint32_t log2_entries);
+  void post_recv(StreamId stream, std::uint32_t qn, std::uint64_t buffer, std::uint64_t offset,
+                 std::uint32_t length, std::uint64_t cookie = 0);
+  void teardown_stream(StreamId stream, Teardown how);  // posted buffers complete as kFlushed
+  void destroy_stream(StreamId stream);                 // after teardown
+
+  // Completions of this client's streams, in the order the card wrote them.
+  std::size_t poll(std::vector<Completion>& out, std::size_t max = 64);
+  // Waits for at least one completion (or the timeout); returns what poll would.
+  std::size_t wait(std::vector<Completion>& out, std::uint32_t timeout_ms, std::size_t max = 64);
+
+  explicit Client(std::shared_ptr<void> state);
+
+ private:
+  std::shared_ptr<void> state_;
+};
+
+}  // namespace rnic
