@@ -42,6 +42,7 @@ class Backend {
   virtual void sync() = 0;             // card: no-op
   virtual std::uint64_t cycles() = 0;  // card: 0
   virtual void publish(const std::string& json) = 0;  // the driver's tables for rnicctl; card: no-op
+  virtual std::string published_state() = 0;          // what the owner published last ("" if none)
 };
 
 // "sim:<socket>": connects as owner (observer=false) or observer. Throws kNoDevice when nothing

@@ -138,6 +138,11 @@ struct Counters {
   std::vector<std::uint64_t> errors;  // one per row of ddp_errors.def, in that order
 };
 
+// What the driver did to the card (for the registration/invalidate benchmark and rnicctl).
+struct DriverStats {
+  std::uint64_t mmio_reads = 0, mmio_writes = 0, commands = 0;
+};
+
 class Client;
 class DeviceImpl;
 
@@ -162,6 +167,7 @@ class Device {
   // The owning driver's tables (PDs, STags, streams, queues, per client) as JSON; the owner
   // republishes after every change. Empty when no owner published (or on a card, another process).
   std::string published_state();
+  DriverStats stats() const;
 
   explicit Device(std::unique_ptr<DeviceImpl> impl);
   DeviceImpl& impl() { return *impl_; }
