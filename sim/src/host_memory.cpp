@@ -1,0 +1,65 @@
+#include "host_memory.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+namespace rnic::sim {
+
+MemRegion::MemRegion(std::uint64_t base, std::size_t bytes) : base_(base), size_(bytes) {
+  fd_ = memfd_create("rnic-sim-host-memory", MFD_CLOEXEC);
+  if (fd_ < 0) throw std::system_error(errno, std::generic_category(), "memfd_create");
+  if (ftruncate(fd_, static_cast<off_t>(bytes)) != 0) {
+    const int e = errno;
+    close(fd_);
+    throw std::system_error(e, std::generic_category(), "ftruncate of the host memory");
+  }
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) {
+    const int e = errno;
+    close(fd_);
+    throw std::system_error(e, std::generic_category(), "mmap of the host memory");
+  }
+  data_ = static_cast<std::uint8_t*>(p);
+}
+
+MemRegion::~MemRegion() {
+  munmap(data_, size_);
+  close(fd_);
+}
+
+std::optional<std::uint64_t> Allocator::alloc(std::uint64_t bytes, std::uint64_t align) {
+  if (bytes == 0 || bytes > size_) return std::nullopt;
+  std::uint64_t start = 0;
+  auto try_gap = [&](std::uint64_t gap_end) -> std::optional<std::uint64_t> {
+    const std::uint64_t a = (start + align - 1) & ~(align - 1);
+    if (a < start || a > gap_end || gap_end - a < bytes) return std::nullopt;
+    return a;
+  };
+  for (const auto& [off, n] : blocks_) {
+    if (auto a = try_gap(off)) {
+      blocks_.emplace(*a, bytes);
+      used_ += bytes;
+      return a;
+    }
+    start = off + n;
+  }
+  if (auto a = try_gap(size_)) {
+    blocks_.emplace(*a, bytes);
+    used_ += bytes;
+    return a;
+  }
+  return std::nullopt;
+}
+
+bool Allocator::free(std::uint64_t offset) {
+  auto it = blocks_.find(offset);
+  if (it == blocks_.end()) return false;
+  used_ -= it->second;
+  blocks_.erase(it);
+  return true;
+}
+
+}  // namespace rnic::sim

@@ -1,0 +1,55 @@
+// rnic-sim: the Verilated rnic_kernel run as a simulated card (sim/README.md).
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "server.hpp"
+
+int main(int argc, char** argv) {
+  rnic::sim::Options o;
+  CLI::App app{"rnic-sim: the rnic_kernel RTL (Verilated) as a simulated card on a UNIX socket"};
+  app.add_option("--socket", o.socket, "socket path (refused if another rnic-sim listens there)")
+      ->capture_default_str();
+  app.add_option("--mem-mib", o.mem_mib, "simulated host memory in MiB")->capture_default_str()
+      ->check(CLI::Range(1, 65536));
+  app.add_option("--pcap", o.pcap, "write every injected segment as an SCTP DATA chunk (PPID 16) to this pcap");
+  app.add_option("--fst", o.fst, "write an FST waveform of the kernel to this file");
+  app.add_option("--quiet-cycles", o.quiet_cycles,
+                 "cycles without activity after which the clock stops until a message arrives")
+      ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_flag("--verbose", o.verbose, "log connections, errors and cleanup to stderr");
+  CLI11_PARSE(app, argc, argv);
+
+  // SIGINT/SIGTERM arrive through a signalfd the server polls; SIGPIPE is never wanted.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  if (sigprocmask(SIG_BLOCK, &set, nullptr) != 0) {
+    fmt::print(stderr, "rnic-sim: sigprocmask: {}\n", std::strerror(errno));
+    return 1;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  const int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+  if (sfd < 0) {
+    fmt::print(stderr, "rnic-sim: signalfd: {}\n", std::strerror(errno));
+    return 1;
+  }
+  int rc = 0;
+  try {
+    rnic::sim::Server server(o);
+    server.run(sfd);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rnic-sim: {}\n", e.what());
+    rc = 1;
+  }
+  close(sfd);
+  return rc;
+}

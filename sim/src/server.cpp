@@ -1,0 +1,595 @@
+#include "server.hpp"
+
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "Vrnic_kernel.h"
+#include "host_memory.hpp"
+#include "rnic/hw/hw.hpp"
+#include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/sim/protocol.hpp"
+#include "rnic/tb/axi_lite_master.hpp"
+#include "rnic/tb/axis_source.hpp"
+#include "rnic/tb/sim.hpp"
+#include "rnic/wire/ddp.hpp"
+#include "rnic/wire/ddp_errors.hpp"
+#include "rnic/wire/sctp_ddp.hpp"
+
+namespace rnic::sim {
+namespace {
+
+using Top = Vrnic_kernel;
+namespace proto = rnic::sim::proto;
+using proto::Op;
+using proto::Status;
+
+// Bus width of the Verilated model (DATA_WIDTH / 8), checked against CAP_DATA_WIDTH at start.
+constexpr unsigned kBusBytes =
+    static_cast<unsigned>(sizeof(std::remove_reference_t<decltype(std::declval<Top&>().s_axis_rx_tdata)>));
+// rnic_kernel's MAX_SEG_BYTES at its default parameters (not a register): longer packets are cut
+// and reported by the kernel, so the ingress takes up to this plus the largest header.
+constexpr std::uint32_t kMaxSegBytes = 16384;
+constexpr std::size_t kIngressCapacity = 1024;  // segments waiting at the ingress (then kBusy)
+constexpr std::size_t kMaxClients = 64;
+constexpr unsigned kBatch = 64;                  // cycles between two looks at the sockets
+constexpr std::uint64_t kCmdTimeoutCycles = 2'000'000;
+
+std::string errno_text(const char* what) { return fmt::format("{}: {}", what, std::strerror(errno)); }
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() { reset(); }
+  Fd(Fd&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+  Fd& operator=(Fd&& o) noexcept {
+    if (this != &o) {
+      reset();
+      fd_ = o.fd_;
+      o.fd_ = -1;
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+struct PendingSync {
+  proto::Header req;
+  std::uint64_t start, quiet, max;
+};
+
+struct Client {
+  Fd fd;
+  std::uint64_t id = 0;
+  bool hello = false;
+  bool dead = false;
+  std::uint32_t role = proto::kRoleObserver;
+  std::uint32_t pid = 0;
+  std::set<std::uint64_t> allocs;  // memfd offsets
+  std::optional<PendingSync> sync;
+};
+
+// Offsets of the RNIC_REG rows of hw.def.
+constexpr std::uint32_t kRegRows[] = {
+#define RNIC_CONST(...)
+#define RNIC_CMD(...)
+#define RNIC_FIELD(...)
+#define RNIC_REG(name, offset, access, desc) offset,
+#include "rnic/hw/hw.def"
+#undef RNIC_CONST
+#undef RNIC_CMD
+#undef RNIC_FIELD
+#undef RNIC_REG
+};
+
+}  // namespace
+
+class Server::Impl {
+ public:
+  explicit Impl(const Options& o) : opt_(o), alloc_(mem_bytes(o)) {
+    mem_ = std::make_unique<MemRegion>(kMemBase, mem_bytes(o));
+    if (o.fst.empty()) {
+      unsetenv("RNIC_FST");
+    } else {
+      setenv("RNIC_FST", o.fst.c_str(), 1);  // rnic::tb::Sim opens the FST dump from it
+    }
+    sim_ = std::make_unique<tb::Sim<Top>>();
+    mmio_ = std::make_unique<tb::AxiLiteMaster<Top>>(*sim_);
+    axis_ = std::make_unique<tb::AxisSource<Top>>(*sim_, kBusBytes, 1);
+    slave_ = std::make_unique<AxiSlave<Top>>(*sim_, *mem_, kBusBytes);
+    sim_->reset();
+    const std::uint32_t width = mmio_->read32(hw::kRegCAP_DATA_WIDTH);
+    streams_ = mmio_->read32(hw::kRegCAP_STREAMS);
+    qns_ = mmio_->read32(hw::kRegCAP_QNS);
+    const std::uint32_t window = mmio_->read32(hw::kRegCAP_SSN_WINDOW);
+    if (mmio_->read32(hw::kRegID) != hw::kID_VALUE || width != 8 * kBusBytes) {
+      throw std::runtime_error("the Verilated kernel does not identify as rnic_kernel");
+    }
+    // After reset the kernel clears its stream tables (CAP_STREAMS * CAP_SSN_WINDOW cycles).
+    const std::uint64_t clear = std::uint64_t{streams_} * window + 1024;
+    for (std::uint64_t i = 0; i < clear; ++i) sim_->tick();
+    if (!o.pcap.empty()) {
+      pcap_ = std::make_unique<capture::SctpCaptureWriter>(o.pcap, capture::SctpEndpoint{0x0A000001, 5001},
+                                                           capture::SctpEndpoint{0x0A000002, 5002},
+                                                           hw::kID_VALUE);
+      pcap_->write_init_with_adaptation(static_cast<std::uint16_t>(std::min<std::uint32_t>(streams_, 0xFFFF)),
+                                        wire::kDdpAdaptationIndication);
+    }
+    listen_on(o.socket);
+    rx_.resize(sizeof(proto::Header) + proto::kMaxPayload + 1);
+    log("rnic-sim: listening on {} ({} MiB host memory at 0x{:x}, {} streams x {} QNs, {}-bit bus)",
+        o.socket, o.mem_mib, kMemBase, streams_, qns_, 8 * kBusBytes);
+  }
+
+  ~Impl() {
+    clients_.clear();
+    listen_.reset();
+    if (bound_) ::unlink(opt_.socket.c_str());
+    if (pcap_) pcap_->close();
+  }
+
+  void run(int signal_fd) {
+    std::vector<pollfd> pf;
+    std::vector<Client*> polled;
+    for (;;) {
+      const bool idle = is_idle();
+      pf.clear();
+      polled.clear();
+      pf.push_back(pollfd{signal_fd, POLLIN, 0});
+      pf.push_back(pollfd{listen_.get(), POLLIN, 0});
+      for (auto& c : clients_) {
+        // A client waiting for SYNC sends nothing more until it has the reply (hang-ups still show).
+        pf.push_back(pollfd{c->fd.get(), static_cast<short>(c->sync ? 0 : POLLIN), 0});
+        polled.push_back(c.get());
+      }
+      const int r = ::poll(pf.data(), pf.size(), idle ? -1 : 0);
+      if (r < 0 && errno != EINTR) throw std::runtime_error(errno_text("poll"));
+      if (r > 0) {
+        if ((pf[0].revents & POLLIN) != 0) {
+          signalfd_siginfo si{};
+          if (::read(signal_fd, &si, sizeof si) > 0) log("rnic-sim: signal {}, stopping", si.ssi_signo);
+          return;
+        }
+        if ((pf[1].revents & POLLIN) != 0) accept_clients();
+        for (std::size_t i = 0; i < polled.size(); ++i) {
+          const short ev = pf[i + 2].revents;
+          if ((ev & POLLIN) != 0) {
+            serve(*polled[i]);
+          } else if ((ev & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
+            polled[i]->dead = true;
+          }
+        }
+        sweep();
+      }
+      if (!is_idle()) {
+        for (unsigned i = 0; i < kBatch; ++i) sim_->tick();
+        check_syncs();
+        sweep();
+      }
+    }
+  }
+
+ private:
+  template <class... Args>
+  void log(fmt::format_string<Args...> f, Args&&... args) {
+    if (opt_.verbose) fmt::print(stderr, "{}\n", fmt::format(f, std::forward<Args>(args)...));
+  }
+
+  static std::size_t mem_bytes(const Options& o) {
+    if (o.mem_mib == 0 || o.mem_mib > 64 * 1024) throw std::runtime_error("--mem-mib must be 1..65536");
+    return static_cast<std::size_t>(o.mem_mib) << 20;
+  }
+
+  std::uint64_t cycle() const { return sim_->cycle(); }
+  std::uint64_t last_axi_activity() const {
+    return std::max(slave_->last_activity(), axis_->last_accept_cycle());
+  }
+  // Nothing queued, nothing waiting for the kernel, no AXI/stream/MMIO activity for --quiet-cycles.
+  bool is_idle() const {
+    if (!axis_->empty() || !slave_->idle()) return false;
+    for (const auto& c : clients_) {
+      if (c->sync) return false;
+    }
+    const std::uint64_t last = std::max(last_axi_activity(), last_mmio_);
+    return cycle() - last >= opt_.quiet_cycles;
+  }
+
+  // ---- socket ---------------------------------------------------------------------------------------
+  void listen_on(const std::string& path) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (path.empty() || path.size() >= sizeof addr.sun_path) {
+      throw std::runtime_error(fmt::format("socket path '{}' is empty or longer than {} bytes", path,
+                                           sizeof addr.sun_path - 1));
+    }
+    std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+    const auto* sa = reinterpret_cast<const sockaddr*>(&addr);
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0) {
+      if (!S_ISSOCK(st.st_mode)) throw std::runtime_error(fmt::format("{} exists and is not a socket", path));
+      Fd probe(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+      if (probe.get() < 0) throw std::runtime_error(errno_text("socket"));
+      if (::connect(probe.get(), sa, sizeof addr) == 0) {
+        throw std::runtime_error(fmt::format("another rnic-sim listens on {}", path));
+      }
+      if (errno != ECONNREFUSED) throw std::runtime_error(errno_text(("connect to " + path).c_str()));
+      ::unlink(path.c_str());  // stale: nobody listens
+      log("rnic-sim: removed stale socket {}", path);
+    }
+    listen_ = Fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    if (listen_.get() < 0) throw std::runtime_error(errno_text("socket"));
+    if (::bind(listen_.get(), sa, sizeof addr) != 0) throw std::runtime_error(errno_text(("bind " + path).c_str()));
+    bound_ = true;
+    if (::listen(listen_.get(), 16) != 0) throw std::runtime_error(errno_text("listen"));
+  }
+
+  void accept_clients() {
+    for (;;) {
+      Fd fd(::accept4(listen_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (fd.get() < 0) return;  // EAGAIN, or a connection that went away before accept
+      if (clients_.size() >= kMaxClients) {
+        log("rnic-sim: refusing a client (already {})", clients_.size());
+        continue;
+      }
+      auto c = std::make_unique<Client>();
+      c->fd = std::move(fd);
+      c->id = ++next_id_;
+      log("rnic-sim: client {} connected", c->id);
+      clients_.push_back(std::move(c));
+    }
+  }
+
+  void sweep() {
+    for (std::size_t i = 0; i < clients_.size();) {
+      if (!clients_[i]->dead) {
+        ++i;
+        continue;
+      }
+      std::unique_ptr<Client> c = std::move(clients_[i]);
+      clients_.erase(clients_.begin() + static_cast<std::ptrdiff_t>(i));
+      log("rnic-sim: client {} gone", c->id);
+      if (c.get() == owner_) owner_gone();
+      for (std::uint64_t off : c->allocs) alloc_.free(off);
+    }
+  }
+
+  // ---- replies ---------------------------------------------------------------------------------------
+  void reply(Client& c, const proto::Header& req, Status st, const void* payload = nullptr, std::size_t n = 0,
+             int pass_fd = -1) {
+    if (c.dead) return;
+    proto::Header h{proto::kMagic, req.op, static_cast<std::uint16_t>(st), req.seq, static_cast<std::uint32_t>(n)};
+    iovec iov[2] = {{&h, sizeof h}, {const_cast<void*>(payload), n}};
+    msghdr m{};
+    m.msg_iov = iov;
+    m.msg_iovlen = n > 0 ? 2 : 1;
+    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+    if (pass_fd >= 0) {
+      m.msg_control = ctl;
+      m.msg_controllen = sizeof ctl;
+      cmsghdr* cm = CMSG_FIRSTHDR(&m);
+      cm->cmsg_level = SOL_SOCKET;
+      cm->cmsg_type = SCM_RIGHTS;
+      cm->cmsg_len = CMSG_LEN(sizeof(int));
+      std::memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+    }
+    // Never block on a client that does not read its replies: it is dropped instead.
+    if (::sendmsg(c.fd.get(), &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+      log("rnic-sim: client {}: {}", c.id, errno_text("send"));
+      c.dead = true;
+    }
+    if (st != Status::kOk) log("rnic-sim: client {} op {} -> {}", c.id, req.op, proto::status_name(st));
+  }
+
+  template <class T>
+  void reply_with(Client& c, const proto::Header& req, Status st, const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    reply(c, req, st, &v, sizeof v);
+  }
+
+  // ---- requests --------------------------------------------------------------------------------------
+  void serve(Client& c) {
+    msghdr m{};
+    iovec iov{rx_.data(), rx_.size()};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    const ssize_t n = ::recvmsg(c.fd.get(), &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    if (n < 0) {
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) c.dead = true;
+      return;
+    }
+    if (n == 0) {
+      c.dead = true;
+      return;
+    }
+    const auto got = static_cast<std::size_t>(n);
+    proto::Header h{};
+    if (got < sizeof h) {
+      reply(c, h, Status::kBadLength);
+      return;
+    }
+    std::memcpy(&h, rx_.data(), sizeof h);
+    if (h.magic != proto::kMagic) {
+      reply(c, h, Status::kBadMagic);
+      c.dead = true;  // the stream cannot be trusted any more
+      return;
+    }
+    const std::size_t len = got - sizeof h;
+    if ((m.msg_flags & MSG_TRUNC) != 0 || h.length > proto::kMaxPayload || h.length != len) {
+      reply(c, h, Status::kBadLength);
+      return;
+    }
+    if (h.op < static_cast<std::uint16_t>(Op::kHello) || h.op > static_cast<std::uint16_t>(Op::kGetState)) {
+      reply(c, h, Status::kBadOp);
+      return;
+    }
+    const Op op = static_cast<Op>(h.op);
+    if (!c.hello && op != Op::kHello) {
+      reply(c, h, Status::kNoHello);
+      return;
+    }
+    try {
+      dispatch(c, h, op, rx_.data() + sizeof h, len);
+    } catch (const std::exception& e) {
+      // The kernel did not answer (AXI-Lite timeout) or the capture failed: the client learns, the
+      // simulator carries on.
+      fmt::print(stderr, "rnic-sim: client {} op {}: {}\n", c.id, h.op, e.what());
+      reply(c, h, Status::kTimeout);
+    }
+  }
+
+  template <class T>
+  static bool parse(const std::uint8_t* p, std::size_t len, T& out) {
+    if (len != sizeof(T)) return false;
+    std::memcpy(&out, p, sizeof(T));
+    return true;
+  }
+
+  bool owner(const Client& c) const { return &c == owner_; }
+
+  void dispatch(Client& c, const proto::Header& h, Op op, const std::uint8_t* p, std::size_t len) {
+    switch (op) {
+      case Op::kHello: return hello(c, h, p, len);
+      case Op::kRead32: {
+        proto::MmioReq r{};
+        if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
+        if (!valid_register(r.offset)) return reply(c, h, Status::kBadAddress);
+        const proto::MmioRep rep{mmio_read(r.offset), 0};
+        return reply_with(c, h, Status::kOk, rep);
+      }
+      case Op::kWrite32: {
+        proto::MmioReq r{};
+        if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
+        if (!owner(c)) return reply(c, h, Status::kNotOwner);
+        if (!valid_register(r.offset)) return reply(c, h, Status::kBadAddress);
+        snoop(r.offset, r.value);
+        mmio_write(r.offset, r.value);
+        return reply(c, h, Status::kOk);
+      }
+      case Op::kAlloc: {
+        proto::AllocReq r{};
+        if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
+        if (!owner(c)) return reply(c, h, Status::kNotOwner);
+        const std::uint64_t align = r.align == 0 ? 4096 : r.align;
+        if (r.bytes == 0 || align < 64 || (align & (align - 1)) != 0) return reply(c, h, Status::kBadArgument);
+        const auto off = alloc_.alloc(r.bytes, align);
+        if (!off) return reply(c, h, Status::kNoMemory);
+        std::memset(mem_->data() + *off, 0, static_cast<std::size_t>(r.bytes));
+        c.allocs.insert(*off);
+        return reply_with(c, h, Status::kOk, proto::AllocRep{kMemBase + *off});
+      }
+      case Op::kFree: {
+        proto::FreeReq r{};
+        if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
+        if (!owner(c)) return reply(c, h, Status::kNotOwner);
+        const std::uint64_t off = r.device_addr - kMemBase;
+        if (r.device_addr < kMemBase || c.allocs.count(off) == 0) return reply(c, h, Status::kNotAllocated);
+        c.allocs.erase(off);
+        alloc_.free(off);
+        return reply(c, h, Status::kOk);
+      }
+      case Op::kInject: return inject(c, h, p, len);
+      case Op::kSync: {
+        proto::SyncReq r{};
+        if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
+        c.sync = PendingSync{h, cycle(), r.quiet_cycles == 0 ? 64 : r.quiet_cycles,
+                             r.max_cycles == 0 ? 10'000'000 : r.max_cycles};
+        return;  // answered by check_syncs()
+      }
+      case Op::kStatus: {
+        if (len != 0) return reply(c, h, Status::kBadLength);
+        proto::StatusRep s{};
+        s.cycles = cycle();
+        s.injected = injected_;
+        s.ingress_queued = axis_->pending();
+        s.mem_base = kMemBase;
+        s.mem_bytes = mem_->size();
+        s.mem_used = alloc_.used();
+        s.owner_pid = owner_ ? owner_->pid : 0;
+        s.clients = static_cast<std::uint32_t>(clients_.size());
+        s.axi_errors = slave_->errors();
+        return reply_with(c, h, Status::kOk, s);
+      }
+      case Op::kPublish: {
+        if (!owner(c)) return reply(c, h, Status::kNotOwner);
+        const auto* b = reinterpret_cast<const char*>(p);
+        if (!nlohmann::json::accept(b, b + len)) return reply(c, h, Status::kBadArgument);
+        published_.assign(b, len);
+        return reply(c, h, Status::kOk);
+      }
+      case Op::kGetState: {
+        if (len != 0) return reply(c, h, Status::kBadLength);
+        return reply(c, h, Status::kOk, published_.data(), published_.size());
+      }
+    }
+    reply(c, h, Status::kBadOp);
+  }
+
+  void hello(Client& c, const proto::Header& h, const std::uint8_t* p, std::size_t len) {
+    proto::HelloReq r{};
+    if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
+    if (c.hello) return reply(c, h, Status::kBadArgument);  // said HELLO already
+    proto::HelloRep rep{proto::kVersion, 0, owner_ ? owner_->pid : 0, kMemBase, mem_->size(), cycle()};
+    if (r.version != proto::kVersion) return reply_with(c, h, Status::kBadVersion, rep);
+    if (r.role != proto::kRoleOwner && r.role != proto::kRoleObserver) return reply(c, h, Status::kBadArgument);
+    if (r.role == proto::kRoleOwner && owner_ != nullptr) return reply_with(c, h, Status::kOwned, rep);
+    c.hello = true;
+    c.role = r.role;
+    c.pid = r.pid;
+    if (r.role == proto::kRoleOwner) {
+      owner_ = &c;
+      rep.owner_pid = r.pid;
+    }
+    log("rnic-sim: client {} HELLO as {} (pid {})", c.id, r.role == proto::kRoleOwner ? "owner" : "observer", r.pid);
+    reply(c, h, Status::kOk, &rep, sizeof rep, mem_->fd());
+  }
+
+  void inject(Client& c, const proto::Header& h, const std::uint8_t* p, std::size_t len) {
+    proto::InjectReq r{};
+    if (len < sizeof r) return reply(c, h, Status::kBadLength);
+    std::memcpy(&r, p, sizeof r);
+    if (len - sizeof r != r.bytes) return reply(c, h, Status::kBadLength);
+    if (r.bytes == 0 || r.bytes > kMaxSegBytes + wire::kUntaggedHeaderSize || r.stream >= streams_) {
+      return reply(c, h, Status::kBadArgument);
+    }
+    if (axis_->pending() >= kIngressCapacity) return reply(c, h, Status::kBusy);
+    tb::AxisPacket pkt;
+    pkt.bytes.assign(p + sizeof r, p + len);
+    pkt.stream = r.stream;
+    pkt.ssn = r.ssn;
+    if (pcap_) {
+      pcap_->write_data(r.stream, wire::kPpidDdpSegment, wire::encode_segment_chunk(r.ssn, pkt.bytes));
+    }
+    axis_->push(std::move(pkt));
+    ++injected_;
+    reply(c, h, Status::kOk);
+  }
+
+  void check_syncs() {
+    const bool quiet_base = axis_->empty() && slave_->idle();
+    const std::uint64_t last = last_axi_activity();
+    for (auto& c : clients_) {
+      if (!c->sync) continue;
+      const PendingSync s = *c->sync;
+      const proto::SyncRep rep{cycle()};
+      if (quiet_base && cycle() - last >= s.quiet) {
+        c->sync.reset();
+        reply_with(*c, s.req, Status::kOk, rep);
+      } else if (cycle() - s.start >= s.max) {
+        c->sync.reset();
+        reply_with(*c, s.req, Status::kTimeout, rep);
+      }
+    }
+  }
+
+  // ---- MMIO ------------------------------------------------------------------------------------------
+  // The register map: the RNIC_REG rows, CMD_ARG0..15, the per-error counters and the doorbells.
+  bool valid_register(std::uint32_t off) const {
+    if (off % 4 != 0 || off >= hw::kMMIO_BYTES) return false;
+    if (std::find(std::begin(kRegRows), std::end(kRegRows), off) != std::end(kRegRows)) return true;
+    if (off >= hw::kRegCMD_ARG0 && off < hw::reg_cmd_arg(hw::kCMD_ARGS)) return true;
+    const auto rows = static_cast<unsigned>(wire::kAllDdpErrors.size());
+    if (off >= hw::kRegCNT_ERROR0_LO && off < hw::reg_error_counter_lo(rows)) return true;
+    return off >= hw::kDOORBELL_BASE && std::uint64_t{off} - hw::kDOORBELL_BASE < 4ull * streams_ * qns_;
+  }
+
+  std::uint32_t mmio_read(std::uint32_t off) {
+    const std::uint32_t v = mmio_->read32(off);
+    last_mmio_ = cycle();
+    return v;
+  }
+  void mmio_write(std::uint32_t off, std::uint32_t v) {
+    mmio_->write32(off, v);
+    last_mmio_ = cycle();
+  }
+
+  // What the owner programmed, for owner_gone().
+  void snoop(std::uint32_t off, std::uint32_t v) {
+    if (off == hw::kRegCMD_ARG0) owner_arg0_ = v;
+    if (off != hw::kRegCMD) return;
+    if (v == hw::kCmdSTAG_WRITE) owner_stags_.insert(owner_arg0_);
+    if (v == hw::kCmdSTREAM_ENABLE) owner_streams_.insert(owner_arg0_);
+  }
+
+  // Runs a command as a driver would: ARG0, opcode, then CMD_STATUS until not busy.
+  void command(std::uint32_t op, std::uint32_t arg0) {
+    mmio_write(hw::kRegCMD_ARG0, arg0);
+    mmio_write(hw::kRegCMD, op);
+    const std::uint64_t t0 = cycle();
+    while ((mmio_read(hw::kRegCMD_STATUS) & 1u) != 0) {
+      if (cycle() - t0 > kCmdTimeoutCycles) {
+        fmt::print(stderr, "rnic-sim: command {} ({}) still busy after {} cycles\n", op, arg0, kCmdTimeoutCycles);
+        return;
+      }
+    }
+  }
+
+  // RFC 5041 8.3.2: what a kernel driver does when the owning process exits. Nothing the owner left
+  // can be written once this returns; only then is its memory freed (by sweep()).
+  void owner_gone() {
+    log("rnic-sim: owner gone: invalidating {} STags, tearing down {} streams", owner_stags_.size(),
+        owner_streams_.size());
+    try {
+      for (std::uint32_t idx : owner_stags_) command(hw::kCmdSTAG_INVALIDATE, idx);
+      for (std::uint32_t s : owner_streams_) command(hw::kCmdSTREAM_TEARDOWN, s);
+      mmio_write(hw::kRegCQ_CTRL, 0);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "rnic-sim: owner cleanup: {}\n", e.what());
+    }
+    owner_stags_.clear();
+    owner_streams_.clear();
+    owner_ = nullptr;
+    published_.clear();  // the owner's tables are gone with it
+  }
+
+  Options opt_;
+  std::unique_ptr<MemRegion> mem_;
+  Allocator alloc_;
+  std::unique_ptr<tb::Sim<Top>> sim_;
+  std::unique_ptr<tb::AxiLiteMaster<Top>> mmio_;
+  std::unique_ptr<tb::AxisSource<Top>> axis_;
+  std::unique_ptr<AxiSlave<Top>> slave_;
+  std::unique_ptr<capture::SctpCaptureWriter> pcap_;
+  Fd listen_;
+  bool bound_ = false;
+  std::vector<std::unique_ptr<Client>> clients_;
+  std::uint64_t next_id_ = 0;
+  Client* owner_ = nullptr;
+  std::uint32_t owner_arg0_ = 0;
+  std::set<std::uint32_t> owner_stags_, owner_streams_;
+  std::string published_;
+  std::uint32_t streams_ = 0, qns_ = 0;
+  std::uint64_t injected_ = 0, last_mmio_ = 0;
+  std::vector<std::uint8_t> rx_;
+};
+
+Server::Server(const Options& o) : impl_(std::make_unique<Impl>(o)) {}
+Server::~Server() = default;
+void Server::run(int signal_fd) { impl_->run(signal_fd); }
+
+}  // namespace rnic::sim

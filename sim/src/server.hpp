@@ -1,0 +1,41 @@
+// rnic-sim's core: the Verilated rnic_kernel on a free-running clock, its host memory, the AXI-Stream
+// ingress, and the socket server that speaks sim/include/rnic/sim/protocol.hpp to clients.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace rnic::sim {
+
+struct Options {
+  std::string socket = "rnic-sim.sock";
+  std::uint64_t mem_mib = 256;
+  std::string pcap;  // empty: none
+  std::string fst;   // empty: none
+  std::uint64_t quiet_cycles = 2000;
+  bool verbose = false;
+};
+
+// Device address of the first byte of the host memory: above 4 GiB so 64-bit addressing is used.
+inline constexpr std::uint64_t kMemBase = 0x10'0000'0000ull;
+
+class Server {
+ public:
+  // Builds the kernel, resets it, binds the socket. Throws std::runtime_error with the reason
+  // (socket in use by another simulator, path too long, bad option, ...).
+  explicit Server(const Options& o);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Serves until SIGINT/SIGTERM (blocked by the caller and read through signal_fd). Returns normally
+  // on a signal; the destructor then closes the pcap/FST and unlinks the socket.
+  void run(int signal_fd);
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rnic::sim

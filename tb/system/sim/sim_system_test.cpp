@@ -1,0 +1,495 @@
+// rnic-sim as a process: the driver's sim backend against it, the protocol's robustness over a raw
+// socket, shutdown, AXI errors outside the host memory, owner cleanup (RFC 5041 8.3.2) and idle mode.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "backend.hpp"
+#include "rnic/hw/hw.hpp"
+#include "rnic/sim/protocol.hpp"
+#include "rnic/systest/sim_process.hpp"
+#include "rnic/wire/ddp.hpp"
+
+namespace {
+
+namespace proto = rnic::sim::proto;
+namespace hw = rnic::hw;
+using proto::Op;
+using proto::Status;
+using rnic::detail::Backend;
+using rnic::detail::make_sim_backend;
+using rnic::systest::SimProcess;
+
+// ---- a raw protocol client ------------------------------------------------------------------------
+
+struct RawReply {
+  bool closed = false;  // the simulator closed the connection instead of replying
+  bool failed = false;  // no reply in time (or another receive error)
+  proto::Header h{};
+  std::vector<std::uint8_t> payload;
+  int fd = -1;
+  ~RawReply() {
+    if (fd >= 0) ::close(fd);
+  }
+  Status status() const { return static_cast<Status>(h.status); }
+};
+
+class RawClient {
+ public:
+  explicit RawClient(const std::string& path) {
+    fd_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::strncpy(a.sun_path, path.c_str(), sizeof a.sun_path - 1);
+    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
+      throw std::runtime_error("connect " + path + ": " + std::strerror(errno));
+    }
+    timeval tv{10, 0};  // a test must fail, not hang, if the simulator stops answering
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  }
+  ~RawClient() { ::close(fd_); }
+  RawClient(const RawClient&) = delete;
+  RawClient& operator=(const RawClient&) = delete;
+  int fd() const { return fd_; }
+
+  void send_bytes(const std::vector<std::uint8_t>& b) {
+    ASSERT_EQ(::send(fd_, b.data(), b.size(), MSG_NOSIGNAL), static_cast<ssize_t>(b.size())) << std::strerror(errno);
+  }
+  static std::vector<std::uint8_t> message(std::uint16_t op, const void* payload, std::size_t n,
+                                           std::uint32_t seq = 7, std::uint32_t magic = proto::kMagic) {
+    proto::Header h{magic, op, 0, seq, static_cast<std::uint32_t>(n)};
+    std::vector<std::uint8_t> b(sizeof h + n);
+    std::memcpy(b.data(), &h, sizeof h);
+    if (n > 0) std::memcpy(b.data() + sizeof h, payload, n);
+    return b;
+  }
+  std::unique_ptr<RawReply> receive() {
+    auto r = std::make_unique<RawReply>();
+    std::vector<std::uint8_t> buf(sizeof(proto::Header) + proto::kMaxPayload);
+    iovec iov{buf.data(), buf.size()};
+    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = ctl;
+    m.msg_controllen = sizeof ctl;
+    const ssize_t n = ::recvmsg(fd_, &m, MSG_CMSG_CLOEXEC);
+    if (n <= 0) {
+      (n == 0 ? r->closed : r->failed) = true;
+      return r;
+    }
+    for (cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c)) {
+      if (c->cmsg_type == SCM_RIGHTS) std::memcpy(&r->fd, CMSG_DATA(c), sizeof(int));
+    }
+    if (static_cast<std::size_t>(n) >= sizeof r->h) std::memcpy(&r->h, buf.data(), sizeof r->h);
+    r->payload.assign(buf.begin() + sizeof r->h, buf.begin() + n);
+    return r;
+  }
+  std::unique_ptr<RawReply> call(Op op, const void* payload, std::size_t n) {
+    send_bytes(message(static_cast<std::uint16_t>(op), payload, n));
+    return receive();
+  }
+  Status hello(std::uint32_t role) {
+    const proto::HelloReq req{proto::kVersion, 0, role, static_cast<std::uint32_t>(::getpid()), 0};
+    return call(Op::kHello, &req, sizeof req)->status();
+  }
+  std::unique_ptr<RawReply> read32(std::uint32_t off) {
+    const proto::MmioReq req{off, 0};
+    return call(Op::kRead32, &req, sizeof req);
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// The simulator still serves: a new observer says HELLO and reads REG_ID.
+void expect_serving(const SimProcess& sim) {
+  RawClient c(sim.socket());
+  ASSERT_EQ(c.hello(proto::kRoleObserver), Status::kOk);
+  auto r = c.read32(hw::kRegID);
+  ASSERT_FALSE(r->closed);
+  ASSERT_EQ(r->status(), Status::kOk);
+  ASSERT_EQ(r->payload.size(), sizeof(proto::MmioRep));
+  proto::MmioRep v{};
+  std::memcpy(&v, r->payload.data(), sizeof v);
+  EXPECT_EQ(v.value, hw::kID_VALUE);
+}
+
+// ---- MMIO sequences (tb/rtl/common/include/rnic/tb/kernel_driver.hpp) --------------------------------
+
+std::uint32_t lo(std::uint64_t v) { return static_cast<std::uint32_t>(v); }
+std::uint32_t hi(std::uint64_t v) { return static_cast<std::uint32_t>(v >> 32); }
+
+// Returns the refused bit.
+bool command(Backend& b, std::uint32_t op, const std::vector<std::uint32_t>& args) {
+  for (unsigned i = 0; i < args.size(); ++i) b.write32(hw::reg_cmd_arg(i), args[i]);
+  b.write32(hw::kRegCMD, op);
+  for (int i = 0; i < 100000; ++i) {
+    const std::uint32_t st = b.read32(hw::kRegCMD_STATUS);
+    if ((st & 1u) == 0) return (st & 2u) != 0;
+  }
+  ADD_FAILURE() << "command " << op << " stays busy";
+  return true;
+}
+bool stag_write(Backend& b, std::uint32_t index, std::uint8_t key, std::uint64_t base_to, std::uint64_t length,
+                std::uint64_t host_addr) {
+  return command(b, hw::kCmdSTAG_WRITE,
+                 {index, key | hw::kStagArgRemoteWrite, 1, 0, lo(base_to), hi(base_to), lo(length), hi(length),
+                  lo(host_addr), hi(host_addr)});
+}
+void cq_setup(Backend& b, std::uint64_t ring, unsigned log2) {
+  b.write32(hw::kRegCQ_BASE_LO, lo(ring));
+  b.write32(hw::kRegCQ_BASE_HI, hi(ring));
+  b.write32(hw::kRegCQ_LOG2_SIZE, log2);
+  b.write32(hw::kRegCQ_CTRL, 1);
+}
+std::uint64_t counter(Backend& b, std::uint32_t lo_reg) {
+  const std::uint32_t l = b.read32(lo_reg);
+  return (std::uint64_t{b.read32(lo_reg + 4)} << 32) | l;
+}
+std::vector<std::uint8_t> tagged_segment(std::uint32_t stag, std::uint64_t to, const std::vector<std::uint8_t>& p,
+                                         bool last = true) {
+  rnic::wire::TaggedHeader h;
+  h.last = last;
+  h.stag = stag;
+  h.to = to;
+  return rnic::wire::encode_segment(h, p).value();
+}
+std::vector<std::uint8_t> pattern(std::size_t n, std::uint8_t seed) {
+  std::vector<std::uint8_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(seed + 7 * i);
+  return v;
+}
+
+template <class F>
+rnic::Errc error_code(F f) {
+  try {
+    f();
+  } catch (const rnic::Error& e) {
+    return e.code();
+  }
+  ADD_FAILURE() << "no rnic::Error thrown";
+  return rnic::Errc::kBackend;
+}
+
+// ---- the backend ----------------------------------------------------------------------------------
+
+TEST(SimBackend, HelloAndIdentification) {
+  SimProcess sim;
+  auto b = make_sim_backend(sim.socket(), false);
+  EXPECT_EQ(b->name(), "sim");
+  EXPECT_EQ(b->read32(hw::kRegID), hw::kID_VALUE);
+  EXPECT_EQ(b->read32(hw::kRegVERSION) >> 16, hw::kVERSION_VALUE >> 16);
+  EXPECT_EQ(b->read32(hw::kRegCAP_DATA_WIDTH), 512u);
+  const std::uint64_t c0 = b->cycles();
+  EXPECT_GT(c0, 0u);
+  b->sync();
+  EXPECT_GE(b->cycles(), c0);
+}
+
+TEST(SimBackend, AllocIsSharedZeroedAndOwned) {
+  SimProcess sim;
+  auto b = make_sim_backend(sim.socket(), false);
+  auto r = b->alloc(8192, 4096);
+  EXPECT_EQ(r.size, 8192u);
+  EXPECT_EQ(r.device_addr % 4096, 0u);
+  EXPECT_GE(r.device_addr, std::uint64_t{1} << 32) << "64-bit device addresses";
+  for (std::size_t i = 0; i < r.size; ++i) ASSERT_EQ(r.host[i], 0) << i;
+  std::memset(r.host, 0xAB, r.size);
+  b->free(r);
+  EXPECT_EQ(error_code([&] { b->free(r); }), rnic::Errc::kNotFound) << "double free";
+  // The same block again comes back zeroed.
+  auto r2 = b->alloc(8192, 4096);
+  EXPECT_EQ(r2.device_addr, r.device_addr);
+  EXPECT_EQ(r2.host[100], 0);
+  EXPECT_EQ(error_code([&] { b->alloc(std::size_t{1} << 40, 64); }), rnic::Errc::kExhausted);
+  EXPECT_EQ(error_code([&] { b->alloc(64, 48); }), rnic::Errc::kInvalidArgument);
+}
+
+TEST(SimBackend, NothingListening) {
+  try {
+    make_sim_backend("/tmp/rnic-no-such-sim.sock", false);
+    FAIL() << "no error";
+  } catch (const rnic::Error& e) {
+    EXPECT_EQ(e.code(), rnic::Errc::kNoDevice);
+    EXPECT_NE(std::string(e.what()).find("/tmp/rnic-no-such-sim.sock"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SimBackend, ObserverCannotWrite) {
+  SimProcess sim;
+  auto owner = make_sim_backend(sim.socket(), false);
+  auto obs = make_sim_backend(sim.socket(), true);
+  EXPECT_EQ(obs->read32(hw::kRegID), hw::kID_VALUE);
+  EXPECT_EQ(error_code([&] { obs->write32(hw::kRegCQ_CTRL, 1); }), rnic::Errc::kState);
+  EXPECT_EQ(error_code([&] { obs->alloc(4096, 64); }), rnic::Errc::kState);
+  EXPECT_EQ(error_code([&] { obs->publish("{}"); }), rnic::Errc::kState);
+  // The raw status is kNotOwner.
+  RawClient raw(sim.socket());
+  ASSERT_EQ(raw.hello(proto::kRoleObserver), Status::kOk);
+  const proto::MmioReq w{hw::kRegCQ_CTRL, 1};
+  EXPECT_EQ(raw.call(Op::kWrite32, &w, sizeof w)->status(), Status::kNotOwner);
+  EXPECT_EQ(owner->read32(hw::kRegCQ_CTRL), 0u) << "nothing written";
+  // Published state: the owner's document, visible to observers.
+  EXPECT_EQ(obs->published_state(), "");
+  owner->publish(R"({"stags":[]})");
+  EXPECT_EQ(obs->published_state(), R"({"stags":[]})");
+}
+
+TEST(SimBackend, SecondOwnerRefused) {
+  SimProcess sim;
+  auto owner = make_sim_backend(sim.socket(), false);
+  try {
+    make_sim_backend(sim.socket(), false);
+    FAIL() << "second owner accepted";
+  } catch (const rnic::Error& e) {
+    EXPECT_EQ(e.code(), rnic::Errc::kBusy);
+    EXPECT_NE(std::string(e.what()).find("owned by pid " + std::to_string(::getpid())), std::string::npos)
+        << e.what();
+  }
+  owner.reset();
+  // Once the owner is gone, the card can be owned again.
+  auto again = make_sim_backend(sim.socket(), false);
+  EXPECT_EQ(again->read32(hw::kRegID), hw::kID_VALUE);
+}
+
+// ---- protocol robustness -----------------------------------------------------------------------------
+
+TEST(SimProtocol, MalformedMessagesGetTheirStatus) {
+  SimProcess sim;
+  RawClient c(sim.socket());
+  // Not HELLO first.
+  EXPECT_EQ(c.read32(hw::kRegID)->status(), Status::kNoHello);
+  expect_serving(sim);
+  // HELLO with another version.
+  {
+    const proto::HelloReq req{proto::kVersion + 1, 0, proto::kRoleObserver, 1, 0};
+    EXPECT_EQ(c.call(Op::kHello, &req, sizeof req)->status(), Status::kBadVersion);
+  }
+  ASSERT_EQ(c.hello(proto::kRoleOwner), Status::kOk);
+  // Unknown op.
+  EXPECT_EQ(c.call(static_cast<Op>(99), nullptr, 0)->status(), Status::kBadOp);
+  expect_serving(sim);
+  // Wrong payload length for the op.
+  {
+    const std::uint32_t four = 0;
+    EXPECT_EQ(c.call(Op::kRead32, &four, sizeof four)->status(), Status::kBadLength);
+    EXPECT_EQ(c.call(Op::kStatus, &four, sizeof four)->status(), Status::kBadLength);
+  }
+  // Header length disagreeing with the datagram.
+  {
+    auto m = RawClient::message(static_cast<std::uint16_t>(Op::kRead32), nullptr, 0);
+    proto::MmioReq req{0, 0};
+    m.insert(m.end(), reinterpret_cast<std::uint8_t*>(&req), reinterpret_cast<std::uint8_t*>(&req) + sizeof req);
+    c.send_bytes(m);  // header says 0 payload bytes, 8 follow
+    EXPECT_EQ(c.receive()->status(), Status::kBadLength);
+  }
+  // Shorter than a header.
+  c.send_bytes({1, 2, 3});
+  EXPECT_EQ(c.receive()->status(), Status::kBadLength);
+  // Over kMaxPayload.
+  {
+    std::vector<std::uint8_t> big(proto::kMaxPayload + 1, 0);
+    c.send_bytes(RawClient::message(static_cast<std::uint16_t>(Op::kPublish), big.data(), big.size()));
+    EXPECT_EQ(c.receive()->status(), Status::kBadLength);
+  }
+  expect_serving(sim);
+  // MMIO outside the register map or unaligned.
+  const std::uint32_t rows_end = hw::reg_error_counter_lo(static_cast<unsigned>(rnic::wire::kAllDdpErrors.size()));
+  const std::uint32_t db_end = hw::kDOORBELL_BASE + 4 * 256 * 4;  // CAP_STREAMS * CAP_QNS at the defaults
+  for (std::uint32_t off : {2u, hw::kRegCMD + 1, 0x20u, hw::reg_cmd_arg(hw::kCMD_ARGS), rows_end, 0x7000u, db_end,
+                            hw::kMMIO_BYTES, 0xFFFFFFFCu}) {
+    EXPECT_EQ(c.read32(off)->status(), Status::kBadAddress) << std::hex << off;
+    const proto::MmioReq w{off, 0};
+    EXPECT_EQ(c.call(Op::kWrite32, &w, sizeof w)->status(), Status::kBadAddress) << std::hex << off;
+  }
+  for (std::uint32_t off : {hw::kRegID, hw::reg_cmd_arg(15), rows_end - 4, hw::kDOORBELL_BASE, db_end - 4}) {
+    EXPECT_EQ(c.read32(off)->status(), Status::kOk) << std::hex << off;
+  }
+  // Bad arguments.
+  {
+    const proto::AllocReq a{0, 64};
+    EXPECT_EQ(c.call(Op::kAlloc, &a, sizeof a)->status(), Status::kBadArgument);
+    const proto::FreeReq f{0x1234};
+    EXPECT_EQ(c.call(Op::kFree, &f, sizeof f)->status(), Status::kNotAllocated);
+    const proto::InjectReq bad_stream{256, 0, 1};
+    std::vector<std::uint8_t> m(sizeof bad_stream + 1);
+    std::memcpy(m.data(), &bad_stream, sizeof bad_stream);
+    EXPECT_EQ(c.call(Op::kInject, m.data(), m.size())->status(), Status::kBadArgument);
+    const proto::InjectReq empty{0, 0, 0};
+    EXPECT_EQ(c.call(Op::kInject, &empty, sizeof empty)->status(), Status::kBadArgument);
+    const proto::InjectReq lying{0, 0, 100};  // announces 100 bytes, none follow
+    EXPECT_EQ(c.call(Op::kInject, &lying, sizeof lying)->status(), Status::kBadLength);
+    const char* not_json = "{oops";
+    EXPECT_EQ(c.call(Op::kPublish, not_json, std::strlen(not_json))->status(), Status::kBadArgument);
+  }
+  // This connection is still good after all of it.
+  auto r = c.read32(hw::kRegID);
+  ASSERT_EQ(r->status(), Status::kOk);
+  EXPECT_EQ(r->h.seq, 7u) << "seq echoed";
+  // Bad magic: the status, then the connection is closed.
+  c.send_bytes(RawClient::message(static_cast<std::uint16_t>(Op::kStatus), nullptr, 0, 7, 0xDEADBEEF));
+  EXPECT_EQ(c.receive()->status(), Status::kBadMagic);
+  EXPECT_TRUE(c.receive()->closed);
+  expect_serving(sim);
+  // The closed connection was the owner: the card is free again.
+  RawClient next(sim.socket());
+  EXPECT_EQ(next.hello(proto::kRoleOwner), Status::kOk);
+}
+
+TEST(SimProtocol, ClientKilledMidMessage) {
+  SimProcess sim;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // An owner that announces a long INJECT, sends only part of it, and dies without reading.
+    RawClient c(sim.socket());
+    if (c.hello(proto::kRoleOwner) != Status::kOk) ::_exit(2);
+    auto m = RawClient::message(static_cast<std::uint16_t>(Op::kInject), nullptr, 0);
+    proto::Header h{};
+    std::memcpy(&h, m.data(), sizeof h);
+    h.length = 4000;
+    std::memcpy(m.data(), &h, sizeof h);
+    m.resize(sizeof h + 10);
+    ::send(c.fd(), m.data(), m.size(), MSG_NOSIGNAL);
+    ::kill(::getpid(), SIGKILL);
+  }
+  int st = 0;
+  ASSERT_EQ(::waitpid(child, &st, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(st)) << "child exited " << WEXITSTATUS(st);
+  expect_serving(sim);
+  // Its ownership went with it.
+  auto b = make_sim_backend(sim.socket(), false);
+  EXPECT_EQ(b->read32(hw::kRegID), hw::kID_VALUE);
+}
+
+TEST(SimProcessTest, SigtermExitsZeroAndRemovesTheSocket) {
+  SimProcess sim;
+  const std::string pcap = sim.dir() + "/capture.pcap";
+  {
+    SimProcess with_pcap({"--pcap", sim.dir() + "/capture.pcap"});
+    auto b = make_sim_backend(with_pcap.socket(), true);
+    b->inject(0, 0, tagged_segment(0x100, 0, pattern(100, 1)));
+    b->inject(1, 5, tagged_segment(0x200, 0, pattern(10, 2)));
+    const std::string sock = with_pcap.socket();
+    EXPECT_EQ(with_pcap.stop(), 0);  // a client is still connected
+    struct stat s {};
+    EXPECT_NE(::stat(sock.c_str(), &s), 0) << "socket removed";
+  }
+  // INIT + two DATA packets, flushed: 24-byte file header, then per packet a 16-byte record header
+  // and the frame (14 Ethernet + 20 IPv4 + 12 SCTP + 16 DATA chunk + 2 DDP-SSN + segment, padded).
+  struct stat s {};
+  ASSERT_EQ(::stat(pcap.c_str(), &s), 0);
+  EXPECT_GT(s.st_size, 24 + 2 * (16 + 14 + 20 + 12 + 16 + 2 + 14 + 10));
+  EXPECT_EQ(sim.stop(), 0);
+}
+
+TEST(SimProcessTest, SecondSimulatorOnTheSameSocketRefused) {
+  SimProcess sim;
+  const std::string cmd = std::string(RNIC_SIM_BINARY) + " --socket " + sim.socket() + " 2>/dev/null";
+  const int st = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 1);
+  expect_serving(sim);
+}
+
+// ---- the kernel's host memory ------------------------------------------------------------------------
+
+// A write burst outside the memfd is answered SLVERR: CNT_WRITE_ERRORS counts it, nothing is written,
+// the simulator carries on. The same STag inside the region places the bytes (the positive control).
+TEST(SimHostMemory, OutsideTheRegionIsSlverr) {
+  SimProcess sim({"--mem-mib", "16"});
+  auto b = make_sim_backend(sim.socket(), false);
+  auto cq = b->alloc(64 * 64, 4096);
+  auto buf = b->alloc(4096, 4096);
+  cq_setup(*b, cq.device_addr, 6);
+  const std::uint64_t end = buf.device_addr - (buf.device_addr % (16u << 20)) + (16u << 20);  // mem_base + 16 MiB
+  ASSERT_FALSE(stag_write(*b, 1, 0x11, 0, 4096, end));        // just past the memory
+  ASSERT_FALSE(stag_write(*b, 2, 0x22, 0, 4096, 0x1000));     // below mem_base
+  ASSERT_FALSE(stag_write(*b, 3, 0x33, 0, 4096, buf.device_addr));
+  ASSERT_FALSE(command(*b, hw::kCmdSTREAM_ENABLE, {0, 1}));
+  const auto p = pattern(256, 9);
+  std::uint16_t ssn = 0;
+  b->inject(0, ssn++, tagged_segment(1u << 8 | 0x11, 0, p));
+  b->inject(0, ssn++, tagged_segment(2u << 8 | 0x22, 0, p));
+  b->sync();
+  EXPECT_EQ(counter(*b, hw::kRegCNT_WRITE_ERRORS_LO), 2u);
+  EXPECT_EQ(counter(*b, hw::kRegCNT_READ_ERRORS_LO), 0u);
+  b->inject(0, ssn++, tagged_segment(3u << 8 | 0x33, 0, p));
+  b->sync();
+  b->from_device(buf, 0, p.size());
+  EXPECT_EQ(std::vector<std::uint8_t>(buf.host, buf.host + p.size()), p) << "placed through the shared memory";
+  EXPECT_EQ(counter(*b, hw::kRegCNT_WRITE_ERRORS_LO), 2u);
+  RawClient raw(sim.socket());
+  ASSERT_EQ(raw.hello(proto::kRoleObserver), Status::kOk);
+  auto st = raw.call(Op::kStatus, nullptr, 0);
+  ASSERT_EQ(st->payload.size(), sizeof(proto::StatusRep));
+  proto::StatusRep s{};
+  std::memcpy(&s, st->payload.data(), sizeof s);
+  EXPECT_EQ(s.axi_errors, 2u);
+  EXPECT_EQ(s.injected, 3u);
+  EXPECT_EQ(s.mem_bytes, 16u << 20);
+  EXPECT_EQ(s.owner_pid, static_cast<std::uint32_t>(::getpid()));
+  expect_serving(sim);
+}
+
+// RFC 5041 8.3.2: when the owner goes, the STags it registered and the streams it enabled go with it;
+// a segment for them is dropped and the memory (now another owner's) is not written.
+TEST(SimHostMemory, OwnerCleanupOnDisconnect) {
+  SimProcess sim({"--mem-mib", "16"});
+  std::uint64_t dead_addr = 0;
+  {
+    auto a = make_sim_backend(sim.socket(), false);
+    auto cq = a->alloc(64 * 64, 4096);
+    auto buf = a->alloc(4096, 4096);
+    dead_addr = buf.device_addr;
+    cq_setup(*a, cq.device_addr, 6);
+    ASSERT_FALSE(stag_write(*a, 5, 0x55, 0, 4096, buf.device_addr));
+    ASSERT_FALSE(command(*a, hw::kCmdSTREAM_ENABLE, {3, 1}));
+  }  // the owner disconnects without cleaning up
+  auto b = make_sim_backend(sim.socket(), false);
+  auto cq2 = b->alloc(64 * 64, 4096);
+  auto victim = b->alloc(4096, 4096);
+  ASSERT_EQ(victim.device_addr, dead_addr) << "the dead owner's buffer is the new owner's now";
+  EXPECT_EQ(b->read32(hw::kRegCQ_CTRL), 0u) << "CQ disabled";
+  const std::uint64_t bytes0 = counter(*b, hw::kRegCNT_BYTES_LO);
+  const std::uint64_t drops0 = counter(*b, hw::kRegCNT_DROPS_LO);
+  auto obs = make_sim_backend(sim.socket(), true);
+  obs->inject(3, 0, tagged_segment(5u << 8 | 0x55, 0, pattern(512, 3)));
+  obs->sync();
+  b->from_device(victim, 0, victim.size);
+  for (std::size_t i = 0; i < victim.size; ++i) ASSERT_EQ(victim.host[i], 0) << "byte " << i << " written";
+  EXPECT_EQ(counter(*b, hw::kRegCNT_BYTES_LO), bytes0);
+  EXPECT_EQ(counter(*b, hw::kRegCNT_DROPS_LO), drops0 + 1) << "stream torn down: dropped";
+  (void)cq2;
+}
+
+// Idle mode: nothing queued, nothing to do: the simulator blocks in poll().
+TEST(SimProcessTest, IdleBurnsNoCpu) {
+  SimProcess sim({"--quiet-cycles", "1000"});
+  {
+    auto b = make_sim_backend(sim.socket(), false);
+    b->sync();
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the quiet cycles run out
+  const long t0 = sim.cpu_ticks();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const long t1 = sim.cpu_ticks();
+  ASSERT_GE(t0, 0);
+  const long hz = ::sysconf(_SC_CLK_TCK);
+  EXPECT_LT(t1 - t0, hz / 10) << "CPU ticks over 1 s idle (" << hz << " per second)";
+  expect_serving(sim);
+}
+
+}  // namespace
