@@ -200,7 +200,8 @@ class Client {
   void teardown_stream(StreamId stream, Teardown how);  // posted buffers complete as kFlushed
   void destroy_stream(StreamId stream);                 // after teardown
 
-  // Completions of this client's streams, in the order the card wrote them.
+  // Completions of this client's streams, in the order the card wrote them; `out` is replaced by
+  // them (at most max) and their number returned.
   std::size_t poll(std::vector<Completion>& out, std::size_t max = 64);
   // Waits for at least one completion (or the timeout); returns what poll would.
   std::size_t wait(std::vector<Completion>& out, std::uint32_t timeout_ms, std::size_t max = 64);

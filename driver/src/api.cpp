@@ -1,0 +1,285 @@
+// The public API (rnic.hpp): Device::open, Device and Client calls, each serialized on the core's mutex.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "core.hpp"
+#include "rnic/hw/hw.hpp"
+
+namespace rnic {
+
+const char* errc_name(Errc e) {
+  switch (e) {
+    case Errc::kInvalidArgument:
+      return "InvalidArgument";
+    case Errc::kNotFound:
+      return "NotFound";
+    case Errc::kBusy:
+      return "Busy";
+    case Errc::kQuota:
+      return "Quota";
+    case Errc::kExhausted:
+      return "Exhausted";
+    case Errc::kState:
+      return "State";
+    case Errc::kQueueFull:
+      return "QueueFull";
+    case Errc::kTimeout:
+      return "Timeout";
+    case Errc::kNoDevice:
+      return "NoDevice";
+    case Errc::kMismatch:
+      return "Mismatch";
+    case Errc::kUnsupported:
+      return "Unsupported";
+    case Errc::kBackend:
+      return "Backend";
+  }
+  return "?";
+}
+
+namespace detail {
+
+namespace {
+const char* const kDeviceForms = "expected sim:<socket path> or xrt:<index>";
+}
+
+std::string resolve_device(const std::string& device) {
+  if (!device.empty()) return device;
+  const char* env = std::getenv("RNIC_DEVICE");
+  if (env != nullptr && *env != '\0') return env;
+  return "sim:rnic-sim.sock";
+}
+
+DeviceSpec parse_device(const std::string& device) {
+  DeviceSpec spec;
+  const auto colon = device.find(':');
+  if (colon == std::string::npos) {
+    throw Error(Errc::kInvalidArgument, "device '" + device + "': " + kDeviceForms);
+  }
+  spec.kind = device.substr(0, colon);
+  const std::string rest = device.substr(colon + 1);
+  if (spec.kind == "sim") {
+    if (rest.empty())
+      throw Error(Errc::kInvalidArgument, "device '" + device + "': empty socket path; " + kDeviceForms);
+    spec.path = rest;
+    return spec;
+  }
+  if (spec.kind == "xrt") {
+    const bool digits = !rest.empty() && rest.size() <= 9 && std::all_of(rest.begin(), rest.end(), [](char ch) {
+      return std::isdigit(static_cast<unsigned char>(ch)) != 0;
+    });
+    if (!digits) {
+      throw Error(Errc::kInvalidArgument,
+                  "device '" + device + "': '" + rest + "' is not a card index; " + kDeviceForms);
+    }
+    spec.index = static_cast<unsigned>(std::stoul(rest));
+    return spec;
+  }
+  throw Error(Errc::kInvalidArgument, "device '" + device + "': unknown kind '" + spec.kind + "'; " + kDeviceForms);
+}
+
+std::unique_ptr<Device> open_with_backend(std::unique_ptr<Backend> backend, const std::string& device,
+                                          const OpenOptions& opts) {
+  auto core = std::make_shared<Core>(std::move(backend), device, opts);
+  return std::make_unique<Device>(std::make_unique<DeviceImpl>(std::move(core)));
+}
+
+Core& core_of(Device& device) { return *device.impl().core; }
+
+}  // namespace detail
+
+// ---- Device ---------------------------------------------------------------------------------------
+
+std::unique_ptr<Device> Device::open(const std::string& device, const OpenOptions& opts) {
+  const std::string resolved = detail::resolve_device(device);
+  const detail::DeviceSpec spec = detail::parse_device(resolved);
+  std::unique_ptr<detail::Backend> be;
+  if (spec.kind == "sim") {
+    be = detail::make_sim_backend(spec.path, opts.observer);
+  } else {
+    std::string xclbin = opts.xclbin;
+    if (xclbin.empty()) {
+      const char* env = std::getenv("RNIC_XCLBIN");
+      if (env != nullptr) xclbin = env;
+    }
+    be = detail::make_xrt_backend(spec.index, xclbin);
+  }
+  return detail::open_with_backend(std::move(be), resolved, opts);
+}
+
+Device::Device(std::unique_ptr<DeviceImpl> impl) : impl_(std::move(impl)) {}
+
+Device::~Device() {
+  if (!impl_) return;
+  std::lock_guard<std::mutex> lk(impl_->core->mu);
+  impl_->core->close();
+}
+
+const DeviceInfo& Device::info() const { return impl_->core->info(); }
+
+std::unique_ptr<Client> Device::create_client(const Limits& limits) {
+  auto& core = *impl_->core;
+  std::lock_guard<std::mutex> lk(core.mu);
+  const std::uint32_t id = core.add_client(limits);
+  auto handle = std::make_shared<detail::ClientHandle>(detail::ClientHandle{impl_->core, id});
+  return std::make_unique<Client>(std::static_pointer_cast<void>(handle));
+}
+
+std::uint32_t Device::read_reg(std::uint32_t offset) {
+  if (offset >= hw::kMMIO_BYTES || offset % 4 != 0) {
+    throw Error(Errc::kInvalidArgument, "read_reg: offset " + std::to_string(offset) +
+                                            " is not a 4-byte aligned offset below " + std::to_string(hw::kMMIO_BYTES));
+  }
+  auto& core = *impl_->core;
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.rd(offset);
+}
+
+Counters Device::counters() {
+  auto& core = *impl_->core;
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.counters();
+}
+
+void Device::inject(StreamId stream, std::uint16_t ssn, const std::vector<std::uint8_t>& segment) {
+  auto& core = *impl_->core;
+  std::lock_guard<std::mutex> lk(core.mu);
+  if (stream >= core.info().streams) {
+    throw Error(Errc::kInvalidArgument, "inject: stream " + std::to_string(stream) + " out of range 0.." +
+                                            std::to_string(core.info().streams - 1));
+  }
+  if (segment.empty()) throw Error(Errc::kInvalidArgument, "inject: empty segment");
+  core.backend().inject(stream, ssn, segment);
+}
+
+void Device::sync() {
+  auto& core = *impl_->core;
+  std::lock_guard<std::mutex> lk(core.mu);
+  core.backend().sync();
+}
+
+std::uint64_t Device::cycles() {
+  auto& core = *impl_->core;
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.backend().cycles();
+}
+
+std::string Device::published_state() {
+  auto& core = *impl_->core;
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.backend().published_state();
+}
+
+DriverStats Device::stats() const {
+  auto& core = *impl_->core;
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.stats();
+}
+
+// ---- Client ---------------------------------------------------------------------------------------
+
+namespace {
+
+detail::ClientHandle& handle(const std::shared_ptr<void>& state) {
+  return *static_cast<detail::ClientHandle*>(state.get());
+}
+
+// Runs fn(core, client record) with the device's mutex held.
+template <class Fn>
+auto with_client(const std::shared_ptr<void>& state, Fn&& fn) {
+  detail::ClientHandle& h = handle(state);
+  std::lock_guard<std::mutex> lk(h.core->mu);
+  return fn(*h.core, h.core->client(h.id));
+}
+
+}  // namespace
+
+Client::Client(std::shared_ptr<void> state) : state_(std::move(state)) {}
+
+Client::~Client() {
+  if (!state_) return;
+  detail::ClientHandle& h = handle(state_);
+  std::lock_guard<std::mutex> lk(h.core->mu);
+  h.core->remove_client(h.id);
+}
+
+PdId Client::alloc_pd() {
+  return with_client(state_, [](detail::Core& core, detail::ClientRec& c) { return core.alloc_pd(c); });
+}
+
+void Client::dealloc_pd(PdId pd) {
+  with_client(state_, [pd](detail::Core& core, detail::ClientRec& c) { core.dealloc_pd(c, pd); });
+}
+
+Buffer Client::alloc_buffer(std::size_t bytes) {
+  return with_client(state_, [bytes](detail::Core& core, detail::ClientRec& c) { return core.alloc_buffer(c, bytes); });
+}
+
+void Client::free_buffer(std::uint64_t buffer) {
+  with_client(state_, [buffer](detail::Core& core, detail::ClientRec& c) { core.free_buffer(c, buffer); });
+}
+
+Registration Client::register_memory(const RegisterRequest& req) {
+  return with_client(state_, [&req](detail::Core& core, detail::ClientRec& c) { return core.register_memory(c, req); });
+}
+
+void Client::invalidate(Stag stag) {
+  with_client(state_, [stag](detail::Core& core, detail::ClientRec& c) { core.invalidate(c, stag); });
+}
+
+StreamId Client::create_stream(PdId pd) {
+  return with_client(state_, [pd](detail::Core& core, detail::ClientRec& c) { return core.create_stream(c, pd); });
+}
+
+void Client::configure_queue(StreamId stream, std::uint32_t qn, std::uint32_t log2_entries) {
+  with_client(state_,
+              [&](detail::Core& core, detail::ClientRec& c) { core.configure_queue(c, stream, qn, log2_entries); });
+}
+
+void Client::post_recv(StreamId stream, std::uint32_t qn, std::uint64_t buffer, std::uint64_t offset,
+                       std::uint32_t length, std::uint64_t cookie) {
+  with_client(state_, [&](detail::Core& core, detail::ClientRec& c) {
+    core.post_recv(c, stream, qn, buffer, offset, length, cookie);
+  });
+}
+
+void Client::teardown_stream(StreamId stream, Teardown how) {
+  with_client(state_, [&](detail::Core& core, detail::ClientRec& c) { core.teardown_stream(c, stream, how); });
+}
+
+void Client::destroy_stream(StreamId stream) {
+  with_client(state_, [&](detail::Core& core, detail::ClientRec& c) { core.destroy_stream(c, stream); });
+}
+
+std::size_t Client::poll(std::vector<Completion>& out, std::size_t max) {
+  return with_client(state_, [&](detail::Core& core, detail::ClientRec& c) {
+    core.poll_hw();
+    return core.take_completions(c, out, max);
+  });
+}
+
+// Polls with a short sleep in between (never a busy spin); 0 when the timeout passes with nothing.
+std::size_t Client::wait(std::vector<Completion>& out, std::uint32_t timeout_ms, std::size_t max) {
+  using clock = std::chrono::steady_clock;
+  const auto deadline = clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    bool more = false;
+    const std::size_t n = with_client(state_, [&](detail::Core& core, detail::ClientRec& c) {
+      core.poll_hw();
+      const std::size_t got = core.take_completions(c, out, max);
+      // CQ_PROD ahead of what was read: the entries are on their way, look again at once.
+      if (got == 0) more = core.cq_pending();
+      return got;
+    });
+    if (n != 0) return n;
+    const auto now = clock::now();
+    if (now >= deadline) return 0;
+    const clock::duration nap = more ? std::chrono::microseconds(20) : std::chrono::microseconds(500);
+    std::this_thread::sleep_for(std::min<clock::duration>(nap, deadline - now));
+  }
+}
+
+}  // namespace rnic

@@ -1,0 +1,841 @@
+// The resource manager (RFC 5041 8.3.2), the command interface, receive rings and the completion
+// ring. hw.def (through hw.hpp) is the contract for every register, command word and record field.
+#include "core.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "rnic/hw/hw.hpp"
+#include "rnic/wire/ddp_errors.hpp"
+
+namespace rnic::detail {
+namespace {
+
+using namespace rnic::hw;
+
+std::uint32_t lo32(std::uint64_t v) { return static_cast<std::uint32_t>(v); }
+std::uint32_t hi32(std::uint64_t v) { return static_cast<std::uint32_t>(v >> 32); }
+
+std::string hex(std::uint64_t v) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+std::uint64_t load_le(const std::uint8_t* p, unsigned bytes) {
+  std::uint64_t v = 0;
+  for (unsigned i = 0; i < bytes; ++i) v |= std::uint64_t{p[i]} << (8 * i);
+  return v;
+}
+void store_le(std::uint8_t* p, std::uint64_t v, unsigned bytes) {
+  for (unsigned i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+std::string cmd_name(std::uint32_t op) {
+#define RNIC_CONST(name, value, desc)
+#define RNIC_REG(name, offset, access, desc)
+#define RNIC_CMD(name, opcode, desc) \
+  if (op == (opcode)) return #name;
+#define RNIC_FIELD(rec, name, offset, bits, desc)
+#include "rnic/hw/hw.def"
+#undef RNIC_CONST
+#undef RNIC_REG
+#undef RNIC_CMD
+#undef RNIC_FIELD
+  return "opcode " + hex(op);
+}
+
+Limits with_defaults(const Limits& l) {
+  const Limits d;
+  Limits r = l;
+  if (r.max_pds == 0) r.max_pds = d.max_pds;
+  if (r.max_stags == 0) r.max_stags = d.max_stags;
+  if (r.max_stags_per_pd == 0) r.max_stags_per_pd = d.max_stags_per_pd;
+  if (r.max_streams == 0) r.max_streams = d.max_streams;
+  if (r.max_posted == 0) r.max_posted = d.max_posted;
+  if (r.max_buffer_bytes == 0) r.max_buffer_bytes = d.max_buffer_bytes;
+  return r;
+}
+
+[[noreturn]] void quota(const std::string& limit, std::uint64_t value) {
+  throw Error(Errc::kQuota, "client limit " + limit + " (" + std::to_string(value) + ") reached");
+}
+
+constexpr PdId kMaxPd = 0xFFFF;  // STAG_WRITE / STREAM_ENABLE carry the PD in 16 bits
+
+}  // namespace
+
+// ---- open / close -------------------------------------------------------------------------------
+
+Core::Core(std::unique_ptr<Backend> backend, const std::string& device, const OpenOptions& opts)
+    : be_(std::move(backend)), opts_(opts) {
+  info_.device = device;
+  info_.backend = be_->name();
+  info_.id = rd(kRegID);
+  info_.version = rd(kRegVERSION);
+  if (info_.id != kID_VALUE) {
+    throw Error(Errc::kMismatch, device + ": REG_ID is " + hex(info_.id) + ", expected " + hex(kID_VALUE) +
+                                     " ('RDDP'): not an rnic kernel");
+  }
+  if ((info_.version >> 16) != (kVERSION_VALUE >> 16)) {
+    throw Error(Errc::kMismatch, device + ": interface version " + std::to_string(info_.version >> 16) + "." +
+                                     std::to_string(info_.version & 0xFFFF) + " (REG_VERSION " + hex(info_.version) +
+                                     "), this driver needs major " + std::to_string(kVERSION_VALUE >> 16));
+  }
+  info_.build_id = rd(kRegBUILD_ID);
+  info_.data_width = rd(kRegCAP_DATA_WIDTH);
+  info_.stags = rd(kRegCAP_STAGS);
+  info_.streams = rd(kRegCAP_STREAMS);
+  info_.qns = rd(kRegCAP_QNS);
+  info_.ssn_window = rd(kRegCAP_SSN_WINDOW);
+  auto check_cap = [&](const char* name, std::uint32_t v, std::uint32_t max) {
+    if (v == 0 || v > max) {
+      throw Error(Errc::kMismatch,
+                  device + ": " + name + " = " + std::to_string(v) + ", expected 1.." + std::to_string(max));
+    }
+  };
+  check_cap("CAP_STAGS", info_.stags, 1u << 24);      // STag index: 24 bits
+  check_cap("CAP_STREAMS", info_.streams, 1u << 16);  // CQE stream: 16 bits
+  check_cap("CAP_QNS", info_.qns, 1u << 16);
+  if (std::uint64_t{info_.streams} * info_.qns * 4 > kMMIO_BYTES - kDOORBELL_BASE) {
+    throw Error(Errc::kMismatch, device + ": CAP_STREAMS * CAP_QNS doorbells do not fit the register map");
+  }
+  if (opts_.observer) return;
+
+  if (opts_.cq_log2_entries < 1 || opts_.cq_log2_entries > 16) {
+    throw Error(Errc::kInvalidArgument,
+                "cq_log2_entries " + std::to_string(opts_.cq_log2_entries) + " out of range 1..16");
+  }
+  stag_key_.assign(info_.stags, 0);
+  for (std::uint32_t i = 0; i < info_.stags; ++i) free_stags_.push_back(i);
+  for (std::uint32_t s = 0; s < info_.streams; ++s) free_streams_.push_back(s);
+  stream_owner_.assign(info_.streams, 0);
+  if (info_.backend == "xrt") scrub_tables();
+  setup_cq();
+  publish();
+}
+
+Core::~Core() { close(); }
+
+void Core::setup_cq() {
+  cq_log2_ = opts_.cq_log2_entries;
+  cq_ = be_->alloc(std::size_t{kCQE_BYTES} << cq_log2_, 4096);
+  wr(kRegCQ_CTRL, 0);
+  wr(kRegCQ_BASE_LO, lo32(cq_.device_addr));
+  wr(kRegCQ_BASE_HI, hi32(cq_.device_addr));
+  wr(kRegCQ_LOG2_SIZE, cq_log2_);
+  wr(kRegCQ_CTRL, 1);  // resets producer and consumer to 0, phase 1
+  cq_enabled_ = true;
+  cq_cons_ = cq_cons_written_ = 0;
+}
+
+// A card keeps its tables across processes: a new owner invalidates whatever an earlier one left.
+void Core::scrub_tables() {
+  for (std::uint32_t i = 0; i < info_.stags; ++i) command(kCmdSTAG_INVALIDATE, {i});
+  for (std::uint32_t s = 0; s < info_.streams; ++s) command(kCmdSTREAM_TEARDOWN, {s});
+}
+
+void Core::close() noexcept {
+  if (!be_) return;
+  if (!opts_.observer) {
+    while (!clients_.empty()) {
+      release_client(clients_.begin()->second);
+      clients_.erase(clients_.begin());
+    }
+    if (cq_enabled_) {
+      try {
+        wr(kRegCQ_CTRL, 0);
+        be_->free(cq_);
+      } catch (const std::exception&) {
+        // The transport is gone: nothing more to disable.
+      }
+    }
+    cq_enabled_ = false;
+    try {
+      be_->publish("");
+    } catch (const std::exception&) {
+    }
+  }
+  be_.reset();
+}
+
+Backend& Core::backend() {
+  if (!be_) throw Error(Errc::kState, "device is closed");
+  return *be_;
+}
+
+// ---- MMIO and commands ----------------------------------------------------------------------------
+
+std::uint32_t Core::rd(std::uint32_t offset) {
+  ++stats_.mmio_reads;
+  return backend().read32(offset);
+}
+
+void Core::wr(std::uint32_t offset, std::uint32_t value) {
+  ++stats_.mmio_writes;
+  backend().write32(offset, value);
+}
+
+std::uint64_t Core::rd64(std::uint32_t lo_offset) {
+  const std::uint32_t lo = rd(lo_offset);
+  const std::uint32_t hi = rd(lo_offset + 4);
+  return (std::uint64_t{hi} << 32) | lo;
+}
+
+Counters Core::counters() {
+  Counters c;
+  c.segments = rd64(kRegCNT_SEGMENTS_LO);
+  c.bytes = rd64(kRegCNT_BYTES_LO);
+  c.messages = rd64(kRegCNT_MESSAGES_LO);
+  c.drops = rd64(kRegCNT_DROPS_LO);
+  c.access = rd64(kRegCNT_ACCESS_LO);
+  c.duplicates = rd64(kRegCNT_DUPLICATES_LO);
+  c.write_errors = rd64(kRegCNT_WRITE_ERRORS_LO);
+  c.read_errors = rd64(kRegCNT_READ_ERRORS_LO);
+  for (unsigned row = 0; row < wire::kAllDdpErrors.size(); ++row) c.errors.push_back(rd64(reg_error_counter_lo(row)));
+  return c;
+}
+
+void Core::wait_not_busy(std::uint32_t op, std::uint32_t* status) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::uint64_t polls = 1;; ++polls) {
+    const std::uint32_t st = rd(kRegCMD_STATUS);
+    if ((st & 1u) == 0) {
+      cmd_stuck_ = false;
+      if (status != nullptr) *status = st;
+      return;
+    }
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    if (polls >= cmd_limits_.max_polls || waited >= cmd_limits_.timeout) {
+      cmd_stuck_ = true;
+      throw Error(Errc::kTimeout,
+                  "command " + cmd_name(op) + " still busy after " + std::to_string(polls) + " CMD_STATUS reads (" +
+                      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()) + " ms)");
+    }
+    if (polls >= cmd_limits_.spin_polls) std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+void Core::command(std::uint32_t op, const std::vector<std::uint32_t>& args) {
+  if (args.size() > kCMD_ARGS) throw std::logic_error("too many command arguments");
+  if (cmd_stuck_) wait_not_busy(op, nullptr);  // an earlier command timed out: never overwrite its args
+  for (unsigned i = 0; i < args.size(); ++i) wr(reg_cmd_arg(i), args[i]);
+  wr(kRegCMD, op);
+  ++stats_.commands;
+  std::uint32_t st = 0;
+  wait_not_busy(op, &st);
+  if ((st & 2u) != 0) {
+    throw Error(Errc::kBackend, "command " + cmd_name(op) + " refused by the card (CMD_STATUS " + hex(st) + ")");
+  }
+  if (((st >> 8) & 0xFFu) != op) {
+    throw Error(Errc::kBackend, "command " + cmd_name(op) + ": CMD_STATUS reports " + cmd_name((st >> 8) & 0xFFu) +
+                                    " as the last command (" + hex(st) + ")");
+  }
+}
+
+// ---- clients --------------------------------------------------------------------------------------
+
+std::uint32_t Core::add_client(const Limits& limits) {
+  if (opts_.observer) throw Error(Errc::kState, "observer cannot create clients");
+  backend();
+  const std::uint32_t id = next_client_++;
+  ClientRec& c = clients_[id];
+  c.id = id;
+  c.limits = with_defaults(limits);
+  publish();
+  return id;
+}
+
+ClientRec& Core::client(std::uint32_t id) {
+  if (!be_) throw Error(Errc::kState, "device is closed");
+  auto it = clients_.find(id);
+  if (it == clients_.end()) throw Error(Errc::kState, "client " + std::to_string(id) + " is gone");
+  return it->second;
+}
+
+void Core::remove_client(std::uint32_t id) noexcept {
+  auto it = clients_.find(id);
+  if (it == clients_.end()) return;
+  release_client(it->second);
+  clients_.erase(it);
+  publish();
+}
+
+// Abortive teardown of every stream, then STags, streams, buffers and PDs. A resource whose hardware
+// release failed is kept out of the free lists (leaked) rather than handed to someone else.
+void Core::release_client(ClientRec& c) noexcept {
+  for (auto& [sn, s] : c.streams) {
+    if (s.torn_down) continue;
+    try {
+      teardown_stream(c, sn, Teardown::kAbortive);
+    } catch (const std::exception&) {
+      s.torn_down = true;
+      s.hw_quiet = false;
+    }
+  }
+  while (!c.stags.empty()) {
+    auto it = c.stags.begin();
+    try {
+      invalidate_locked(c, it);
+    } catch (const std::exception&) {
+      c.stags.erase(it);  // index leaked: its invalidation is not confirmed
+    }
+  }
+  for (auto& [sn, s] : c.streams) {
+    if (s.hw_quiet) {
+      for (auto& [qn, q] : s.queues) {
+        try {
+          be_->free(q.ring);
+        } catch (const std::exception&) {
+        }
+      }
+      free_streams_.push_back(sn);
+    }
+    if (sn < stream_owner_.size()) stream_owner_[sn] = 0;
+  }
+  c.streams.clear();
+  for (auto& [id, b] : c.buffers) {
+    try {
+      be_->free(b.region);
+    } catch (const std::exception&) {
+    }
+  }
+  c.buffers.clear();
+  for (auto& [pd, p] : c.pds) free_pds_.push_back(pd);
+  c.pds.clear();
+}
+
+PdRec& Core::pd_of(ClientRec& c, PdId pd, const char* what) {
+  auto it = c.pds.find(pd);
+  if (it == c.pds.end()) throw Error(Errc::kNotFound, std::string(what) + ": unknown pd " + std::to_string(pd));
+  return it->second;
+}
+
+StreamRec& Core::stream_of(ClientRec& c, StreamId stream, const char* what) {
+  auto it = c.streams.find(stream);
+  if (it == c.streams.end()) {
+    throw Error(Errc::kNotFound, std::string(what) + ": unknown stream " + std::to_string(stream));
+  }
+  return it->second;
+}
+
+BufferRec& Core::buffer_of(ClientRec& c, std::uint64_t buffer, const char* what) {
+  auto it = c.buffers.find(buffer);
+  if (it == c.buffers.end()) {
+    throw Error(Errc::kNotFound, std::string(what) + ": unknown buffer " + std::to_string(buffer));
+  }
+  return it->second;
+}
+
+// ---- protection domains and memory --------------------------------------------------------------
+
+PdId Core::alloc_pd(ClientRec& c) {
+  if (c.pds.size() >= c.limits.max_pds) quota("max_pds", c.limits.max_pds);
+  PdId pd = 0;
+  if (!free_pds_.empty()) {
+    pd = free_pds_.front();
+    free_pds_.pop_front();
+  } else if (next_pd_ <= kMaxPd) {
+    pd = next_pd_++;
+  } else {
+    throw Error(Errc::kExhausted, "alloc_pd: all " + std::to_string(kMaxPd) + " protection domains in use");
+  }
+  c.pds[pd] = PdRec{};
+  publish();
+  return pd;
+}
+
+void Core::dealloc_pd(ClientRec& c, PdId pd) {
+  PdRec& p = pd_of(c, pd, "dealloc_pd");
+  if (p.stags != 0 || p.streams != 0) {
+    throw Error(Errc::kBusy, "dealloc_pd: pd " + std::to_string(pd) + " still has " + std::to_string(p.stags) +
+                                 " STags and " + std::to_string(p.streams) + " streams");
+  }
+  c.pds.erase(pd);
+  free_pds_.push_back(pd);
+  publish();
+}
+
+Buffer Core::alloc_buffer(ClientRec& c, std::size_t bytes) {
+  if (bytes == 0) throw Error(Errc::kInvalidArgument, "alloc_buffer: bytes must be > 0");
+  if (bytes > c.limits.max_buffer_bytes - c.buffer_bytes) quota("max_buffer_bytes", c.limits.max_buffer_bytes);
+  const DmaRegion r = backend().alloc(bytes, 64);
+  const std::uint64_t id = next_buffer_++;
+  BufferRec& b = c.buffers[id];
+  b.region = r;
+  b.size = bytes;
+  c.buffer_bytes += bytes;
+  publish();
+  return Buffer{id, r.host, bytes, r.device_addr};
+}
+
+void Core::free_buffer(ClientRec& c, std::uint64_t buffer) {
+  BufferRec& b = buffer_of(c, buffer, "free_buffer");
+  if (b.registrations != 0 || b.posted != 0) {
+    throw Error(Errc::kBusy, "free_buffer: buffer " + std::to_string(buffer) + " has " +
+                                 std::to_string(b.registrations) + " registrations and " + std::to_string(b.posted) +
+                                 " posted receives");
+  }
+  backend().free(b.region);
+  c.buffer_bytes -= b.size;
+  c.buffers.erase(buffer);
+  publish();
+}
+
+Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
+  PdRec& p = pd_of(c, req.pd, "register_memory");
+  BufferRec& b = buffer_of(c, req.buffer, "register_memory");
+  if (req.length == 0) throw Error(Errc::kInvalidArgument, "register_memory: length must be > 0");
+  if (req.offset > b.size || req.length > b.size - req.offset) {
+    throw Error(Errc::kInvalidArgument, "register_memory: offset " + std::to_string(req.offset) + " + length " +
+                                            std::to_string(req.length) + " outside buffer " +
+                                            std::to_string(req.buffer) + " of " + std::to_string(b.size) + " bytes");
+  }
+  constexpr std::uint32_t kValid = kRemoteWrite | kRemoteRead;
+  if (req.access == 0 || (req.access & ~kValid) != 0) {
+    throw Error(Errc::kInvalidArgument, "register_memory: access " + hex(req.access) +
+                                            " must be a non-empty combination of kRemoteWrite|kRemoteRead");
+  }
+  if (req.base_to > std::numeric_limits<std::uint64_t>::max() - req.length) {
+    throw Error(Errc::kInvalidArgument, "register_memory: base_to " + hex(req.base_to) + " + length " +
+                                            std::to_string(req.length) + " wraps the 64-bit tagged offset");
+  }
+  StreamRec* bound = nullptr;
+  if (req.bind_stream) {
+    bound = &stream_of(c, *req.bind_stream, "register_memory bind_stream");
+    if (bound->pd != req.pd) {
+      throw Error(Errc::kInvalidArgument, "register_memory: bind_stream " + std::to_string(*req.bind_stream) +
+                                              " is on pd " + std::to_string(bound->pd) + ", not pd " +
+                                              std::to_string(req.pd));
+    }
+    if (bound->torn_down) {
+      throw Error(Errc::kState, "register_memory: bind_stream " + std::to_string(*req.bind_stream) + " is torn down");
+    }
+  }
+  if (c.stags.size() >= c.limits.max_stags) quota("max_stags", c.limits.max_stags);
+  if (p.stags >= c.limits.max_stags_per_pd) quota("max_stags_per_pd", c.limits.max_stags_per_pd);
+  if (free_stags_.empty()) {
+    throw Error(Errc::kExhausted, "register_memory: all " + std::to_string(info_.stags) + " STags in use");
+  }
+  const std::uint32_t index = free_stags_.front();
+  const std::uint8_t key = stag_key_[index];
+  const Stag stag = (index << 8) | key;
+  std::uint32_t flags = key;
+  if ((req.access & kRemoteWrite) != 0) flags |= kStagArgRemoteWrite;
+  if ((req.access & kRemoteRead) != 0) flags |= kStagArgRemoteRead;
+  if (req.bind_stream) flags |= kStagArgBound;
+  const std::uint64_t addr = b.region.device_addr + req.offset;
+  try {
+    command(kCmdSTAG_WRITE, {index, flags, req.pd, req.bind_stream.value_or(0), lo32(req.base_to), hi32(req.base_to),
+                             lo32(req.length), hi32(req.length), lo32(addr), hi32(addr)});
+  } catch (const Error& e) {
+    if (e.code() == Errc::kTimeout) {
+      free_stags_.pop_front();  // the entry may yet become valid: never reuse this index
+    } else {
+      // Refused: the entry was not written. Rotate it to the back with a fresh key.
+      free_stags_.pop_front();
+      stag_key_[index] = static_cast<std::uint8_t>(key + 1);
+      free_stags_.push_back(index);
+    }
+    throw;
+  }
+  free_stags_.pop_front();
+  c.stags[stag] = StagRec{req.pd, req.buffer, req.offset, req.length, req.base_to, req.access, req.bind_stream};
+  ++p.stags;
+  ++b.registrations;
+  if (bound != nullptr) ++bound->bound_stags;
+  publish();
+  return Registration{stag, req.base_to, req.length};
+}
+
+void Core::invalidate(ClientRec& c, Stag stag) {
+  auto it = c.stags.find(stag);
+  if (it == c.stags.end()) throw Error(Errc::kNotFound, "invalidate: unknown STag " + hex(stag));
+  invalidate_locked(c, it);
+  publish();
+}
+
+// STAG_INVALIDATE returns once busy clears: the fence of RFC 5041 8.3.1 #6. Only then the index is
+// free again, with its key advanced so the old STag stays invalid (8.3.1, 7.1 Invalid STag).
+void Core::invalidate_locked(ClientRec& c, std::map<Stag, StagRec>::iterator it) {
+  const Stag stag = it->first;
+  const std::uint32_t index = stag >> 8;
+  command(kCmdSTAG_INVALIDATE, {index});
+  const StagRec& r = it->second;
+  if (auto p = c.pds.find(r.pd); p != c.pds.end()) --p->second.stags;
+  if (auto b = c.buffers.find(r.buffer); b != c.buffers.end()) --b->second.registrations;
+  if (r.bind) {
+    if (auto s = c.streams.find(*r.bind); s != c.streams.end()) --s->second.bound_stags;
+  }
+  c.stags.erase(it);
+  stag_key_[index] = static_cast<std::uint8_t>(stag_key_[index] + 1);
+  free_stags_.push_back(index);
+}
+
+// ---- streams and receive queues -------------------------------------------------------------------
+
+StreamId Core::create_stream(ClientRec& c, PdId pd) {
+  PdRec& p = pd_of(c, pd, "create_stream");
+  if (c.streams.size() >= c.limits.max_streams) quota("max_streams", c.limits.max_streams);
+  if (free_streams_.empty()) {
+    throw Error(Errc::kExhausted, "create_stream: all " + std::to_string(info_.streams) + " streams in use");
+  }
+  const StreamId sn = free_streams_.front();
+  try {
+    command(kCmdSTREAM_ENABLE, {sn, pd});
+  } catch (const Error& e) {
+    if (e.code() == Errc::kTimeout) {
+      free_streams_.pop_front();  // state unknown: never reuse this number
+    } else {
+      free_streams_.pop_front();
+      free_streams_.push_back(sn);
+    }
+    throw;
+  }
+  free_streams_.pop_front();
+  StreamRec& s = c.streams[sn];
+  s.pd = pd;
+  ++p.streams;
+  stream_owner_[sn] = c.id;
+  publish();
+  return sn;
+}
+
+void Core::configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint32_t log2_entries) {
+  StreamRec& s = stream_of(c, stream, "configure_queue");
+  if (qn >= info_.qns) {
+    throw Error(Errc::kInvalidArgument,
+                "configure_queue: qn " + std::to_string(qn) + " out of range 0.." + std::to_string(info_.qns - 1));
+  }
+  if (log2_entries > 16) {
+    throw Error(Errc::kInvalidArgument,
+                "configure_queue: log2_entries " + std::to_string(log2_entries) + " out of range 0..16");
+  }
+  if (s.torn_down) throw Error(Errc::kState, "configure_queue: stream " + std::to_string(stream) + " is torn down");
+  if (s.queues.count(qn) != 0) {
+    throw Error(Errc::kState, "configure_queue: queue " + std::to_string(qn) + " of stream " + std::to_string(stream) +
+                                  " is already configured");
+  }
+  const DmaRegion ring = backend().alloc(std::size_t{kRQ_DESC_BYTES} << log2_entries, 64);
+  try {
+    command(kCmdQUEUE_CONFIG, {stream, qn, lo32(ring.device_addr), hi32(ring.device_addr), log2_entries, 1});
+  } catch (const Error& e) {
+    if (e.code() != Errc::kTimeout) be_->free(ring);  // timeout: the card may yet read it
+    throw;
+  }
+  QueueRec& q = s.queues[qn];
+  q.ring = ring;
+  q.log2 = log2_entries;
+  q.prod = 0;
+  publish();
+}
+
+void Core::post_recv(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint64_t buffer, std::uint64_t offset,
+                     std::uint32_t length, std::uint64_t cookie) {
+  StreamRec& s = stream_of(c, stream, "post_recv");
+  if (qn >= info_.qns) {
+    throw Error(Errc::kInvalidArgument,
+                "post_recv: qn " + std::to_string(qn) + " out of range 0.." + std::to_string(info_.qns - 1));
+  }
+  if (s.torn_down) throw Error(Errc::kState, "post_recv: stream " + std::to_string(stream) + " is torn down");
+  auto qit = s.queues.find(qn);
+  if (qit == s.queues.end()) {
+    throw Error(Errc::kState, "post_recv: queue " + std::to_string(qn) + " of stream " + std::to_string(stream) +
+                                  " is not configured");
+  }
+  QueueRec& q = qit->second;
+  BufferRec& b = buffer_of(c, buffer, "post_recv");
+  if (length == 0) throw Error(Errc::kInvalidArgument, "post_recv: length must be > 0");
+  if (offset > b.size || length > b.size - offset) {
+    throw Error(Errc::kInvalidArgument, "post_recv: offset " + std::to_string(offset) + " + length " +
+                                            std::to_string(length) + " outside buffer " + std::to_string(buffer) +
+                                            " of " + std::to_string(b.size) + " bytes");
+  }
+  if (q.posted.size() >= q.entries()) {
+    throw Error(Errc::kQueueFull, "post_recv: queue " + std::to_string(qn) + " of stream " + std::to_string(stream) +
+                                      " has all " + std::to_string(q.entries()) + " entries posted");
+  }
+  if (c.posted >= c.limits.max_posted) quota("max_posted", c.limits.max_posted);
+
+  // The buffer for MSN m is ring slot (m - 1) mod 2^log2 (docs/rtl-architecture.md, untagged buffers).
+  const std::uint32_t msn = q.prod + 1;
+  const std::size_t slot = std::size_t{(msn - 1u) & (q.entries() - 1u)} * kRQ_DESC_BYTES;
+  std::uint8_t* d = q.ring.host + slot;
+  std::fill(d, d + kRQ_DESC_BYTES, std::uint8_t{0});
+  store_le(d + kRQD_ADDR_OFFSET, b.region.device_addr + offset, kRQD_ADDR_BITS / 8);
+  store_le(d + kRQD_LENGTH_OFFSET, length, kRQD_LENGTH_BITS / 8);
+  store_le(d + kRQD_COOKIE_OFFSET, msn, kRQD_COOKIE_BITS / 8);
+  backend().to_device(q.ring, slot, kRQ_DESC_BYTES);
+  wr(doorbell_offset(stream, qn, info_.qns), msn);
+  q.prod = msn;
+  q.posted.push_back(PostedRecv{msn, buffer, offset, length, cookie});
+  ++b.posted;
+  ++c.posted;
+  publish();
+}
+
+void Core::flush_stream(ClientRec& c, StreamId stream, StreamRec& s) {
+  for (auto& [qn, q] : s.queues) {
+    for (const PostedRecv& p : q.posted) {
+      Completion k;
+      k.kind = Completion::Kind::kFlushed;
+      k.stream = stream;
+      k.qn = qn;
+      k.msn = p.msn;
+      k.length = p.length;
+      k.buffer = p.buffer;
+      k.offset = p.offset;
+      k.cookie = p.cookie;
+      c.completions.push_back(std::move(k));
+      if (auto b = c.buffers.find(p.buffer); b != c.buffers.end()) --b->second.posted;
+      --c.posted;
+    }
+    q.posted.clear();
+  }
+}
+
+// RFC 5041 6.2. Graceful: no more posts, the card drains what is in flight (sync), completions so
+// far are dispatched, then STREAM_TEARDOWN. Abortive: STREAM_TEARDOWN at once. Either way entries
+// the card wrote before the teardown are dispatched, and every buffer still posted completes as
+// kFlushed.
+void Core::teardown_stream(ClientRec& c, StreamId stream, Teardown how) {
+  StreamRec& s = stream_of(c, stream, "teardown_stream");
+  if (s.torn_down)
+    throw Error(Errc::kState, "teardown_stream: stream " + std::to_string(stream) + " is already torn down");
+  s.torn_down = true;  // no more posts from here on
+  if (how == Teardown::kGraceful) {
+    try {
+      backend().sync();
+      poll_hw();
+    } catch (const Error&) {
+      s.torn_down = false;  // the card was not touched: the stream stays usable
+      throw;
+    }
+  }
+  try {
+    command(kCmdSTREAM_TEARDOWN, {stream});
+  } catch (const Error&) {
+    s.hw_quiet = false;  // the card may still read its rings
+    flush_stream(c, stream, s);
+    publish();
+    throw;
+  }
+  poll_hw();
+  flush_stream(c, stream, s);
+  publish();
+}
+
+void Core::destroy_stream(ClientRec& c, StreamId stream) {
+  StreamRec& s = stream_of(c, stream, "destroy_stream");
+  if (!s.torn_down) {
+    throw Error(Errc::kState, "destroy_stream: stream " + std::to_string(stream) + " is not torn down");
+  }
+  if (s.bound_stags != 0) {
+    throw Error(Errc::kBusy, "destroy_stream: stream " + std::to_string(stream) + " has " +
+                                 std::to_string(s.bound_stags) + " STags bound to it");
+  }
+  if (s.hw_quiet) {
+    for (auto& [qn, q] : s.queues) backend().free(q.ring);
+    free_streams_.push_back(stream);
+  }
+  if (auto p = c.pds.find(s.pd); p != c.pds.end()) --p->second.streams;
+  stream_owner_[stream] = 0;
+  c.streams.erase(stream);
+  publish();
+}
+
+// ---- completions ----------------------------------------------------------------------------------
+
+bool Core::cq_pending() {
+  if (!cq_enabled_) return false;
+  return rd(kRegCQ_PROD) != cq_cons_;
+}
+
+void Core::poll_hw() {
+  if (!cq_enabled_) return;
+  const std::uint32_t mask = (1u << cq_log2_) - 1u;
+  for (std::uint32_t n = 0; n <= mask; ++n) {
+    const std::size_t off = std::size_t{cq_cons_ & mask} * kCQE_BYTES;
+    backend().from_device(cq_, off, kCQE_BYTES);
+    const std::uint8_t* e = cq_.host + off;
+    const bool phase = (load_le(e + kCQE_FLAGS_OFFSET, 1) & kCqeFlagPhase) != 0;
+    const bool want = ((cq_cons_ >> cq_log2_) & 1u) == 0;  // 1 on the first lap, flipping per lap
+    if (phase != want) break;
+    dispatch(e);
+    ++cq_cons_;
+  }
+  if (cq_cons_ != cq_cons_written_) {
+    wr(kRegCQ_CONS, cq_cons_);
+    cq_cons_written_ = cq_cons_;
+  }
+}
+
+void Core::dispatch(const std::uint8_t* e) {
+  auto f = [e](std::uint32_t off, std::uint32_t bits) { return load_le(e + off, bits / 8); };
+  const auto stream = static_cast<StreamId>(f(kCQE_STREAM_OFFSET, kCQE_STREAM_BITS));
+  const auto flags = static_cast<std::uint32_t>(f(kCQE_FLAGS_OFFSET, kCQE_FLAGS_BITS));
+  if (stream >= stream_owner_.size() || stream_owner_[stream] == 0) {
+    ++unmatched_cqes_;
+    return;
+  }
+  auto cit = clients_.find(stream_owner_[stream]);
+  if (cit == clients_.end()) {
+    ++unmatched_cqes_;
+    return;
+  }
+  ClientRec& c = cit->second;
+  StreamRec& s = c.streams.at(stream);
+  Completion k;
+  k.stream = stream;
+  k.ssn = static_cast<std::uint16_t>(f(kCQE_SSN_OFFSET, kCQE_SSN_BITS));
+  k.length = static_cast<std::uint32_t>(f(kCQE_LENGTH_OFFSET, kCQE_LENGTH_BITS));
+  k.rsvd_ulp = f(kCQE_RSVD_ULP_OFFSET, kCQE_RSVD_ULP_BITS);
+  const auto stag_qn = static_cast<std::uint32_t>(f(kCQE_STAG_QN_OFFSET, kCQE_STAG_QN_BITS));
+  const bool tagged = (flags & kCqeFlagTagged) != 0;
+  if ((flags & kCqeFlagError) != 0) {
+    // RFC 5041 7.2: type and code, the failing segment's SSN and length, its DDP header.
+    k.kind = Completion::Kind::kError;
+    k.err_type = static_cast<std::uint8_t>(f(kCQE_ERR_TYPE_OFFSET, kCQE_ERR_TYPE_BITS));
+    k.err_code = static_cast<std::uint8_t>(f(kCQE_ERR_CODE_OFFSET, kCQE_ERR_CODE_BITS));
+    const std::size_t hdr = tagged ? 14 : kCQE_HEADER_BITS / 8;
+    k.header.assign(e + kCQE_HEADER_OFFSET, e + kCQE_HEADER_OFFSET + hdr);
+    c.completions.push_back(std::move(k));
+    return;
+  }
+  if (tagged) {
+    k.kind = Completion::Kind::kTagged;
+    k.stag = stag_qn;
+    k.length = 0;
+    if (auto st = c.stags.find(stag_qn); st != c.stags.end()) {
+      // Make the card's writes visible to the host (XRT: bo sync) over the registered range.
+      if (auto b = c.buffers.find(st->second.buffer); b != c.buffers.end()) {
+        backend().from_device(b->second.region, st->second.offset, st->second.length);
+      }
+    }
+    c.completions.push_back(std::move(k));
+    return;
+  }
+  // Untagged: the buffer posted for (stream, QN, MSN).
+  k.kind = Completion::Kind::kUntagged;
+  k.qn = stag_qn;
+  k.msn = static_cast<std::uint32_t>(f(kCQE_MSN_OFFSET, kCQE_MSN_BITS));
+  auto qit = s.queues.find(k.qn);
+  if (qit == s.queues.end()) {
+    ++unmatched_cqes_;
+    return;
+  }
+  auto& posted = qit->second.posted;
+  auto pit = std::find_if(posted.begin(), posted.end(), [&](const PostedRecv& p) { return p.msn == k.msn; });
+  if (pit == posted.end()) {
+    ++unmatched_cqes_;  // already flushed (teardown) or never posted
+    return;
+  }
+  k.buffer = pit->buffer;
+  k.offset = pit->offset;
+  k.cookie = pit->cookie;
+  if (auto b = c.buffers.find(pit->buffer); b != c.buffers.end()) {
+    --b->second.posted;
+    backend().from_device(b->second.region, pit->offset, std::min<std::uint32_t>(k.length, pit->length));
+  }
+  --c.posted;
+  posted.erase(pit);
+  c.completions.push_back(std::move(k));
+}
+
+std::size_t Core::take_completions(ClientRec& c, std::vector<Completion>& out, std::size_t max) {
+  out.clear();
+  while (out.size() < max && !c.completions.empty()) {
+    out.push_back(std::move(c.completions.front()));
+    c.completions.pop_front();
+  }
+  return out.size();
+}
+
+// ---- published state ------------------------------------------------------------------------------
+
+std::string Core::state_json() const {
+  using nlohmann::json;
+  json clients = json::array();
+  for (const auto& [id, c] : clients_) {
+    json pds = json::array();
+    for (const auto& [pd, p] : c.pds) pds.push_back({{"pd", pd}, {"stags", p.stags}, {"streams", p.streams}});
+    json buffers = json::array();
+    for (const auto& [bid, b] : c.buffers) {
+      buffers.push_back({{"id", bid},
+                         {"size", b.size},
+                         {"device_addr", b.region.device_addr},
+                         {"registrations", b.registrations},
+                         {"posted", b.posted}});
+    }
+    json stags = json::array();
+    for (const auto& [stag, s] : c.stags) {
+      json access = json::array();
+      if ((s.access & kRemoteWrite) != 0) access.push_back("remote_write");
+      if ((s.access & kRemoteRead) != 0) access.push_back("remote_read");
+      stags.push_back({{"stag", stag},
+                       {"index", stag >> 8},
+                       {"key", stag & 0xFFu},
+                       {"pd", s.pd},
+                       {"buffer", s.buffer},
+                       {"offset", s.offset},
+                       {"base_to", s.base_to},
+                       {"length", s.length},
+                       {"access", access},
+                       {"bound_stream", s.bind ? json(*s.bind) : json(nullptr)}});
+    }
+    json streams = json::array();
+    for (const auto& [sn, s] : c.streams) {
+      json queues = json::array();
+      for (const auto& [qn, q] : s.queues) {
+        queues.push_back({{"qn", qn},
+                          {"entries", q.entries()},
+                          {"posted", q.posted.size()},
+                          {"next_msn", q.prod + 1},
+                          {"ring", q.ring.device_addr}});
+      }
+      streams.push_back({{"stream", sn},
+                         {"pd", s.pd},
+                         {"state", s.torn_down ? "torn_down" : "enabled"},
+                         {"bound_stags", s.bound_stags},
+                         {"queues", queues}});
+    }
+    clients.push_back({{"id", id},
+                       {"limits",
+                        {{"max_pds", c.limits.max_pds},
+                         {"max_stags", c.limits.max_stags},
+                         {"max_stags_per_pd", c.limits.max_stags_per_pd},
+                         {"max_streams", c.limits.max_streams},
+                         {"max_posted", c.limits.max_posted},
+                         {"max_buffer_bytes", c.limits.max_buffer_bytes}}},
+                       {"buffer_bytes", c.buffer_bytes},
+                       {"posted", c.posted},
+                       {"pending_completions", c.completions.size()},
+                       {"pds", pds},
+                       {"buffers", buffers},
+                       {"stags", stags},
+                       {"streams", streams}});
+  }
+  json doc = {{"device", info_.device},
+              {"backend", info_.backend},
+              {"stags_free", free_stags_.size()},
+              {"streams_free", free_streams_.size()},
+              {"cq", {{"entries", 1u << cq_log2_}, {"cons", cq_cons_}, {"base", cq_.device_addr}}},
+              {"unmatched_completions", unmatched_cqes_},
+              {"stats",
+               {{"mmio_reads", stats_.mmio_reads}, {"mmio_writes", stats_.mmio_writes}, {"commands", stats_.commands}}},
+              {"clients", clients}};
+  return doc.dump();
+}
+
+void Core::publish() noexcept {
+  if (!be_ || opts_.observer) return;
+  try {
+    be_->publish(state_json());
+  } catch (const std::exception&) {
+    // Publishing is for rnicctl only; a failure must not undo a table change.
+  }
+}
+
+}  // namespace rnic::detail

@@ -1,0 +1,202 @@
+// The driver's core: one per opened device, shared by the Device and its Clients (a Client that
+// outlives its Device finds it closed, never a dangling pointer). It is the resource manager of
+// RFC 5041 8.3.2: the STag, stream and PD tables, the per-client handles and limits, the command
+// interface, the receive rings and the completion ring. Every member function expects `mu` held.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "rnic/driver/rnic.hpp"
+
+namespace rnic::detail {
+
+// One receive buffer posted to a queue and not yet completed.
+struct PostedRecv {
+  std::uint32_t msn = 0;
+  std::uint64_t buffer = 0, offset = 0;
+  std::uint32_t length = 0;
+  std::uint64_t cookie = 0;
+};
+
+struct QueueRec {
+  DmaRegion ring;
+  std::uint32_t log2 = 0;
+  std::uint32_t prod = 0;         // MSN of the last posted buffer (MSNs start at 1: 0 = none yet)
+  std::deque<PostedRecv> posted;  // in posting (= MSN) order
+  std::uint32_t entries() const { return 1u << log2; }
+};
+
+struct StreamRec {
+  PdId pd = 0;
+  bool torn_down = false;
+  bool hw_quiet = true;  // false when STREAM_TEARDOWN failed: its rings are never freed
+  std::uint32_t bound_stags = 0;
+  std::map<std::uint32_t, QueueRec> queues;  // by QN
+};
+
+struct StagRec {
+  PdId pd = 0;
+  std::uint64_t buffer = 0, offset = 0, length = 0, base_to = 0;
+  std::uint32_t access = 0;
+  std::optional<StreamId> bind;
+};
+
+struct BufferRec {
+  DmaRegion region;
+  std::size_t size = 0;
+  std::uint32_t registrations = 0, posted = 0;
+};
+
+struct PdRec {
+  std::uint32_t stags = 0, streams = 0;
+};
+
+struct ClientRec {
+  std::uint32_t id = 0;
+  Limits limits;
+  std::map<PdId, PdRec> pds;
+  std::map<std::uint64_t, BufferRec> buffers;
+  std::map<Stag, StagRec> stags;
+  std::map<StreamId, StreamRec> streams;
+  std::uint64_t buffer_bytes = 0;
+  std::uint32_t posted = 0;
+  std::deque<Completion> completions;
+};
+
+// How long a command may stay busy (tests shorten it).
+struct CommandLimits {
+  std::uint64_t max_polls = 10'000'000;
+  std::chrono::milliseconds timeout{5000};
+  std::uint64_t spin_polls = 64;  // polls before each further poll sleeps a little
+};
+
+class Core {
+ public:
+  Core(std::unique_ptr<Backend> backend, const std::string& device, const OpenOptions& opts);
+  ~Core();  // close() if not yet closed
+  Core(const Core&) = delete;
+  Core& operator=(const Core&) = delete;
+
+  mutable std::mutex mu;
+
+  // ---- device ---------------------------------------------------------------------------------
+  const DeviceInfo& info() const { return info_; }
+  bool observer() const { return opts_.observer; }
+  bool closed() const { return be_ == nullptr; }
+  void close() noexcept;  // frees every client's resources, disables the CQ, drops the backend
+  Backend& backend();     // kState once closed
+  std::uint32_t rd(std::uint32_t offset);
+  void wr(std::uint32_t offset, std::uint32_t value);
+  std::uint64_t rd64(std::uint32_t lo_offset);  // LO then HI (reading LO latches HI)
+  Counters counters();
+  DriverStats stats() const { return stats_; }
+  CommandLimits& command_limits() { return cmd_limits_; }
+
+  // ---- clients --------------------------------------------------------------------------------
+  std::uint32_t add_client(const Limits& limits);
+  ClientRec& client(std::uint32_t id);            // kState when the device is closed or the client gone
+  void remove_client(std::uint32_t id) noexcept;  // frees everything it holds
+
+  PdId alloc_pd(ClientRec& c);
+  void dealloc_pd(ClientRec& c, PdId pd);
+  Buffer alloc_buffer(ClientRec& c, std::size_t bytes);
+  void free_buffer(ClientRec& c, std::uint64_t buffer);
+  Registration register_memory(ClientRec& c, const RegisterRequest& req);
+  void invalidate(ClientRec& c, Stag stag);
+  StreamId create_stream(ClientRec& c, PdId pd);
+  void configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint32_t log2_entries);
+  void post_recv(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint64_t buffer, std::uint64_t offset,
+                 std::uint32_t length, std::uint64_t cookie);
+  void teardown_stream(ClientRec& c, StreamId stream, Teardown how);
+  void destroy_stream(ClientRec& c, StreamId stream);
+  std::size_t take_completions(ClientRec& c, std::vector<Completion>& out, std::size_t max);
+
+  // Reads the hardware completion ring and dispatches every new entry to its client's queue.
+  void poll_hw();
+  // True when CQ_PROD says entries are waiting that poll_hw has not read (one MMIO read).
+  bool cq_pending();
+
+  void publish() noexcept;
+  std::string state_json() const;
+
+ private:
+  void setup_cq();
+  void scrub_tables();
+  void command(std::uint32_t op, const std::vector<std::uint32_t>& args);
+  void wait_not_busy(std::uint32_t op, std::uint32_t* status);
+  void dispatch(const std::uint8_t* cqe);
+  void flush_stream(ClientRec& c, StreamId stream, StreamRec& s);
+  void release_client(ClientRec& c) noexcept;
+  void invalidate_locked(ClientRec& c, std::map<Stag, StagRec>::iterator it);
+  PdRec& pd_of(ClientRec& c, PdId pd, const char* what);
+  StreamRec& stream_of(ClientRec& c, StreamId stream, const char* what);
+  BufferRec& buffer_of(ClientRec& c, std::uint64_t buffer, const char* what);
+
+  std::unique_ptr<Backend> be_;
+  DeviceInfo info_;
+  OpenOptions opts_;
+  CommandLimits cmd_limits_;
+  DriverStats stats_;
+  bool cmd_stuck_ = false;  // the last command never cleared busy: wait for it before the next
+
+  // Completion ring (owner only).
+  DmaRegion cq_;
+  bool cq_enabled_ = false;
+  std::uint32_t cq_log2_ = 0, cq_cons_ = 0, cq_cons_written_ = 0;
+
+  // Hardware tables.
+  std::vector<std::uint8_t> stag_key_;  // current key of each STag index
+  std::deque<std::uint32_t> free_stags_;
+  std::deque<std::uint32_t> free_streams_;
+  std::vector<std::uint32_t> stream_owner_;  // client id, 0 = free
+  std::deque<PdId> free_pds_;
+  PdId next_pd_ = 1;  // PDs are 16-bit on the card; 0 is never handed out
+
+  std::map<std::uint32_t, ClientRec> clients_;
+  std::uint32_t next_client_ = 1;
+  std::uint64_t next_buffer_ = 1;
+  std::uint64_t unmatched_cqes_ = 0;  // entries for no live stream/buffer (after teardown)
+};
+
+// Handle a Client holds (its shared_ptr<void>).
+struct ClientHandle {
+  std::shared_ptr<Core> core;
+  std::uint32_t id = 0;
+};
+
+// "sim:<path>" / "xrt:<index>" split and checked (kInvalidArgument otherwise). "" is not accepted here:
+// Device::open resolves it first.
+struct DeviceSpec {
+  std::string kind;  // "sim" or "xrt"
+  std::string path;
+  unsigned index = 0;
+};
+DeviceSpec parse_device(const std::string& device);
+// The device string Device::open uses for "": $RNIC_DEVICE, else "sim:rnic-sim.sock".
+std::string resolve_device(const std::string& device);
+
+// Opens a Device on an already-made backend (Device::open and the unit tests' fake backend).
+std::unique_ptr<Device> open_with_backend(std::unique_ptr<Backend> backend, const std::string& device,
+                                          const OpenOptions& opts);
+// The core behind a Device (tests: command limits).
+Core& core_of(Device& device);
+
+}  // namespace rnic::detail
+
+namespace rnic {
+class DeviceImpl {
+ public:
+  explicit DeviceImpl(std::shared_ptr<detail::Core> c) : core(std::move(c)) {}
+  std::shared_ptr<detail::Core> core;
+};
+}  // namespace rnic
