@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, and move real DDP traffic through the project.
+# The main job: install what is missing, build, and move real DDP traffic through the RTL.
 #
-# Today: a software Data Source segments ULP messages (RFC 5041 5.2), frames them as DDP Segment
-# Chunks over SCTP (RFC 5043), writes them to a pcap, delivers them out of order to the reference
-# Data Sink, verifies every placed byte and completion, injects one invalid segment per RFC 5041 7.2
-# error, and has tshark decode the capture. Extra arguments go to rnic-demo (try --help).
-# Environment: RNIC_PRESET selects a CMake preset (default, debug, asan).
+# 1. rnic-demo (seconds): the software Data Source against the reference Data Sink (tb/model), with
+#    its capture decoded by tshark: checks the wire side before the card is involved.
+# 2. rnic-sim (the Verilated rnic_kernel as a simulated card) starts on a temporary socket and
+#    captures every segment it is given; rnicctl shows the card; rnic-run (the driver: STags,
+#    streams, queues, posted buffers) injects random tagged and untagged messages out of order,
+#    verifies every placed byte and completion, injects one invalid segment per RFC 5041 7.2 error and
+#    checks the reported type/code; rnicctl prints the counters; the simulator stops (SIGTERM) and
+#    tshark decodes its capture: the DDP segments with a good SCTP CRC32c must be exactly the ones
+#    rnic-run injected.
+# Extra arguments go to rnic-run (try --help). Environment: RNIC_PRESET selects a CMake preset
+# (default, debug, asan).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${RNIC_PRESET:-default}
@@ -14,17 +20,72 @@ preset=${RNIC_PRESET:-default}
 ./scripts/build.sh "$preset"
 
 build=build/$preset
-pcap=$build/rnic-demo.pcap
-log=$build/rnic-demo.log
-"$build/host/demo/rnic-demo" --pcap "$pcap" "$@" | tee "$log"
-sent=$(sed -n 's/.*wrote \([0-9]*\) SCTP packets.*/\1/p' "$log")
+fail() { echo "run: FAILED: $*" >&2; exit 1; }
 
 # An independent reader of what went on the wire: Wireshark's own SCTP and iWARP DDP dissectors.
-ddp=$(tshark -r "$pcap" -X lua_script:tb/interop/ddp_sctp.lua -o sctp.checksum:CRC-32C \
-        -Y 'iwarp_ddp && sctp.checksum.status == 1' -T fields -e frame.number 2>/dev/null | wc -l)
-adapt=$(tshark -r "$pcap" -Y 'sctp.adaptation_layer_indication == 1' -T fields -e frame.number 2>/dev/null | wc -l)
-echo "run: tshark decoded $ddp DDP segments with good SCTP CRC32c and $adapt INIT with the DDP adaptation indication in $pcap"
-if [[ "$ddp" -ne $((sent - 1)) || "$adapt" -ne 1 ]]; then
-  echo "run: FAILED: the capture holds $((sent - 1)) DDP segments and 1 INIT" >&2
-  exit 1
-fi
+# tshark_count <pcap> <filter>: how many packets match the display filter.
+#   iwarp_ddp: decoded by Wireshark's iWARP DDP dissector; ddp_sctp: any DDP Segment Chunk (PPID 16),
+#   malformed DDP segments included (tb/interop/ddp_sctp.lua).
+tshark_count() {
+  tshark -r "$1" -X lua_script:tb/interop/ddp_sctp.lua -o sctp.checksum:CRC-32C -Y "$2" \
+    -T fields -e frame.number 2>/dev/null | wc -l
+}
+good_crc='sctp.checksum.status == 1'
+adapt_init='sctp.adaptation_layer_indication == 1'
+
+# ---- 1. The reference model ---------------------------------------------------------------------------
+demo_pcap=$build/rnic-demo.pcap
+demo_log=$build/rnic-demo.log
+"$build/host/demo/rnic-demo" --pcap "$demo_pcap" | tee "$demo_log"
+sent=$(sed -n 's/.*wrote \([0-9]*\) SCTP packets.*/\1/p' "$demo_log")
+ddp=$(tshark_count "$demo_pcap" "iwarp_ddp && $good_crc")
+adapt=$(tshark_count "$demo_pcap" "$adapt_init")
+echo "run: tshark decoded $ddp DDP segments with good SCTP CRC32c and $adapt INIT with the DDP adaptation indication in $demo_pcap"
+[[ "$ddp" -eq $((sent - 1)) && "$adapt" -eq 1 ]] || fail "the capture holds $((sent - 1)) DDP segments and 1 INIT"
+
+# ---- 2. The simulated card through the driver ----------------------------------------------------------
+sim=$build/sim/rnic-sim
+rnicctl=$build/host/rnicctl/rnicctl
+pcap=$build/rnic-run.pcap
+log=$build/rnic-run.log
+sim_log=$build/rnic-sim.log
+sock=$(mktemp -u "${TMPDIR:-/tmp}/rnic-sim.XXXXXX.sock")
+sim_pid=
+stop_sim() {  # SIGTERM, then the simulator's own exit status
+  local pid=$sim_pid status=0
+  sim_pid=
+  [[ -n "$pid" ]] || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" || status=$?
+  return "$status"
+}
+trap 'stop_sim || true; rm -f "$sock"' EXIT
+
+rm -f "$pcap"
+"$sim" --socket "$sock" --pcap "$pcap" >"$sim_log" 2>&1 &
+sim_pid=$!
+for _ in $(seq 1 300); do
+  [[ -S "$sock" ]] && break
+  kill -0 "$sim_pid" 2>/dev/null || fail "rnic-sim exited at start (see $sim_log)"
+  sleep 0.1
+done
+[[ -S "$sock" ]] || fail "rnic-sim did not open $sock within 30 s (see $sim_log)"
+export RNIC_DEVICE=sim:$sock
+echo "run: rnic-sim (pid $sim_pid) on $sock, capture $pcap"
+
+"$rnicctl" info
+"$build/host/run/rnic-run" "$@" | tee "$log"
+"$rnicctl" counters
+stop_sim || fail "rnic-sim exited with status $? on SIGTERM (see $sim_log)"
+
+# rnic-run says: "injected <all> segments (<data> data, <n> invalid or after an error)".
+injected=$(sed -n 's/^rnic-run: injected \([0-9]*\) segments.*/\1/p' "$log")
+data=$(sed -n 's/^rnic-run: injected [0-9]* segments (\([0-9]*\) data.*/\1/p' "$log")
+[[ -n "$injected" && -n "$data" ]] || fail "rnic-run did not say how many segments it injected"
+chunks=$(tshark_count "$pcap" "ddp_sctp && $good_crc")
+ddp=$(tshark_count "$pcap" "iwarp_ddp && $good_crc")
+echo "run: tshark found $chunks DDP Segment Chunks with good SCTP CRC32c in $pcap ($ddp decoded as iWARP DDP);" \
+     "rnic-run injected $injected ($data data segments)"
+[[ "$chunks" -eq "$injected" ]] || fail "the capture holds $chunks DDP segments, rnic-run injected $injected"
+[[ "$ddp" -ge "$data" ]] || fail "Wireshark decoded $ddp DDP segments, fewer than the $data data segments"
+echo "run: PASS"

@@ -1,0 +1,109 @@
+// Shared pieces of the driver system tests: a fixture with its own rnic-sim, a device and a client;
+// segment builders (the wire library's encoders); completion draining with a deadline.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rnic/driver/rnic.hpp"
+#include "rnic/systest/sim_process.hpp"
+#include "rnic/wire/ddp.hpp"
+#include "rnic/wire/ddp_errors.hpp"
+
+namespace rnic::systest {
+
+inline std::vector<std::uint8_t> tagged_segment(Stag stag, std::uint64_t to, const std::vector<std::uint8_t>& payload,
+                                                bool last = true, std::uint8_t rsvd_ulp = 0,
+                                                std::uint8_t dv = wire::kDdpVersion) {
+  wire::TaggedHeader h;
+  h.last = last;
+  h.dv = dv;
+  h.rsvd_ulp = rsvd_ulp;
+  h.stag = stag;
+  h.to = to;
+  return wire::encode_segment(h, wire::ConstBytes(payload)).value();
+}
+
+inline std::vector<std::uint8_t> untagged_segment(std::uint32_t qn, std::uint32_t msn, std::uint32_t mo,
+                                                  const std::vector<std::uint8_t>& payload, bool last = true,
+                                                  std::uint64_t rsvd_ulp = 0, std::uint8_t dv = wire::kDdpVersion) {
+  wire::UntaggedHeader h;
+  h.last = last;
+  h.dv = dv;
+  h.rsvd_ulp = rsvd_ulp;
+  h.qn = qn;
+  h.msn = msn;
+  h.mo = mo;
+  return wire::encode_segment(h, wire::ConstBytes(payload)).value();
+}
+
+// sync(), then completions until `want` arrived or timeout_ms passed, then whatever else is there
+// (so a test sees extra completions too).
+inline std::vector<Completion> drain(Device& dev, Client& client, std::size_t want, std::uint32_t timeout_ms = 5000) {
+  dev.sync();
+  std::vector<Completion> out, batch;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (out.size() < want) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    batch.clear();
+    client.wait(batch, static_cast<std::uint32_t>(left.count()), 256);
+    out.insert(out.end(), batch.begin(), batch.end());
+  }
+  dev.sync();
+  batch.clear();
+  client.poll(batch, 256);
+  out.insert(out.end(), batch.begin(), batch.end());
+  return out;
+}
+
+inline std::size_t error_row(wire::DdpError e) {
+  for (std::size_t i = 0; i < wire::kAllDdpErrors.size(); ++i) {
+    if (wire::kAllDdpErrors[i] == e) return i;
+  }
+  return wire::kAllDdpErrors.size();
+}
+
+inline const char* kind_name(Completion::Kind k) {
+  switch (k) {
+    case Completion::Kind::kTagged: return "tagged";
+    case Completion::Kind::kUntagged: return "untagged";
+    case Completion::Kind::kError: return "error";
+    case Completion::Kind::kFlushed: return "flushed";
+  }
+  return "?";
+}
+
+inline std::string describe(const Completion& c) {
+  return std::string(kind_name(c.kind)) + " stream " + std::to_string(c.stream) + " ssn " + std::to_string(c.ssn) +
+         " stag " + std::to_string(c.stag) + " qn " + std::to_string(c.qn) + " msn " + std::to_string(c.msn) +
+         " length " + std::to_string(c.length) + " cookie " + std::to_string(c.cookie) + " type " +
+         std::to_string(c.err_type) + " code " + std::to_string(c.err_code);
+}
+
+// Every test gets its own simulator, device (owner) and client.
+class DriverSystemTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dev_ = Device::open(sim_.device_string());
+    client_ = dev_->create_client();
+  }
+
+  Buffer filled_buffer(std::size_t bytes, std::uint8_t fill) {
+    Buffer b = client_->alloc_buffer(bytes);
+    std::fill(b.data, b.data + b.size, fill);
+    return b;
+  }
+
+  SimProcess sim_;
+  std::unique_ptr<Device> dev_;
+  std::unique_ptr<Client> client_;
+};
+
+}  // namespace rnic::systest
