@@ -84,6 +84,7 @@ class SimProcess {
   SimProcess& operator=(const SimProcess&) = delete;
 
   const std::string& socket() const { return socket_; }
+  std::string device_string() const { return "sim:" + socket_; }  // what Device::open takes
   const std::string& dir() const { return dir_; }  // private temporary directory, removed at the end
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
