@@ -472,13 +472,14 @@ int run(const Options& o) {
   }
   check(flushed.size() == err_streams.size(),
         fmt::format("teardown: {} flushed completions, want {}", flushed.size(), err_streams.size()));
-  for (const StreamId s : streams) client->destroy_stream(s);
-  for (const StreamId s : err_streams) client->destroy_stream(s);
+  // STags first (fenced invalidate, RFC 5041 8.3.1 #6): a stream with STags bound to it stays.
   client->invalidate(noaccess.stag);
   for (const auto& t : tagged) {
     client->invalidate(t.reg.stag);
     client->free_buffer(t.buf.id);
   }
+  for (const StreamId s : streams) client->destroy_stream(s);
+  for (const StreamId s : err_streams) client->destroy_stream(s);
   for (const auto& b : rx) client->free_buffer(b.id);
   client->free_buffer(err_rx.id);
   for (const PdId p : pd) client->dealloc_pd(p);
