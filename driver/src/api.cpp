@@ -159,6 +159,7 @@ void Device::sync() {
   auto& core = *impl_->core;
   std::lock_guard<std::mutex> lk(core.mu);
   core.backend().sync();
+  core.flush_publish(true);
 }
 
 std::uint64_t Device::cycles() {
@@ -170,6 +171,7 @@ std::uint64_t Device::cycles() {
 std::string Device::published_state() {
   auto& core = *impl_->core;
   std::lock_guard<std::mutex> lk(core.mu);
+  core.flush_publish(true);  // the owner itself sees its current tables
   return core.backend().published_state();
 }
 

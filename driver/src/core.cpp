@@ -654,6 +654,7 @@ bool Core::cq_pending() {
 }
 
 void Core::poll_hw() {
+  flush_publish(false);
   if (!cq_enabled_) return;
   const std::uint32_t mask = (1u << cq_log2_) - 1u;
   for (std::uint32_t n = 0; n <= mask; ++n) {
@@ -755,10 +756,21 @@ std::size_t Core::take_completions(ClientRec& c, std::vector<Completion>& out, s
 
 // ---- published state ------------------------------------------------------------------------------
 
-std::string Core::state_json() const {
+std::string Core::state_json(bool tables) const {
   using nlohmann::json;
   json clients = json::array();
   for (const auto& [id, c] : clients_) {
+    if (!tables) {  // too large to publish whole: counts only
+      clients.push_back({{"id", id},
+                         {"pd_count", c.pds.size()},
+                         {"buffer_count", c.buffers.size()},
+                         {"stag_count", c.stags.size()},
+                         {"stream_count", c.streams.size()},
+                         {"buffer_bytes", c.buffer_bytes},
+                         {"posted", c.posted},
+                         {"pending_completions", c.completions.size()}});
+      continue;
+    }
     json pds = json::array();
     for (const auto& [pd, p] : c.pds) pds.push_back({{"pd", pd}, {"stags", p.stags}, {"streams", p.streams}});
     json buffers = json::array();
@@ -826,15 +838,33 @@ std::string Core::state_json() const {
               {"stats",
                {{"mmio_reads", stats_.mmio_reads}, {"mmio_writes", stats_.mmio_writes}, {"commands", stats_.commands}}},
               {"clients", clients}};
+  if (!tables) doc["truncated"] = true;
   return doc.dump();
 }
 
 void Core::publish() noexcept {
-  if (!be_ || opts_.observer) return;
+  publish_dirty_ = true;
+  flush_publish(false);
+}
+
+void Core::flush_publish(bool force) noexcept {
+  if (!be_ || opts_.observer || !publish_dirty_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && now - last_publish_ < kPublishInterval) return;
+  publish_dirty_ = false;
+  last_publish_ = now;
+  // Publishing is for rnicctl only; a failure must not undo a table change.
   try {
-    be_->publish(state_json());
+    be_->publish(state_json(true));
+    return;
+  } catch (const Error& e) {
+    if (e.code() != Errc::kInvalidArgument) return;  // kInvalidArgument: larger than the backend takes
   } catch (const std::exception&) {
-    // Publishing is for rnicctl only; a failure must not undo a table change.
+    return;
+  }
+  try {
+    be_->publish(state_json(false));
+  } catch (const std::exception&) {
   }
 }
 

@@ -126,10 +126,18 @@ class Core {
   // True when CQ_PROD says entries are waiting that poll_hw has not read (one MMIO read).
   bool cq_pending();
 
+  // The tables for rnicctl: publish() marks them changed; they go out at most every
+  // kPublishInterval (a full document per change would make N registrations cost O(N^2)), from
+  // poll/wait, and at once from flush_publish(true) (Device::sync, Device::published_state).
   void publish() noexcept;
-  std::string state_json() const;
+  void flush_publish(bool force) noexcept;
+  std::string state_json(bool tables = true) const;
 
  private:
+  static constexpr std::chrono::milliseconds kPublishInterval{20};
+  bool publish_dirty_ = false;
+  std::chrono::steady_clock::time_point last_publish_{};
+
   void setup_cq();
   void scrub_tables();
   void command(std::uint32_t op, const std::vector<std::uint32_t>& args);

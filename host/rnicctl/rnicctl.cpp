@@ -319,8 +319,12 @@ int main(int argc, char** argv) {
     } else {
       out = table_json(*dev, cmd);
       if (!json) {
-        if (out.empty() && dev->published_state().empty()) {
+        const std::string doc = dev->published_state();
+        if (out.empty() && doc.empty()) {
           fmt::print("(no tables published: no driver owns the card)\n");
+        } else if (out.empty() && Json::parse(doc, nullptr, false).value("truncated", false)) {
+          fmt::print("(the owner's tables are too large to publish whole; it published per-client "
+                     "counts only)\n");
         } else {
           print_table(std::vector<Json>(out.begin(), out.end()));
         }

@@ -49,6 +49,8 @@ constexpr std::uint32_t kMaxSegBytes = 16384;
 constexpr std::size_t kIngressCapacity = 1024;  // segments waiting at the ingress (then kBusy)
 constexpr std::size_t kMaxClients = 64;
 constexpr unsigned kBatch = 64;                  // cycles between two looks at the sockets
+constexpr unsigned kBatchInteractive = 4;        // the same while a client is talking to the card
+constexpr std::uint64_t kInteractiveCycles = 1024;  // how long after a message that lasts
 constexpr std::uint64_t kCmdTimeoutCycles = 2'000'000;
 
 std::string errno_text(const char* what) { return fmt::format("{}: {}", what, std::strerror(errno)); }
@@ -181,6 +183,7 @@ class Server::Impl {
           const short ev = pf[i + 2].revents;
           if ((ev & POLLIN) != 0) {
             serve(*polled[i]);
+            interactive_until_ = cycle() + kInteractiveCycles;
           } else if ((ev & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
             polled[i]->dead = true;
           }
@@ -188,7 +191,9 @@ class Server::Impl {
         sweep();
       }
       if (!is_idle()) {
-        for (unsigned i = 0; i < kBatch; ++i) sim_->tick();
+        // Short batches while a client is mid-conversation (MMIO round trips), long ones otherwise.
+        const unsigned batch = cycle() < interactive_until_ ? kBatchInteractive : kBatch;
+        for (unsigned i = 0; i < batch; ++i) sim_->tick();
         check_syncs();
         sweep();
       }
@@ -585,6 +590,7 @@ class Server::Impl {
   std::string published_;
   std::uint32_t streams_ = 0, qns_ = 0;
   std::uint64_t injected_ = 0, last_mmio_ = 0;
+  std::uint64_t interactive_until_ = 0;
   std::vector<std::uint8_t> rx_;
 };
 

@@ -77,6 +77,7 @@ struct FakeState {
   unsigned syncs = 0;
   std::function<void()> on_sync;
   std::vector<std::string> published;
+  std::size_t publish_limit = SIZE_MAX;  // larger documents are refused as the simulator does
   std::vector<std::vector<std::uint8_t>> injected;
 
   // Completion ring as programmed through CQ_BASE / CQ_LOG2_SIZE / CQ_CTRL.
@@ -232,7 +233,10 @@ class FakeBackend : public detail::Backend {
     if (s_->on_sync) s_->on_sync();
   }
   std::uint64_t cycles() override { return 42; }
-  void publish(const std::string& json) override { s_->published.push_back(json); }
+  void publish(const std::string& json) override {
+    if (json.size() > s_->publish_limit) throw Error(Errc::kInvalidArgument, "fake publish: too large");
+    s_->published.push_back(json);
+  }
   std::string published_state() override { return s_->published.empty() ? "" : s_->published.back(); }
 
  private:

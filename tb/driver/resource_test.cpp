@@ -371,6 +371,7 @@ TEST_F(DriverTest, PublishedTablesDescribeTheClient) {
   r.bind_stream = s;
   const Stag stag = client->register_memory(r).stag;
   client->post_recv(s, 0, buf.id, 0, 64);
+  dev->sync();  // changes are published at most every 20 ms, and at once by sync()
   const auto doc = nlohmann::json::parse(fake->published.back());
   EXPECT_EQ(doc, nlohmann::json::parse(dev->published_state()));
   ASSERT_EQ(doc["clients"].size(), 1u);
@@ -389,6 +390,7 @@ TEST_F(DriverTest, PublishedTablesDescribeTheClient) {
   EXPECT_EQ(c["streams"][0]["queues"][0]["posted"], 1);
   EXPECT_EQ(c["streams"][0]["queues"][0]["entries"], 4);
   client->teardown_stream(s, Teardown::kAbortive);
+  dev->sync();
   const auto doc2 = nlohmann::json::parse(fake->published.back());
   EXPECT_EQ(doc2["clients"][0]["streams"][0]["state"], "torn_down");
   EXPECT_EQ(doc2["clients"][0]["streams"][0]["queues"][0]["posted"], 0);
@@ -413,6 +415,22 @@ TEST_F(DriverTest, ConcurrentClientsAreSerialized) {
   work(*client);
   t.join();
   EXPECT_EQ(fake->commands_with(kCmdSTAG_WRITE).size(), 400u);
+}
+
+// Tables larger than the backend takes (the simulator's message limit) are published as counts, so
+// rnicctl never shows a stale document; changes are batched (at most one document per 20 ms) and
+// sync() publishes at once.
+TEST_F(DriverTest, PublishedTablesTooLargeBecomeCounts) {
+  dev->sync();
+  const std::size_t before = fake->published.size();
+  fake->publish_limit = 2000;
+  for (int i = 0; i < 12; ++i) client->register_memory(req_for(pd, buf));
+  EXPECT_LE(fake->published.size(), before + 1);  // 12 changes, at most one document in between
+  dev->sync();
+  const auto doc = nlohmann::json::parse(fake->published.back());
+  EXPECT_EQ(doc["truncated"], true);
+  EXPECT_EQ(doc["clients"][0]["stag_count"], 12);
+  EXPECT_FALSE(doc["clients"][0].contains("stags"));
 }
 
 }  // namespace
