@@ -84,3 +84,36 @@ TEST_F(XrtNoCard, XclbinIsCheckedBeforeTheDevice) {
 }
 
 }  // namespace
+
+namespace {
+
+// The same through the public API: the device string picks the XRT backend, the xclbin comes from
+// OpenOptions or RNIC_XCLBIN, and the missing card is kNoDevice (no crash, no hang, nothing opened).
+TEST_F(XrtNoCard, DeviceOpenReportsNoCard) {
+  rnic::OpenOptions o;
+  o.xclbin = xclbin_;
+  try {
+    rnic::Device::open("xrt:0", o);
+    ADD_FAILURE() << "Device::open(xrt:0) opened a card";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::kNoDevice) << e.what();
+    EXPECT_TRUE(contains(e, "no Alveo card at index 0")) << e.what();
+  }
+  ::setenv("RNIC_XCLBIN", xclbin_.c_str(), 1);
+  try {
+    rnic::Device::open("xrt:1");
+    ADD_FAILURE() << "Device::open(xrt:1) opened a card";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::kNoDevice) << e.what();  // the xclbin was found: the card is missing
+    EXPECT_TRUE(contains(e, "no Alveo card at index 1")) << e.what();
+  }
+  ::unsetenv("RNIC_XCLBIN");
+  try {
+    rnic::Device::open("xrt:0");
+    ADD_FAILURE() << "Device::open(xrt:0) without an xclbin opened a card";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::kInvalidArgument) << e.what();
+  }
+}
+
+}  // namespace
