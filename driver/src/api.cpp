@@ -10,6 +10,16 @@
 
 namespace rnic {
 
+const char* completion_kind_name(Completion::Kind k) {
+  switch (k) {
+    case Completion::Kind::kTagged: return "tagged";
+    case Completion::Kind::kUntagged: return "untagged";
+    case Completion::Kind::kError: return "error";
+    case Completion::Kind::kFlushed: return "flushed";
+  }
+  return "?";
+}
+
 const char* errc_name(Errc e) {
   switch (e) {
     case Errc::kInvalidArgument:

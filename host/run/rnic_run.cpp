@@ -104,19 +104,9 @@ std::uint32_t log2_ceil(std::uint64_t n) {
   return l;
 }
 
-std::string kind_name(Completion::Kind k) {
-  switch (k) {
-    case Completion::Kind::kTagged: return "tagged";
-    case Completion::Kind::kUntagged: return "untagged";
-    case Completion::Kind::kError: return "error";
-    case Completion::Kind::kFlushed: return "flushed";
-  }
-  return "?";
-}
-
 std::string describe(const Completion& c) {
   return fmt::format("{} stream {} ssn {} stag {:#x} qn {} msn {} length {} rsvd_ulp {:#x} cookie {} type {:#x} code {:#04x}",
-                     kind_name(c.kind), c.stream, c.ssn, c.stag, c.qn, c.msn, c.length, c.rsvd_ulp, c.cookie,
+                     completion_kind_name(c.kind), c.stream, c.ssn, c.stag, c.qn, c.msn, c.length, c.rsvd_ulp, c.cookie,
                      c.err_type, c.err_code);
 }
 

@@ -70,18 +70,8 @@ inline std::size_t error_row(wire::DdpError e) {
   return wire::kAllDdpErrors.size();
 }
 
-inline const char* kind_name(Completion::Kind k) {
-  switch (k) {
-    case Completion::Kind::kTagged: return "tagged";
-    case Completion::Kind::kUntagged: return "untagged";
-    case Completion::Kind::kError: return "error";
-    case Completion::Kind::kFlushed: return "flushed";
-  }
-  return "?";
-}
-
 inline std::string describe(const Completion& c) {
-  return std::string(kind_name(c.kind)) + " stream " + std::to_string(c.stream) + " ssn " + std::to_string(c.ssn) +
+  return std::string(completion_kind_name(c.kind)) + " stream " + std::to_string(c.stream) + " ssn " + std::to_string(c.ssn) +
          " stag " + std::to_string(c.stag) + " qn " + std::to_string(c.qn) + " msn " + std::to_string(c.msn) +
          " length " + std::to_string(c.length) + " cookie " + std::to_string(c.cookie) + " type " +
          std::to_string(c.err_type) + " code " + std::to_string(c.err_code);

@@ -132,6 +132,8 @@ struct Completion {
   std::vector<std::uint8_t> header;  // the DDP header as received
 };
 
+const char* completion_kind_name(Completion::Kind k);  // "tagged", "untagged", "error", "flushed"
+
 struct Counters {
   std::uint64_t segments = 0, bytes = 0, messages = 0, drops = 0, access = 0, duplicates = 0;
   std::uint64_t write_errors = 0, read_errors = 0;
