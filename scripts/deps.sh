@@ -11,6 +11,7 @@ PACKAGES=(
   libpcap-dev libisal-dev            # captures (pcap), CRC32c (ISA-L)
   tshark                             # interop tests: Wireshark's own DDP/SCTP dissectors
   verilator yosys                    # RTL simulation and lint; open synthesis check
+  tcl                                # card-flow checks: the Vivado Tcl scripts parsed and run against stubs
   libxrt-dev uuid-dev                # XRT backend of the driver (Alveo cards)
   nlohmann-json3-dev libbenchmark-dev # rnicctl --json, published driver state; benchmarks
 )
