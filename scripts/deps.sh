@@ -13,6 +13,7 @@ PACKAGES=(
   verilator yosys                    # RTL simulation and lint; open synthesis check
   libxrt-dev uuid-dev                # XRT backend of the driver (Alveo cards)
   nlohmann-json3-dev libbenchmark-dev # rnicctl --json, published driver state; benchmarks
+  libusrsctp-dev                     # RFC 5043 adaptation layer over a real SCTP stack (driver/sctp)
 )
 
 missing=()
