@@ -14,6 +14,7 @@ PACKAGES=(
   tcl                                # card-flow checks: the Vivado Tcl scripts parsed and run against stubs
   libxrt-dev uuid-dev                # XRT backend of the driver (Alveo cards)
   nlohmann-json3-dev libbenchmark-dev # rnicctl --json, published driver state; benchmarks
+  libusrsctp-dev                     # RFC 5043 adaptation layer over a real SCTP stack (driver/sctp)
 )
 
 missing=()

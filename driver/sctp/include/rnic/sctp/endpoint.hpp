@@ -1,0 +1,213 @@
+// RFC 5043 over usrsctp: one DDP-enabled SCTP endpoint with one association, in this process.
+//
+// usrsctp runs with no threads of its own (usrsctp_init_nothreads), over AF_CONN: every SCTP packet
+// the stack emits goes to the WireOut callback, and every packet from the wire comes back through
+// input(). Nothing happens unless the owner calls input(), pump() or advance_timers(): the caller
+// decides when packets move, which lets tests delay, reorder or capture them. The usrsctp library is
+// initialised by the first Endpoint and finished by the last one.
+//
+// Not thread-safe: one thread drives all Endpoints of a process.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rnic/sctp/reorder.hpp"
+#include "rnic/sctp/session.hpp"
+#include "rnic/wire/bytes.hpp"
+#include "rnic/wire/sctp_ddp.hpp"
+#include "rnic/wire/segmentation.hpp"
+
+struct socket;  // usrsctp
+
+namespace rnic::sctp {
+
+// Header sizes for the maximum DDP segment size (RFC 5043 9): the largest DDP segment whose DATA
+// chunk fits one IPv4 packet of the path MTU.
+inline constexpr std::size_t kIpv4HeaderSize = 20;
+inline constexpr std::size_t kSctpCommonHeaderSize = 12;
+inline constexpr std::size_t kDataChunkHeaderSize = 16;
+inline constexpr std::size_t kMinMaxSegmentSize = 516;  // RFC 5043 9
+inline constexpr std::uint16_t kDefaultStreams = 8;
+
+struct EndpointConfig {
+  std::uint16_t port = 5001;        // this endpoint's SCTP port, nonzero
+  std::uint16_t streams = kDefaultStreams;  // inbound = outbound SCTP streams requested (RFC 5043 8)
+  // Sent in INIT / INIT-ACK (5.1, 11.1). nullopt sends none: a plain SCTP endpoint, for tests.
+  std::optional<std::uint32_t> adaptation_indication = wire::kDdpAdaptationIndication;
+  std::size_t max_pending_initiates = 4;  // Initiates awaiting a ULP decision (6.4), >= 1
+  std::size_t max_queued_chunks = 65536;  // chunks accepted but not yet taken by usrsctp
+};
+
+enum class AssociationState {
+  kClosed,      // neither listen() nor connect() yet
+  kListening,   // passive, no association yet
+  kConnecting,  // INIT sent / handshake running
+  kReady,       // up, and both sides indicated DDP: DDP may be carried
+  kRefused,     // up, but an Adaptation Layer Indication was missing or not DDP: aborted (11.1)
+  kLost,        // the association went down (abort, shutdown, or could not start)
+};
+const char* association_state_name(AssociationState s) noexcept;
+
+// What the session layer tells the ULP.
+enum class NoticeKind {
+  kInitiate,    // the peer asks for a session: answer with accept() / reject() / terminate()
+  kAccepted,    // our Initiate was accepted: the session is established
+  kRejected,    // our Initiate was rejected (6.3)
+  kTerminated,  // the peer terminated the session (6.2, or 6.4 for a pending Initiate)
+  kViolation,   // the peer broke the legal sequences (6.1) or sent an implausible DDP-SSN (10):
+                // we answered Terminate; the session is over
+  kOverLimit,   // an Initiate beyond max_pending_initiates: answered Terminate (6.4)
+};
+const char* notice_kind_name(NoticeKind k) noexcept;
+
+struct SessionNotice {
+  std::uint16_t stream = 0;
+  NoticeKind kind = NoticeKind::kInitiate;
+  std::vector<std::uint8_t> private_data;  // Initiate / Accept / Reject only
+  std::string detail;                      // kViolation: what was wrong
+};
+
+struct EndpointCounters {
+  std::uint64_t segments_sent = 0;
+  std::uint64_t segments_delivered = 0;
+  std::uint64_t controls_sent = 0;
+  std::uint64_t controls_received = 0;
+  std::uint64_t out_of_order = 0;    // chunks that arrived ahead of their DDP-SSN's turn
+  std::uint64_t stale = 0;           // chunks of no session, dropped
+  std::uint64_t violations = 0;      // sessions we terminated for a protocol violation
+  std::uint64_t over_limit = 0;      // Initiates answered Terminate (6.4)
+  std::uint64_t malformed = 0;       // chunks too short, unknown PPID, or on a stream beyond the count
+  std::uint64_t not_ddp_dropped = 0; // data on an association that is not (yet) DDP-enabled
+};
+
+class Endpoint {
+ public:
+  using WireOut = std::function<void(wire::ConstBytes sctp_packet)>;
+  // One DDP segment, in DDP-SSN order, of an established session.
+  using SegmentSink = std::function<void(std::uint16_t stream, std::uint16_t ddp_ssn,
+                                         wire::ConstBytes ddp_segment)>;
+  using SessionHandler = std::function<void(const SessionNotice&)>;
+
+  // Throws rnic::Error kInvalidArgument for a bad config or an empty wire_out, kBackend if usrsctp
+  // cannot create the socket.
+  Endpoint(EndpointConfig config, WireOut wire_out);
+  ~Endpoint();
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+
+  // The AF_CONN address of this endpoint (what the peer's packets are addressed to).
+  void* conn_handle() { return this; }
+  void set_segment_sink(SegmentSink s) { sink_ = std::move(s); }
+  void set_session_handler(SessionHandler h) { handler_ = std::move(h); }
+
+  void listen();                         // passive
+  void connect(std::uint16_t peer_port); // active: sends INIT
+  // One SCTP packet from the wire, addressed to this endpoint.
+  void input(wire::ConstBytes sctp_packet);
+  // Reads everything usrsctp has for us (notifications, data), runs the session machines and the
+  // sinks, and hands queued chunks to usrsctp. Returns true if anything happened.
+  bool pump();
+  // usrsctp's timers (retransmission, delayed SACK) for all endpoints of the process.
+  static void advance_timers(std::uint32_t elapsed_ms);
+
+  AssociationState state() const { return state_; }
+  const std::string& refusal_reason() const { return refusal_; }
+  std::optional<std::uint32_t> peer_adaptation_indication() const { return peer_indication_; }
+  // Usable DDP streams (same-numbered pairs): min of the negotiated inbound and outbound counts.
+  std::uint16_t ddp_streams() const { return ddp_streams_; }
+  // RFC 5043 9: the largest DDP segment that needs neither IP nor SCTP fragmentation, >= 516.
+  std::size_t max_segment_size() const { return max_segment_; }
+  std::uint32_t path_mtu() const { return path_mtu_; }
+
+  // Stream Session Control (5.2.3, 6). Private data <= 512 bytes. Throw rnic::Error: kUnsupported if
+  // the association is not DDP-enabled, kInvalidArgument for a bad stream or private data, kState if
+  // the session table refuses the call in the current state.
+  void initiate(std::uint16_t stream, wire::ConstBytes private_data = {});
+  void accept(std::uint16_t stream, wire::ConstBytes private_data = {});
+  void reject(std::uint16_t stream, wire::ConstBytes private_data = {});
+  void terminate(std::uint16_t stream);
+  SessionState session_state(std::uint16_t stream) const;
+  std::size_t pending_initiates() const { return pending_initiates_; }
+
+  // One DDP segment as one unordered DATA chunk, PPID 16, next DDP-SSN. kInvalidArgument if larger
+  // than max_segment_size() (9) or empty; kState outside an established session; kQueueFull if
+  // max_queued_chunks is reached.
+  void send_segment(std::uint16_t stream, wire::ConstBytes ddp_segment);
+  // One ULP message as DDP segments at MULPDU = max_segment_size(). Returns the segment count.
+  // The whole message is checked and segmented before the first segment is queued.
+  std::uint64_t send_tagged(std::uint16_t stream, std::uint32_t stag, std::uint64_t tagged_offset,
+                            std::uint8_t rsvd_ulp, wire::ConstBytes message);
+  std::uint64_t send_untagged(std::uint16_t stream, std::uint32_t qn, std::uint64_t rsvd_ulp,
+                              wire::ConstBytes message);
+
+  // Conformance testing only: one unordered DATA chunk with any PPID and user data, bypassing the
+  // session machine and the DDP-SSN numbering (to play a peer that breaks RFC 5043 6). Needs kReady.
+  void send_raw(std::uint16_t stream, std::uint32_t ppid, wire::ConstBytes user_data);
+
+  const EndpointCounters& counters() const { return counters_; }
+  std::size_t queued_chunks() const { return outq_.size(); }
+
+  // Internal: called by the usrsctp output hook.
+  void emit(wire::ConstBytes packet) { wire_out_(packet); }
+
+ private:
+  struct Stream {
+    SessionState state = SessionState::kIdle;
+    std::uint16_t next_out_ssn = 0;
+    SsnReorderBuffer in;
+    std::optional<wire::DataSource> source;  // MSNs per QN; fresh per session
+  };
+  struct OutChunk {
+    std::uint16_t stream;
+    std::uint32_t ppid;
+    std::vector<std::uint8_t> data;
+  };
+
+  void configure_socket();
+  void require_ready(const char* what) const;
+  Stream& stream_for(std::uint16_t stream, const char* what);
+  void local_control(std::uint16_t stream, wire::SessionFunction f, wire::ConstBytes private_data,
+                     SessionEvent event, const char* what);
+  void queue_control(std::uint16_t stream, Stream& s, wire::SessionFunction f,
+                     wire::ConstBytes private_data);
+  void queue_chunk(std::uint16_t stream, std::uint32_t ppid, std::vector<std::uint8_t> data);
+  void end_session(Stream& s);
+  std::uint64_t send_message(std::uint16_t stream, const wire::MessageSegmenter& m, wire::ConstBytes message);
+  bool flush();
+  bool read_socket();
+  void on_notification(const std::uint8_t* data, std::size_t len);
+  void on_data(std::uint16_t sid, std::uint32_t ppid, std::vector<std::uint8_t> data);
+  void drain(std::uint16_t stream);
+  void violation(std::uint16_t stream, Stream& s, std::string detail);
+  void notify(SessionNotice n);
+  void decide_association();
+  void compute_limits();
+
+  EndpointConfig config_;
+  WireOut wire_out_;
+  SegmentSink sink_;
+  SessionHandler handler_;
+  struct socket* sock_ = nullptr;
+  AssociationState state_ = AssociationState::kClosed;
+  std::string refusal_;
+  bool comm_up_ = false;
+  std::uint32_t assoc_id_ = 0;
+  std::uint16_t in_streams_ = 0, out_streams_ = 0, ddp_streams_ = 0;
+  std::optional<std::uint32_t> peer_indication_;
+  std::size_t max_segment_ = 0;
+  std::uint32_t path_mtu_ = 0;
+  std::vector<Stream> streams_;
+  std::deque<OutChunk> outq_;
+  std::size_t pending_initiates_ = 0;
+  std::vector<std::uint8_t> partial_;  // a message read in pieces (no MSG_EOR yet)
+  EndpointCounters counters_;
+};
+
+}  // namespace rnic::sctp
