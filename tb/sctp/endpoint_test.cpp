@@ -9,6 +9,7 @@
 #include <cctype>
 #include <map>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "pair.hpp"
@@ -168,6 +169,41 @@ TEST(SctpEndpoint, MaxSegmentSizeNoFragmentationLargerRefused) {
   }
   EXPECT_EQ(chunks[1].user_data, max + 2);
   EXPECT_LE(largest_packet + kIpv4HeaderSize, std::max<std::size_t>(p.a->path_mtu(), 600));  // no IP fragmentation
+}
+
+// RFC 5043 10: the sending DDP never has more DATA chunks handed to SCTP and unacknowledged than its
+// limit (32767; 5 here). Nothing is delivered to b at first (no SACK can come back): exactly 5 DDP
+// segments reach the wire and 7 wait queued; once packets flow, all 12 arrive in DDP-SSN order.
+TEST(SctpEndpoint, ChunksInFlightBounded) {
+  EndpointConfig ca;
+  ca.max_chunks_in_flight = 5;
+  Pair p(ca);
+  std::set<std::uint32_t> tsns_on_wire;
+  bool counting = false;
+  p.tap = [&](bool a_to_b, const Packet& pkt) {
+    if (!a_to_b || !counting) return;
+    for (const auto& c : rnic::sctp::test::data_chunks(pkt)) {
+      if (c.ppid == 16) tsns_on_wire.insert(c.tsn);
+    }
+  };
+  p.connect();
+  establish(p, 1);
+  Recorder r;
+  r.attach(*p.b);
+  counting = true;
+  std::vector<std::uint8_t> seg(64, 0x11);
+  seg[0] = rnic::wire::kCtrlTagged | rnic::wire::kCtrlLast | rnic::wire::kDdpVersion;
+  for (int i = 0; i < 12; ++i) p.a->send_segment(1, ConstBytes(seg));
+  for (int i = 0; i < 5; ++i) p.a->pump();  // a alone: nothing reaches b, no SACK returns
+  EXPECT_EQ(tsns_on_wire.size(), 5u);
+  EXPECT_EQ(p.a->queued_chunks(), 7u);
+  ASSERT_TRUE(p.run([&] { return r.segments.size() == 12; }));
+  EXPECT_EQ(p.a->queued_chunks(), 0u);
+  EXPECT_EQ(tsns_on_wire.size(), 12u);
+  for (std::size_t i = 0; i < r.segments.size(); ++i) EXPECT_EQ(r.segments[i].second, i + 1);
+  EndpointConfig bad;
+  bad.max_chunks_in_flight = 32768;
+  expect_error(rnic::Errc::kInvalidArgument, [&] { Endpoint e(bad, [](ConstBytes) {}); });
 }
 
 // Tagged and untagged ULP messages, segmented by the Data Source, through SCTP into the reference Data

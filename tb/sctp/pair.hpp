@@ -65,6 +65,7 @@ struct DataChunkInfo {
   std::uint16_t sid;
   std::uint32_t ppid;
   std::size_t user_data;
+  std::uint32_t tsn;
 };
 inline std::vector<DataChunkInfo> data_chunks(const Packet& p) {
   std::vector<DataChunkInfo> out;
@@ -78,7 +79,9 @@ inline std::vector<DataChunkInfo> data_chunks(const Packet& p) {
                      static_cast<std::uint16_t>((p[off + 8] << 8) | p[off + 9]),
                      (std::uint32_t{p[off + 12]} << 24) | (std::uint32_t{p[off + 13]} << 16) |
                          (std::uint32_t{p[off + 14]} << 8) | p[off + 15],
-                     len - 16});
+                     len - 16,
+                     (std::uint32_t{p[off + 4]} << 24) | (std::uint32_t{p[off + 5]} << 16) |
+                         (std::uint32_t{p[off + 6]} << 8) | p[off + 7]});
     }
     off += (len + 3) & ~std::size_t{3};
   }

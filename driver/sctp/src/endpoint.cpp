@@ -125,6 +125,8 @@ Endpoint::Endpoint(EndpointConfig config, WireOut wire_out) : config_(config), w
   if (config_.max_pending_initiates == 0)
     fail(Errc::kInvalidArgument, "EndpointConfig.max_pending_initiates must be >= 1 (RFC 5043 6.4)");
   if (config_.max_queued_chunks == 0) fail(Errc::kInvalidArgument, "EndpointConfig.max_queued_chunks must be >= 1");
+  if (config_.max_chunks_in_flight == 0 || config_.max_chunks_in_flight > 32767)
+    fail(Errc::kInvalidArgument, "EndpointConfig.max_chunks_in_flight must be 1..32767 (RFC 5043 10)");
   runtime_acquire(this);
   sock_ = usrsctp_socket(AF_CONN, SOCK_SEQPACKET, IPPROTO_SCTP, nullptr, nullptr, 0, nullptr);
   if (sock_ == nullptr) {
@@ -486,7 +488,17 @@ void Endpoint::send_raw(std::uint16_t stream, std::uint32_t ppid, ConstBytes dat
 bool Endpoint::flush() {
   if (state_ != AssociationState::kReady) return false;
   bool any = false;
-  while (!outq_.empty()) {
+  if (outq_.empty()) return false;
+  // RFC 5043 10: chunks SCTP holds unacknowledged (sent or pending) count against the limit; the rest
+  // wait in outq_ until SACKs come back.
+  sctp_status st{};
+  socklen_t st_len = static_cast<socklen_t>(sizeof st);
+  st.sstat_assoc_id = assoc_id_;
+  if (usrsctp_getsockopt(sock_, IPPROTO_SCTP, SCTP_STATUS, &st, &st_len) != 0)
+    fail(Errc::kBackend, fmt::format("usrsctp_getsockopt(SCTP_STATUS): {}", std::strerror(errno)));
+  const std::uint64_t held = std::uint64_t{st.sstat_unackdata} + st.sstat_penddata;
+  std::uint64_t budget = held >= config_.max_chunks_in_flight ? 0 : config_.max_chunks_in_flight - held;
+  while (!outq_.empty() && budget > 0) {
     const OutChunk& c = outq_.front();
     sctp_sndinfo si{};
     si.snd_sid = c.stream;
@@ -500,6 +512,7 @@ bool Endpoint::flush() {
       fail(Errc::kBackend, fmt::format("usrsctp_sendv: {}", std::strerror(errno)));
     }
     outq_.pop_front();
+    --budget;
     any = true;
   }
   return any;

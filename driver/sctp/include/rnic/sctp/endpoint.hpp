@@ -43,6 +43,9 @@ struct EndpointConfig {
   std::optional<std::uint32_t> adaptation_indication = wire::kDdpAdaptationIndication;
   std::size_t max_pending_initiates = 4;  // Initiates awaiting a ULP decision (6.4), >= 1
   std::size_t max_queued_chunks = 65536;  // chunks accepted but not yet taken by usrsctp
+  // RFC 5043 10: never more than 32767 DATA chunks handed to SCTP and not yet acknowledged. Counted
+  // over the association (SCTP_STATUS unacked + pending), so it bounds every stream. 1..32767.
+  std::uint32_t max_chunks_in_flight = 32767;
 };
 
 enum class AssociationState {
