@@ -20,6 +20,15 @@ const char* completion_kind_name(Completion::Kind k) {
   return "?";
 }
 
+const char* stream_state_name(StreamState::State s) {
+  switch (s) {
+    case StreamState::State::kNormal: return "normal";
+    case StreamState::State::kError: return "error";
+    case StreamState::State::kTornDown: return "torn_down";
+  }
+  return "?";
+}
+
 const char* errc_name(Errc e) {
   switch (e) {
     case Errc::kInvalidArgument:
@@ -264,6 +273,13 @@ void Client::teardown_stream(StreamId stream, Teardown how) {
 
 void Client::destroy_stream(StreamId stream) {
   with_client(state_, [&](detail::Core& core, detail::ClientRec& c) { core.destroy_stream(c, stream); });
+}
+
+StreamState Client::stream_state(StreamId stream) {
+  return with_client(state_, [&](detail::Core& core, detail::ClientRec& c) {
+    core.poll_hw();  // the state after every completion written so far
+    return core.stream_state(c, stream);
+  });
 }
 
 std::size_t Client::poll(std::vector<Completion>& out, std::size_t max) {

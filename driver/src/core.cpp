@@ -65,6 +65,11 @@ Limits with_defaults(const Limits& l) {
 
 constexpr PdId kMaxPd = 0xFFFF;  // STAG_WRITE / STREAM_ENABLE carry the PD in 16 bits
 
+StreamState::State state_of(const StreamRec& s) {
+  if (s.torn_down) return StreamState::State::kTornDown;
+  return s.first_error ? StreamState::State::kError : StreamState::State::kNormal;
+}
+
 }  // namespace
 
 // ---- open / close -------------------------------------------------------------------------------
@@ -108,7 +113,6 @@ Core::Core(std::unique_ptr<Backend> backend, const std::string& device, const Op
     throw Error(Errc::kInvalidArgument,
                 "cq_log2_entries " + std::to_string(opts_.cq_log2_entries) + " out of range 1..16");
   }
-  stag_key_.assign(info_.stags, 0);
   for (std::uint32_t i = 0; i < info_.stags; ++i) free_stags_.push_back(i);
   for (std::uint32_t s = 0; s < info_.streams; ++s) free_streams_.push_back(s);
   stream_owner_.assign(info_.streams, 0);
@@ -195,6 +199,15 @@ Counters Core::counters() {
   c.write_errors = rd64(kRegCNT_WRITE_ERRORS_LO);
   c.read_errors = rd64(kRegCNT_READ_ERRORS_LO);
   for (unsigned row = 0; row < wire::kAllDdpErrors.size(); ++row) c.errors.push_back(rd64(reg_error_counter_lo(row)));
+  if (!opts_.observer) {
+    c.unmatched_completions = unmatched_cqes_;
+  } else {
+    // The owner's count, from what it published (a card keeps no such counter).
+    const auto doc = nlohmann::json::parse(backend().published_state(), nullptr, false);
+    if (doc.is_object() && doc.contains("unmatched_completions") && doc["unmatched_completions"].is_number_unsigned()) {
+      c.unmatched_completions = doc["unmatched_completions"].get<std::uint64_t>();
+    }
+  }
   return c;
 }
 
@@ -207,6 +220,9 @@ void Core::wait_not_busy(std::uint32_t op, std::uint32_t* status) {
       if (status != nullptr) *status = st;
       return;
     }
+    // Fenced commands stay busy until the completions decided before them are written: drain the
+    // ring meanwhile, or a full ring would never let the command finish.
+    poll_hw();
     const auto waited = std::chrono::steady_clock::now() - t0;
     if (polls >= cmd_limits_.max_polls || waited >= cmd_limits_.timeout) {
       cmd_stuck_ = true;
@@ -297,6 +313,9 @@ void Core::release_client(ClientRec& c) noexcept {
   }
   c.streams.clear();
   for (auto& [id, b] : c.buffers) {
+    // Still posted to a stream whose teardown failed, or registered to an STag whose invalidation
+    // failed: the card may yet write it, so it is never handed out again (quarantined).
+    if (b.posted != 0 || b.registrations != 0) continue;
     try {
       be_->free(b.region);
     } catch (const std::exception&) {
@@ -419,10 +438,10 @@ Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
   if (free_stags_.empty()) {
     throw Error(Errc::kExhausted, "register_memory: all " + std::to_string(info_.stags) + " STags in use");
   }
+  // The card issues the key (STAG_WRITE ignores ARG1[7:0] and advances the index's key, a table that
+  // survives owners and resets) and returns the STag in CMD_RESULT.
   const std::uint32_t index = free_stags_.front();
-  const std::uint8_t key = stag_key_[index];
-  const Stag stag = (index << 8) | key;
-  std::uint32_t flags = key;
+  std::uint32_t flags = 0;
   if ((req.access & kRemoteWrite) != 0) flags |= kStagArgRemoteWrite;
   if ((req.access & kRemoteRead) != 0) flags |= kStagArgRemoteRead;
   if (req.bind_stream) flags |= kStagArgBound;
@@ -431,17 +450,24 @@ Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
     command(kCmdSTAG_WRITE, {index, flags, req.pd, req.bind_stream.value_or(0), lo32(req.base_to), hi32(req.base_to),
                              lo32(req.length), hi32(req.length), lo32(addr), hi32(addr)});
   } catch (const Error& e) {
-    if (e.code() == Errc::kTimeout) {
-      free_stags_.pop_front();  // the entry may yet become valid: never reuse this index
-    } else {
-      // Refused: the entry was not written. Rotate it to the back with a fresh key.
-      free_stags_.pop_front();
-      stag_key_[index] = static_cast<std::uint8_t>(key + 1);
-      free_stags_.push_back(index);
-    }
+    free_stags_.pop_front();
+    // Timeout: the entry may yet become valid, never reuse this index. Refused: nothing was written.
+    if (e.code() != Errc::kTimeout) free_stags_.push_back(index);
     throw;
   }
   free_stags_.pop_front();
+  const Stag stag = rd(kRegCMD_RESULT);
+  if ((stag >> 8) != index) {
+    // The card and the driver disagree on what was written: the entry at `index` may be valid with a
+    // key the driver does not know. Invalidate it (best effort) and never hand the index out again.
+    try {
+      command(kCmdSTAG_INVALIDATE, {index});
+    } catch (const Error&) {
+    }
+    throw Error(Errc::kMismatch, "register_memory: STAG_WRITE of index " + std::to_string(index) +
+                                     " returned STag " + hex(stag) + " in CMD_RESULT (index " +
+                                     std::to_string(stag >> 8) + "); index retired");
+  }
   c.stags[stag] = StagRec{req.pd, req.buffer, req.offset, req.length, req.base_to, req.access, req.bind_stream};
   ++p.stags;
   ++b.registrations;
@@ -458,11 +484,14 @@ void Core::invalidate(ClientRec& c, Stag stag) {
 }
 
 // STAG_INVALIDATE returns once busy clears: the fence of RFC 5041 8.3.1 #6. Only then the index is
-// free again, with its key advanced so the old STag stays invalid (8.3.1, 7.1 Invalid STag).
+// free again; the card advances its key at the next STAG_WRITE, so the old STag stays invalid (8.3.1,
+// 7.1 Invalid STag).
 void Core::invalidate_locked(ClientRec& c, std::map<Stag, StagRec>::iterator it) {
   const Stag stag = it->first;
   const std::uint32_t index = stag >> 8;
   command(kCmdSTAG_INVALIDATE, {index});
+  // Fenced: every completion that names the STag is in the ring now; dispatch them while it is known.
+  poll_hw();
   const StagRec& r = it->second;
   if (auto p = c.pds.find(r.pd); p != c.pds.end()) --p->second.stags;
   if (auto b = c.buffers.find(r.buffer); b != c.buffers.end()) --b->second.registrations;
@@ -470,7 +499,6 @@ void Core::invalidate_locked(ClientRec& c, std::map<Stag, StagRec>::iterator it)
     if (auto s = c.streams.find(*r.bind); s != c.streams.end()) --s->second.bound_stags;
   }
   c.stags.erase(it);
-  stag_key_[index] = static_cast<std::uint8_t>(stag_key_[index] + 1);
   free_stags_.push_back(index);
 }
 
@@ -597,9 +625,12 @@ void Core::flush_stream(ClientRec& c, StreamId stream, StreamRec& s) {
 }
 
 // RFC 5041 6.2. Graceful: no more posts, the card drains what is in flight (sync), completions so
-// far are dispatched, then STREAM_TEARDOWN. Abortive: STREAM_TEARDOWN at once. Either way entries
-// the card wrote before the teardown are dispatched, and every buffer still posted completes as
-// kFlushed.
+// far are dispatched, then STREAM_TEARDOWN. Abortive: STREAM_TEARDOWN at once. STREAM_TEARDOWN is
+// fenced (busy until every write and completion decided before it is done), so once it returns the
+// ring is polled first, then every buffer still posted completes as kFlushed: a message the card
+// completed before the teardown comes back as its completion, never as a flush. If the command does
+// not finish, the card may still write the posted buffers: they stay posted (free_buffer refuses
+// them) and are never freed.
 void Core::teardown_stream(ClientRec& c, StreamId stream, Teardown how) {
   StreamRec& s = stream_of(c, stream, "teardown_stream");
   if (s.torn_down)
@@ -617,8 +648,7 @@ void Core::teardown_stream(ClientRec& c, StreamId stream, Teardown how) {
   try {
     command(kCmdSTREAM_TEARDOWN, {stream});
   } catch (const Error&) {
-    s.hw_quiet = false;  // the card may still read its rings
-    flush_stream(c, stream, s);
+    s.hw_quiet = false;  // the card may still read its rings and write its buffers
     publish();
     throw;
   }
@@ -673,21 +703,27 @@ void Core::poll_hw() {
   }
 }
 
+void Core::unmatched(StreamRec* s) noexcept {
+  ++unmatched_cqes_;
+  if (s != nullptr) ++s->unmatched;
+  publish();
+}
+
+// One ring entry to its client. Nothing is dropped silently: an entry that names no live stream, no
+// configured queue, not the head of its queue's posted buffers (the card completes them in MSN order)
+// or an STag the stream's client does not hold is counted as unmatched (total and per stream) and
+// given to nobody. An error entry moves the stream to the error state (RFC 5041 7.1).
 void Core::dispatch(const std::uint8_t* e) {
   auto f = [e](std::uint32_t off, std::uint32_t bits) { return load_le(e + off, bits / 8); };
   const auto stream = static_cast<StreamId>(f(kCQE_STREAM_OFFSET, kCQE_STREAM_BITS));
   const auto flags = static_cast<std::uint32_t>(f(kCQE_FLAGS_OFFSET, kCQE_FLAGS_BITS));
-  if (stream >= stream_owner_.size() || stream_owner_[stream] == 0) {
-    ++unmatched_cqes_;
-    return;
-  }
+  if (stream >= stream_owner_.size() || stream_owner_[stream] == 0) return unmatched(nullptr);
   auto cit = clients_.find(stream_owner_[stream]);
-  if (cit == clients_.end()) {
-    ++unmatched_cqes_;
-    return;
-  }
+  if (cit == clients_.end()) return unmatched(nullptr);
   ClientRec& c = cit->second;
-  StreamRec& s = c.streams.at(stream);
+  auto sit = c.streams.find(stream);
+  if (sit == c.streams.end()) return unmatched(nullptr);
+  StreamRec& s = sit->second;
   Completion k;
   k.stream = stream;
   k.ssn = static_cast<std::uint16_t>(f(kCQE_SSN_OFFSET, kCQE_SSN_BITS));
@@ -696,53 +732,67 @@ void Core::dispatch(const std::uint8_t* e) {
   const auto stag_qn = static_cast<std::uint32_t>(f(kCQE_STAG_QN_OFFSET, kCQE_STAG_QN_BITS));
   const bool tagged = (flags & kCqeFlagTagged) != 0;
   if ((flags & kCqeFlagError) != 0) {
-    // RFC 5041 7.2: type and code, the failing segment's SSN and length, its DDP header.
+    // RFC 5041 7.2: type and code, the failing segment's SSN and length, its DDP header. An order
+    // error (found at delivery) carries the segment's QN and MSN instead of a header.
     k.kind = Completion::Kind::kError;
     k.err_type = static_cast<std::uint8_t>(f(kCQE_ERR_TYPE_OFFSET, kCQE_ERR_TYPE_BITS));
     k.err_code = static_cast<std::uint8_t>(f(kCQE_ERR_CODE_OFFSET, kCQE_ERR_CODE_BITS));
-    const std::size_t hdr = tagged ? 14 : kCQE_HEADER_BITS / 8;
-    k.header.assign(e + kCQE_HEADER_OFFSET, e + kCQE_HEADER_OFFSET + hdr);
+    k.order = (flags & kCqeFlagOrder) != 0;
+    if (k.order) {
+      k.qn = stag_qn;
+      k.msn = static_cast<std::uint32_t>(f(kCQE_MSN_OFFSET, kCQE_MSN_BITS));
+    } else {
+      const std::size_t hdr = tagged ? 14 : kCQE_HEADER_BITS / 8;
+      k.header.assign(e + kCQE_HEADER_OFFSET, e + kCQE_HEADER_OFFSET + hdr);
+    }
+    ++s.errors;
+    if (!s.first_error) s.first_error = StreamError{k.err_type, k.err_code, k.order, k.ssn, k.qn, k.msn};
     c.completions.push_back(std::move(k));
+    publish();
     return;
   }
   if (tagged) {
     k.kind = Completion::Kind::kTagged;
     k.stag = stag_qn;
     k.length = 0;
-    if (auto st = c.stags.find(stag_qn); st != c.stags.end()) {
-      // Make the card's writes visible to the host (XRT: bo sync) over the registered range.
-      if (auto b = c.buffers.find(st->second.buffer); b != c.buffers.end()) {
-        backend().from_device(b->second.region, st->second.offset, st->second.length);
-      }
+    auto st = c.stags.find(stag_qn);
+    if (st == c.stags.end()) return unmatched(&s);  // invalidation is fenced: never after it
+    // Make the card's writes visible to the host (XRT: bo sync) over the registered range.
+    if (auto b = c.buffers.find(st->second.buffer); b != c.buffers.end()) {
+      backend().from_device(b->second.region, st->second.offset, st->second.length);
     }
     c.completions.push_back(std::move(k));
     return;
   }
-  // Untagged: the buffer posted for (stream, QN, MSN).
+  // Untagged: the buffer posted for (stream, QN, MSN), which must be the queue's oldest.
   k.kind = Completion::Kind::kUntagged;
   k.qn = stag_qn;
   k.msn = static_cast<std::uint32_t>(f(kCQE_MSN_OFFSET, kCQE_MSN_BITS));
   auto qit = s.queues.find(k.qn);
-  if (qit == s.queues.end()) {
-    ++unmatched_cqes_;
-    return;
-  }
+  if (qit == s.queues.end()) return unmatched(&s);
   auto& posted = qit->second.posted;
-  auto pit = std::find_if(posted.begin(), posted.end(), [&](const PostedRecv& p) { return p.msn == k.msn; });
-  if (pit == posted.end()) {
-    ++unmatched_cqes_;  // already flushed (teardown) or never posted
-    return;
-  }
-  k.buffer = pit->buffer;
-  k.offset = pit->offset;
-  k.cookie = pit->cookie;
-  if (auto b = c.buffers.find(pit->buffer); b != c.buffers.end()) {
+  if (posted.empty() || posted.front().msn != k.msn) return unmatched(&s);  // flushed, never posted, out of order
+  const PostedRecv p = posted.front();
+  posted.pop_front();
+  k.buffer = p.buffer;
+  k.offset = p.offset;
+  k.cookie = p.cookie;
+  if (auto b = c.buffers.find(p.buffer); b != c.buffers.end()) {
     --b->second.posted;
-    backend().from_device(b->second.region, pit->offset, std::min<std::uint32_t>(k.length, pit->length));
+    backend().from_device(b->second.region, p.offset, std::min<std::uint32_t>(k.length, p.length));
   }
   --c.posted;
-  posted.erase(pit);
   c.completions.push_back(std::move(k));
+}
+
+StreamState Core::stream_state(ClientRec& c, StreamId stream) {
+  const StreamRec& s = stream_of(c, stream, "stream_state");
+  StreamState st;
+  st.state = state_of(s);
+  st.first_error = s.first_error;
+  st.errors = s.errors;
+  st.unmatched_completions = s.unmatched;
+  return st;
 }
 
 std::size_t Core::take_completions(ClientRec& c, std::vector<Completion>& out, std::size_t max) {
@@ -807,9 +857,21 @@ std::string Core::state_json(bool tables) const {
                           {"next_msn", q.prod + 1},
                           {"ring", q.ring.device_addr}});
       }
+      json first_error = nullptr;
+      if (s.first_error) {
+        const StreamError& fe = *s.first_error;
+        first_error = {{"type", fe.err_type}, {"code", fe.err_code}, {"order", fe.order}, {"ssn", fe.ssn}};
+        if (fe.order) {
+          first_error["qn"] = fe.qn;
+          first_error["msn"] = fe.msn;
+        }
+      }
       streams.push_back({{"stream", sn},
                          {"pd", s.pd},
-                         {"state", s.torn_down ? "torn_down" : "enabled"},
+                         {"state", stream_state_name(state_of(s))},
+                         {"first_error", first_error},
+                         {"errors", s.errors},
+                         {"unmatched_completions", s.unmatched},
                          {"bound_stags", s.bound_stags},
                          {"queues", queues}});
     }

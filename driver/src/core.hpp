@@ -39,8 +39,10 @@ struct QueueRec {
 struct StreamRec {
   PdId pd = 0;
   bool torn_down = false;
-  bool hw_quiet = true;  // false when STREAM_TEARDOWN failed: its rings are never freed
+  bool hw_quiet = true;  // false when STREAM_TEARDOWN failed: its rings and posted buffers are never freed
   std::uint32_t bound_stags = 0;
+  std::optional<StreamError> first_error;  // RFC 5041 7.1: set by the first error completion
+  std::uint64_t errors = 0, unmatched = 0;
   std::map<std::uint32_t, QueueRec> queues;  // by QN
 };
 
@@ -119,6 +121,7 @@ class Core {
                  std::uint32_t length, std::uint64_t cookie);
   void teardown_stream(ClientRec& c, StreamId stream, Teardown how);
   void destroy_stream(ClientRec& c, StreamId stream);
+  StreamState stream_state(ClientRec& c, StreamId stream);
   std::size_t take_completions(ClientRec& c, std::vector<Completion>& out, std::size_t max);
 
   // Reads the hardware completion ring and dispatches every new entry to its client's queue.
@@ -143,6 +146,7 @@ class Core {
   void command(std::uint32_t op, const std::vector<std::uint32_t>& args);
   void wait_not_busy(std::uint32_t op, std::uint32_t* status);
   void dispatch(const std::uint8_t* cqe);
+  void unmatched(StreamRec* s) noexcept;
   void flush_stream(ClientRec& c, StreamId stream, StreamRec& s);
   void release_client(ClientRec& c) noexcept;
   void invalidate_locked(ClientRec& c, std::map<Stag, StagRec>::iterator it);
@@ -162,8 +166,7 @@ class Core {
   bool cq_enabled_ = false;
   std::uint32_t cq_log2_ = 0, cq_cons_ = 0, cq_cons_written_ = 0;
 
-  // Hardware tables.
-  std::vector<std::uint8_t> stag_key_;  // current key of each STag index
+  // Hardware tables. STag keys are the card's (REG_CMD_RESULT): the driver keeps only indices.
   std::deque<std::uint32_t> free_stags_;
   std::deque<std::uint32_t> free_streams_;
   std::vector<std::uint32_t> stream_owner_;  // client id, 0 = free
@@ -173,7 +176,9 @@ class Core {
   std::map<std::uint32_t, ClientRec> clients_;
   std::uint32_t next_client_ = 1;
   std::uint64_t next_buffer_ = 1;
-  std::uint64_t unmatched_cqes_ = 0;  // entries for no live stream/buffer (after teardown)
+  // Entries the driver could not match (no live stream, queue, STag, or an MSN that is not the head of
+  // its queue): counted here and on the stream, shown in the published state and Counters.
+  std::uint64_t unmatched_cqes_ = 0;
 };
 
 // Handle a Client holds (its shared_ptr<void>).

@@ -64,6 +64,11 @@ bool hex_column(const std::string& key) {
 
 std::string cell(const std::string& key, const Json& v) {
   if (v.is_null()) return "-";
+  if (key == "first_error" && v.is_object()) {  // a stream's first RFC 5041 7.2 error, e.g. "2/0x03 order qn 0 msn 3"
+    std::string e = fmt::format("{}/{:#04x}", v.value("type", 0u), v.value("code", 0u));
+    if (v.value("order", false)) e += fmt::format(" order qn {} msn {}", v.value("qn", 0u), v.value("msn", 0u));
+    return e + fmt::format(" ssn {}", v.value("ssn", 0u));
+  }
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_number_unsigned()) {
@@ -227,6 +232,8 @@ Json counters_json(rnic::Device& dev) {
          {"messages", c.messages},         {"drops", c.drops},
          {"access", c.access},             {"duplicates", c.duplicates},
          {"write_errors", c.write_errors}, {"read_errors", c.read_errors}};
+  // The owning driver's count (from its published state; null when no owner published one).
+  j["unmatched_completions"] = c.unmatched_completions ? Json(*c.unmatched_completions) : Json(nullptr);
   if (c.errors.size() != rnic::wire::kAllDdpErrors.size()) {
     throw rnic::Error(rnic::Errc::kMismatch,
                       fmt::format("the driver reported {} per-error counters, ddp_errors.def has {} rows",
@@ -252,6 +259,9 @@ void print_counters(const Json& j) {
       {"access", "access-rights failures"},     {"duplicates", "duplicate segments"},
       {"write_errors", "host write errors (BRESP)"}, {"read_errors", "descriptor read errors (RRESP)"}};
   for (const auto& n : kNames) fmt::print("{:<48} {}\n", n[1], j[n[0]].get<std::uint64_t>());
+  const Json& um = j["unmatched_completions"];
+  fmt::print("{:<48} {}\n", "completions the driver could not match",
+             um.is_null() ? std::string("- (no owner published its state)") : std::to_string(um.get<std::uint64_t>()));
   fmt::print("RFC 5041 7.2 errors:\n");
   fmt::print("  type code  {:<24} {:<44} count\n", "name", "description");
   for (const auto& e : j["errors"]) {
@@ -290,7 +300,7 @@ int main(int argc, char** argv) {
       {"info", "identification and capabilities"},
       {"regs", "every readable register of the map (hw.def) with its value"},
       {"stags", "registered STags (the owner's published tables)"},
-      {"streams", "streams (the owner's published tables)"},
+      {"streams", "streams and their state: normal, error (first RFC 5041 7.2 error), torn_down (the owner's published tables)"},
       {"queues", "untagged receive queues (the owner's published tables)"},
       {"counters", "traffic counters and one counter per RFC 5041 7.2 error"}};
   for (const auto& [name, help] : cmds) app.add_subcommand(name, help);

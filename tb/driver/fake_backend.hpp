@@ -1,14 +1,19 @@
 // A scripted card for the driver's unit tests: a register file answering ID/VERSION/CAP reads, a
 // command interface that records every command (busy for a chosen number of CMD_STATUS reads,
 // refusing chosen opcodes), recorded doorbells, DMA memory from the heap, and a completion ring the
-// test writes entries into. State lives in FakeState so the test keeps it after the Device owns the
-// backend.
+// test writes entries into. Like the card (hw.def, interface 2): STAG_WRITE issues the STag from a
+// per-index key table that advances on every STAG_WRITE and survives owners (it lives in FakeState,
+// so a second Device opened on the same FakeState continues it) and returns it in CMD_RESULT; the
+// fenced commands (STAG_INVALIDATE, STREAM_TEARDOWN, QUEUE_CONFIG) stay busy until the completions
+// queued in `fenced_cqes` are written into the ring, which needs free ring slots (CQ_CONS). State
+// lives in FakeState so the test keeps it after the Device owns the backend.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,7 +36,7 @@ struct FakeCommand {
 
 struct FakeCqe {
   std::uint16_t stream = 0;
-  bool error = false, tagged = false;
+  bool error = false, tagged = false, order = false;
   std::uint8_t err_type = 0, err_code = 0;
   std::uint16_t ssn = 0;
   std::uint32_t stag_qn = 0, msn = 0, length = 0;
@@ -55,6 +60,16 @@ struct FakeState {
   std::uint32_t last_op = 0;
   unsigned status_reads = 0;
   unsigned status_reads_at_last_command = 0;
+  std::uint32_t cmd_result = 0;
+  std::map<std::uint32_t, std::uint8_t> stag_keys;  // index -> key of the last STAG_WRITE (starts at 0)
+  // Completions decided before the next fenced command: it stays busy until all are in the ring.
+  std::deque<FakeCqe> fenced_cqes;
+  unsigned cqes_discarded = 0;  // decided while the CQ was disabled
+  std::uint32_t result_xor = 0;  // corrupts CMD_RESULT (a card that disagrees with the driver)
+  // Bumped by cut_off(): every FakeBackend made before answers kBackend from then on, as if its
+  // process had died without cleaning up (the card keeps its tables).
+  unsigned generation = 0;
+  void cut_off() { ++generation; }
 
   // Everything else written, and the doorbells.
   std::map<std::uint32_t, std::uint32_t> regs;
@@ -99,6 +114,21 @@ struct FakeState {
     if (addr + bytes > it->first + it->second.size) throw std::logic_error("fake: access past a region");
     return it->second.host + (addr - it->first);
   }
+  std::uint32_t cq_entries() const { return 1u << reg(hw::kRegCQ_LOG2_SIZE); }
+  bool cq_full() const { return cq_prod - reg(hw::kRegCQ_CONS) >= cq_entries(); }
+  // Writes what fits of fenced_cqes into the ring (all of it, discarded, while the CQ is disabled).
+  void write_fenced_cqes() {
+    while (!fenced_cqes.empty()) {
+      if ((reg(hw::kRegCQ_CTRL) & 1u) == 0) {
+        ++cqes_discarded;
+      } else if (cq_full()) {
+        return;
+      } else {
+        push_cqe(fenced_cqes.front());
+      }
+      fenced_cqes.pop_front();
+    }
+  }
   // Writes the next completion entry into the ring, with the phase of its lap, as the card does.
   void push_cqe(const FakeCqe& c) {
     using namespace rnic::hw;
@@ -111,6 +141,7 @@ struct FakeState {
     std::uint32_t flags = ((cq_prod >> log2) & 1u) == 0 ? kCqeFlagPhase : 0u;
     if (c.error) flags |= kCqeFlagError;
     if (c.tagged) flags |= kCqeFlagTagged;
+    if (c.order) flags |= kCqeFlagOrder;
     put(kCQE_STREAM_OFFSET, kCQE_STREAM_BITS, c.stream);
     put(kCQE_FLAGS_OFFSET, kCQE_FLAGS_BITS, flags);
     put(kCQE_ERR_TYPE_OFFSET, kCQE_ERR_TYPE_BITS, c.err_type);
@@ -134,11 +165,12 @@ struct FakeState {
 
 class FakeBackend : public detail::Backend {
  public:
-  explicit FakeBackend(std::shared_ptr<FakeState> s) : s_(std::move(s)) {}
+  explicit FakeBackend(std::shared_ptr<FakeState> s) : s_(std::move(s)), generation_(s_->generation) {}
   std::string name() const override { return "fake"; }
 
   std::uint32_t read32(std::uint32_t off) override {
     using namespace rnic::hw;
+    alive();
     s_->reads.push_back(off);
     switch (off) {
       case kRegID:
@@ -159,12 +191,18 @@ class FakeBackend : public detail::Backend {
         return s_->ssn_window;
       case kRegCQ_PROD:
         return s_->cq_prod;
+      case kRegCMD_RESULT:
+        return s_->cmd_result ^ s_->result_xor;
       case kRegCMD_STATUS: {
         ++s_->status_reads;
         bool busy = s_->busy_forever;
         if (s_->busy_left > 0) {
           --s_->busy_left;
           busy = true;
+        }
+        if (fenced(s_->last_op) && !s_->refused) {
+          s_->write_fenced_cqes();
+          busy = busy || !s_->fenced_cqes.empty();
         }
         return (busy ? 1u : 0u) | (s_->refused ? 2u : 0u) | (s_->last_op << 8);
       }
@@ -180,6 +218,7 @@ class FakeBackend : public detail::Backend {
 
   void write32(std::uint32_t off, std::uint32_t v) override {
     using namespace rnic::hw;
+    alive();
     s_->writes.emplace_back(off, v);
     if (off >= kRegCMD_ARG0 && off < reg_cmd_arg(kCMD_ARGS)) {
       s_->args[(off - kRegCMD_ARG0) / 4] = v;
@@ -187,6 +226,16 @@ class FakeBackend : public detail::Backend {
       s_->commands.push_back(FakeCommand{v, s_->args});
       s_->last_op = v;
       s_->refused = s_->refuse.count(v) != 0;
+      s_->cmd_result = 0;
+      if (v == kCmdSTAG_WRITE && !s_->refused) {
+        const std::uint32_t index = s_->args[0];
+        if (index < s_->stags) {
+          const std::uint8_t key = ++s_->stag_keys[index];  // the first STAG_WRITE of an index issues key 1
+          s_->cmd_result = (index << 8) | key;
+        } else {
+          s_->refused = true;
+        }
+      }
       auto it = s_->busy_reads_for.find(v);
       s_->busy_left = it == s_->busy_reads_for.end() ? 0 : it->second;
       s_->status_reads_at_last_command = s_->status_reads;
@@ -199,6 +248,7 @@ class FakeBackend : public detail::Backend {
   }
 
   detail::DmaRegion alloc(std::size_t bytes, std::size_t align) override {
+    alive();
     if (bytes == 0 || align < 64 || (align & (align - 1)) != 0) throw std::logic_error("fake: bad alloc request");
     const std::size_t rounded = (bytes + align - 1) / align * align;
     auto* p = static_cast<std::uint8_t*>(std::aligned_alloc(align, rounded));
@@ -210,6 +260,7 @@ class FakeBackend : public detail::Backend {
     return detail::DmaRegion{p, addr, bytes, addr};
   }
   void free(const detail::DmaRegion& r) override {
+    alive();
     auto it = s_->regions.find(r.device_addr);
     if (it == s_->regions.end() || it->second.host != r.host) throw std::logic_error("fake: free of an unknown region");
     std::free(it->second.host);
@@ -234,18 +285,26 @@ class FakeBackend : public detail::Backend {
   }
   std::uint64_t cycles() override { return 42; }
   void publish(const std::string& json) override {
+    alive();
     if (json.size() > s_->publish_limit) throw Error(Errc::kInvalidArgument, "fake publish: too large");
     s_->published.push_back(json);
   }
   std::string published_state() override { return s_->published.empty() ? "" : s_->published.back(); }
 
  private:
+  void alive() const {
+    if (generation_ != s_->generation) throw Error(Errc::kBackend, "fake: this backend's process is gone");
+  }
+  static bool fenced(std::uint32_t op) {
+    return op == hw::kCmdSTAG_INVALIDATE || op == hw::kCmdSTREAM_TEARDOWN || op == hw::kCmdQUEUE_CONFIG;
+  }
   void check(const detail::DmaRegion& r, std::size_t off, std::size_t bytes) {
     auto it = s_->regions.find(r.device_addr);
     if (it == s_->regions.end()) throw std::logic_error("fake: sync of an unknown region");
     if (off > it->second.size || bytes > it->second.size - off) throw std::logic_error("fake: sync past a region");
   }
   std::shared_ptr<FakeState> s_;
+  unsigned generation_;
 };
 
 inline std::unique_ptr<Device> open_fake(const std::shared_ptr<FakeState>& s, OpenOptions opts = {}) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "driver_test_util.hpp"
@@ -382,21 +383,198 @@ TEST_F(DriverTest, FailedDrainLeavesTheStreamUsable) {
   client->teardown_stream(s, Teardown::kGraceful);
 }
 
-TEST_F(DriverTest, FailedTeardownStillFlushesAndKeepsTheRings) {
+// A teardown the card did not confirm: the card may still write the posted buffers, so they are not
+// handed back (no flush; free_buffer refuses them) and the rings are never freed (RFC 5041 8.3.1 #6).
+TEST_F(DriverTest, FailedTeardownKeepsBuffersPostedAndTheRings) {
   const StreamId s = stream_with_queue(3);
   client->post_recv(s, 0, buf.id, 0, 10, 1);
   fake->refuse.insert(kCmdSTREAM_TEARDOWN);
   EXPECT_ERRC(client->teardown_stream(s, Teardown::kAbortive), Errc::kBackend, "STREAM_TEARDOWN");
   std::vector<Completion> out;
-  ASSERT_EQ(client->poll(out), 1u);
-  EXPECT_EQ(out[0].kind, Completion::Kind::kFlushed);
+  EXPECT_EQ(client->poll(out), 0u);
+  EXPECT_ERRC(client->free_buffer(buf.id), Errc::kBusy, "1 posted");
   const std::size_t regions = fake->regions.size();
   client->destroy_stream(s);
   EXPECT_EQ(fake->regions.size(), regions);  // the card may still read the ring: never freed
+  EXPECT_ERRC(client->free_buffer(buf.id), Errc::kBusy, "1 posted");  // quarantined for good
   // ... and the stream number is not handed out again.
   fake->refuse.clear();
   for (int i = 0; i < 7; ++i) EXPECT_NE(client->create_stream(pd), s);
   EXPECT_ERRC(client->create_stream(pd), Errc::kExhausted, "streams");
+}
+
+// ---- fences and completions the driver cannot match (issue 11) --------------------------------------
+
+// STREAM_TEARDOWN is fenced: busy until every completion decided before it is in the ring. With a ring
+// too small for them the command only finishes because the driver drains the ring while it waits;
+// the completions come back as deliveries, the rest as flushed, in that order.
+TEST_F(DriverTest, FencedTeardownDrainsAFullRingWhileItWaits) {
+  client.reset();
+  dev.reset();
+  fake = std::make_shared<FakeState>();
+  OpenOptions o;
+  o.cq_log2_entries = 2;  // 4 entries
+  dev = open_fake(fake, o);
+  client = dev->create_client();
+  pd = client->alloc_pd();
+  buf = client->alloc_buffer(4096);
+  detail::core_of(*dev).command_limits().max_polls = 1000;
+  const StreamId s = stream_with_queue(4);
+  for (std::uint32_t i = 0; i < 9; ++i) client->post_recv(s, 0, buf.id, 100 * i, 100, 500 + i);
+  for (std::uint32_t m = 1; m <= 7; ++m) fake->fenced_cqes.push_back(untagged(s, 0, m, m));
+  client->teardown_stream(s, Teardown::kAbortive);
+  EXPECT_TRUE(fake->fenced_cqes.empty());
+  std::vector<Completion> out;
+  ASSERT_EQ(client->poll(out), 9u);
+  for (std::uint32_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(out[i].kind, Completion::Kind::kUntagged) << i;
+    EXPECT_EQ(out[i].msn, i + 1);
+    EXPECT_EQ(out[i].cookie, 500u + i);
+  }
+  EXPECT_EQ(out[7].kind, Completion::Kind::kFlushed);
+  EXPECT_EQ(out[7].msn, 8u);
+  EXPECT_EQ(out[8].kind, Completion::Kind::kFlushed);
+  EXPECT_EQ(out[8].msn, 9u);
+  EXPECT_EQ(dev->counters().unmatched_completions, 0u);
+}
+
+// The same for STAG_INVALIDATE: a tagged completion decided before it reaches the client (its STag is
+// still known when the entry is read), and the command finishes although the ring was full.
+TEST_F(DriverTest, FencedInvalidateDeliversTheCompletionsBeforeIt) {
+  client.reset();
+  dev.reset();
+  fake = std::make_shared<FakeState>();
+  OpenOptions o;
+  o.cq_log2_entries = 1;  // 2 entries
+  dev = open_fake(fake, o);
+  client = dev->create_client();
+  pd = client->alloc_pd();
+  buf = client->alloc_buffer(4096);
+  detail::core_of(*dev).command_limits().max_polls = 1000;
+  const StreamId s = client->create_stream(pd);
+  RegisterRequest r;
+  r.pd = pd;
+  r.buffer = buf.id;
+  r.length = 64;
+  const Stag stag = client->register_memory(r).stag;
+  FakeCqe t;
+  t.stream = static_cast<std::uint16_t>(s);
+  t.tagged = true;
+  t.stag_qn = stag;
+  for (int i = 0; i < 5; ++i) fake->fenced_cqes.push_back(t);
+  client->invalidate(stag);
+  std::vector<Completion> out;
+  ASSERT_EQ(client->poll(out), 5u);
+  for (const auto& c : out) {
+    EXPECT_EQ(c.kind, Completion::Kind::kTagged);
+    EXPECT_EQ(c.stag, stag);
+  }
+  // After the fence, an entry for the invalidated STag matches nothing: counted, not delivered.
+  fake->push_cqe(t);
+  EXPECT_EQ(client->poll(out), 0u);
+  EXPECT_EQ(client->stream_state(s).unmatched_completions, 1u);
+  EXPECT_EQ(dev->counters().unmatched_completions, 1u);
+}
+
+// An untagged entry must name the oldest posted buffer of its queue (the card completes in MSN order):
+// anything else (an MSN repeat after completion, a skip, a flushed buffer) consumes nothing and is
+// counted on the stream and in total, never dropped silently.
+TEST_F(DriverTest, UntaggedEntryNotAtTheQueueHeadIsUnmatched) {
+  const StreamId s = stream_with_queue(3);
+  for (std::uint32_t i = 0; i < 3; ++i) client->post_recv(s, 0, buf.id, 100 * i, 100, 10 + i);
+  fake->push_cqe(untagged(s, 0, 1, 10));
+  fake->push_cqe(untagged(s, 0, 3, 10));  // MSN 3 before MSN 2
+  fake->push_cqe(untagged(s, 0, 1, 10));  // MSN 1 again
+  fake->push_cqe(untagged(s, 1, 1, 10));  // queue 1 is not configured
+  std::vector<Completion> out;
+  ASSERT_EQ(client->poll(out), 1u);
+  EXPECT_EQ(out[0].msn, 1u);
+  EXPECT_EQ(out[0].cookie, 10u);
+  const StreamState st = client->stream_state(s);
+  EXPECT_EQ(st.unmatched_completions, 3u);
+  EXPECT_EQ(st.state, StreamState::State::kNormal);
+  EXPECT_EQ(dev->counters().unmatched_completions, 3u);
+  // MSN 2 and 3 are still posted: the head completes normally, then the next.
+  fake->push_cqe(untagged(s, 0, 2, 20));
+  fake->push_cqe(untagged(s, 0, 3, 30));
+  ASSERT_EQ(client->poll(out), 2u);
+  EXPECT_EQ(out[0].cookie, 11u);
+  EXPECT_EQ(out[1].cookie, 12u);
+  dev->sync();
+  const auto doc = nlohmann::json::parse(fake->published.back());
+  EXPECT_EQ(doc["unmatched_completions"], 3);
+  EXPECT_EQ(doc["clients"][0]["streams"][0]["unmatched_completions"], 3);
+  // Entries for a stream nobody holds count in the total only.
+  fake->push_cqe(untagged(7, 0, 1, 1));
+  EXPECT_EQ(client->poll(out), 0u);
+  EXPECT_EQ(dev->counters().unmatched_completions, 4u);
+  EXPECT_EQ(client->stream_state(s).unmatched_completions, 3u);
+}
+
+// RFC 5041 7.1 / 7.2 and the FLAGS.order error (hw.def): the error completion reaches the client with
+// the segment's QN and MSN, the stream enters the error state with its first error kept (through a
+// later error and through teardown), and no posted buffer is consumed.
+TEST_F(DriverTest, OrderErrorCompletionAndStreamState) {
+  const StreamId s = stream_with_queue(3);
+  EXPECT_EQ(client->stream_state(s).state, StreamState::State::kNormal);
+  EXPECT_FALSE(client->stream_state(s).first_error.has_value());
+  client->post_recv(s, 0, buf.id, 0, 100, 1);
+  client->post_recv(s, 0, buf.id, 100, 100, 2);
+  FakeCqe e;  // 2/0x03 Invalid MSN range, found in DDP-SSN order
+  e.stream = static_cast<std::uint16_t>(s);
+  e.error = true;
+  e.order = true;
+  e.err_type = 2;
+  e.err_code = 3;
+  e.ssn = 2;
+  e.stag_qn = 0;
+  e.msn = 3;
+  fake->push_cqe(e);
+  FakeCqe later = e;  // a second, different error: the first stays the first
+  later.order = false;
+  later.tagged = true;
+  later.err_type = 1;
+  later.err_code = 0;
+  fake->push_cqe(later);
+  std::vector<Completion> out;
+  ASSERT_EQ(client->poll(out), 2u);
+  EXPECT_EQ(out[0].kind, Completion::Kind::kError);
+  EXPECT_TRUE(out[0].order);
+  EXPECT_EQ(out[0].qn, 0u);
+  EXPECT_EQ(out[0].msn, 3u);
+  EXPECT_EQ(out[0].ssn, 2u);
+  EXPECT_EQ(out[0].err_type, 2u);
+  EXPECT_EQ(out[0].err_code, 3u);
+  EXPECT_TRUE(out[0].header.empty());
+  EXPECT_FALSE(out[1].order);
+  EXPECT_EQ(out[1].header.size(), 14u);
+  StreamState st = client->stream_state(s);
+  EXPECT_EQ(st.state, StreamState::State::kError);
+  ASSERT_TRUE(st.first_error.has_value());
+  EXPECT_TRUE(st.first_error->order);
+  EXPECT_EQ(st.first_error->err_type, 2u);
+  EXPECT_EQ(st.first_error->err_code, 3u);
+  EXPECT_EQ(st.first_error->msn, 3u);
+  EXPECT_EQ(st.errors, 2u);
+  EXPECT_EQ(st.unmatched_completions, 0u);
+  dev->sync();
+  auto doc = nlohmann::json::parse(fake->published.back());
+  const auto& js = doc["clients"][0]["streams"][0];
+  EXPECT_EQ(js["state"], "error");
+  EXPECT_EQ(js["first_error"]["type"], 2);
+  EXPECT_EQ(js["first_error"]["code"], 3);
+  EXPECT_EQ(js["first_error"]["order"], true);
+  EXPECT_EQ(js["first_error"]["msn"], 3);
+  client->teardown_stream(s, Teardown::kAbortive);
+  ASSERT_EQ(client->poll(out), 2u);  // both buffers come back flushed: none was consumed
+  EXPECT_EQ(out[0].kind, Completion::Kind::kFlushed);
+  EXPECT_EQ(out[1].kind, Completion::Kind::kFlushed);
+  st = client->stream_state(s);
+  EXPECT_EQ(st.state, StreamState::State::kTornDown);
+  ASSERT_TRUE(st.first_error.has_value());
+  EXPECT_EQ(st.first_error->err_code, 3u);
+  EXPECT_STREQ(stream_state_name(st.state), "torn_down");
+  EXPECT_ERRC(client->stream_state(99), Errc::kNotFound, "stream 99");
 }
 
 }  // namespace

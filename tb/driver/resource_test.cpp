@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -103,10 +104,11 @@ TEST_F(DriverTest, StagWriteWordsMatchHwDef) {
   const auto cmds = fake->commands_with(kCmdSTAG_WRITE);
   ASSERT_EQ(cmds.size(), 1u);
   const auto& a = cmds[0].args;
-  // ARG0 index; ARG1 [7:0] key [8] remote write [9] remote read [10] bound; ARG2 PD; ARG3 bound
-  // stream; ARG4/5 base TO; ARG6/7 length; ARG8/9 host address.
+  // ARG0 index; ARG1 [7:0] ignored (0) [8] remote write [9] remote read [10] bound; ARG2 PD; ARG3
+  // bound stream; ARG4/5 base TO; ARG6/7 length; ARG8/9 host address. The STag is CMD_RESULT.
   EXPECT_EQ(a[0], reg.stag >> 8);
-  EXPECT_EQ(a[1], (reg.stag & 0xFFu) | (1u << 8) | (1u << 9) | (1u << 10));
+  EXPECT_EQ(reg.stag, (a[0] << 8) | fake->stag_keys.at(a[0]));
+  EXPECT_EQ(a[1], (1u << 8) | (1u << 9) | (1u << 10));
   EXPECT_EQ(a[2], pd);
   EXPECT_EQ(a[3], s);
   EXPECT_EQ(a[4], 0x56789ABCu);
@@ -120,7 +122,8 @@ TEST_F(DriverTest, StagWriteWordsMatchHwDef) {
   // Unbound, write only: bits 9 and 10 clear, ARG3 0.
   const Registration r2 = client->register_memory(req_for(pd, buf));
   const auto a2 = fake->commands_with(kCmdSTAG_WRITE).back().args;
-  EXPECT_EQ(a2[1], (r2.stag & 0xFFu) | (1u << 8));
+  EXPECT_EQ(a2[1], 1u << 8);
+  EXPECT_EQ(r2.stag, fake->cmd_result);
   EXPECT_EQ(a2[3], 0u);
   EXPECT_NE(r2.stag >> 8, reg.stag >> 8);
 }
@@ -193,7 +196,7 @@ TEST_F(DriverTest, StagTableExhausted) {
 }
 
 // RFC 5041 8.3.1 / 7.1 Invalid STag: after an index is reused its key differs, so the old STag is
-// no longer valid anywhere.
+// no longer valid anywhere. The card issues the keys; the driver hands out what CMD_RESULT says.
 TEST_F(DriverTest, KeyAdvancesOnEveryReuseOfAnIndex) {
   std::map<std::uint32_t, std::vector<std::uint8_t>> keys;  // index -> keys handed out
   std::vector<Stag> old;
@@ -209,6 +212,77 @@ TEST_F(DriverTest, KeyAdvancesOnEveryReuseOfAnIndex) {
   }
   EXPECT_GT(keys.begin()->second.size(), 1u);  // indices were reused
   for (Stag s : old) EXPECT_ERRC(client->invalidate(s), Errc::kNotFound, "STag");
+}
+
+// The key comes from the card, whatever it is (here it continues a table an earlier owner left).
+TEST_F(DriverTest, StagIsWhatTheCardReturns) {
+  for (std::uint32_t i = 0; i < 16; ++i) fake->stag_keys[i] = static_cast<std::uint8_t>(0x40 + i);
+  const Stag s = client->register_memory(req_for(pd, buf)).stag;
+  const std::uint32_t index = s >> 8;
+  EXPECT_EQ(s & 0xFFu, 0x41u + index);
+  EXPECT_EQ(fake->commands_with(kCmdSTAG_WRITE).back().args[0], index);
+  client->invalidate(s);
+}
+
+// A CMD_RESULT naming another index than the one written: the card and the driver disagree. A clear
+// error, the index is invalidated and never handed out again.
+TEST_F(DriverTest, CmdResultForAnotherIndexIsMismatch) {
+  fake->result_xor = 1u << 8;
+  EXPECT_ERRC(client->register_memory(req_for(pd, buf)), Errc::kMismatch, "CMD_RESULT");
+  const std::uint32_t index = fake->commands_with(kCmdSTAG_WRITE).back().args[0];
+  const auto inv = fake->commands_with(kCmdSTAG_INVALIDATE);
+  ASSERT_EQ(inv.size(), 1u);
+  EXPECT_EQ(inv[0].args[0], index);
+  client->free_buffer(buf.id);  // not left registered
+  buf = client->alloc_buffer(4096);
+  fake->result_xor = 0;
+  for (int i = 0; i < 15; ++i) EXPECT_NE(client->register_memory(req_for(pd, buf)).stag >> 8, index);
+  EXPECT_ERRC(client->register_memory(req_for(pd, buf)), Errc::kExhausted, "STags");
+}
+
+// RFC 5041 8.3.1 / 8.3.2 (issue 11): a second owner of the same card, after the first closed or died
+// without cleanup, never gets an STag value the first had for an index it reuses (the keys are the
+// card's, not the driver's).
+TEST(StagOwners, SecondOwnerNeverReusesAnStagValue) {
+  for (const bool abandoned : {false, true}) {
+    SCOPED_TRACE(abandoned ? "first owner abandoned" : "first owner closed");
+    auto fake = std::make_shared<FakeState>();
+    std::set<Stag> had;  // every STag value the first owner was given
+    auto dev1 = open_fake(fake);
+    auto c1 = dev1->create_client();
+    const PdId p1 = c1->alloc_pd();
+    const Buffer b1 = c1->alloc_buffer(4096);
+    std::vector<Stag> live;
+    for (int i = 0; i < 16; ++i) live.push_back(c1->register_memory(req_for(p1, b1)).stag);
+    for (std::size_t i = 0; i < 8; ++i) {  // reuse half of the indices once
+      had.insert(live[i]);
+      c1->invalidate(live[i]);
+      live[i] = c1->register_memory(req_for(p1, b1)).stag;
+    }
+    had.insert(live.begin(), live.end());
+    ASSERT_EQ(had.size(), 24u);
+    if (abandoned) {
+      // The process dies: nothing of its device and client reaches the card any more (their
+      // destructors at the end of this scope find the transport gone), and the card keeps its tables.
+      fake->cut_off();
+    } else {
+      c1.reset();
+      dev1.reset();
+    }
+    auto dev2 = open_fake(fake);
+    auto c2 = dev2->create_client();
+    const PdId p2 = c2->alloc_pd();
+    const Buffer b2 = c2->alloc_buffer(4096);
+    for (int round = 0; round < 3; ++round) {  // every index, three times
+      std::vector<Stag> mine;
+      for (int i = 0; i < 16; ++i) {
+        const Stag s = c2->register_memory(req_for(p2, b2)).stag;
+        EXPECT_EQ(had.count(s), 0u) << "STag 0x" << std::hex << s << " issued again to the second owner";
+        mine.push_back(s);
+      }
+      for (Stag s : mine) c2->invalidate(s);
+    }
+  }
 }
 
 TEST_F(DriverTest, InvalidateTwiceIsNotFound) {
@@ -386,7 +460,9 @@ TEST_F(DriverTest, PublishedTablesDescribeTheClient) {
   EXPECT_EQ(st["access"], nlohmann::json({"remote_write", "remote_read"}));
   EXPECT_EQ(st["bound_stream"], s);
   ASSERT_EQ(c["streams"].size(), 1u);
-  EXPECT_EQ(c["streams"][0]["state"], "enabled");
+  EXPECT_EQ(c["streams"][0]["state"], "normal");
+  EXPECT_TRUE(c["streams"][0]["first_error"].is_null());
+  EXPECT_EQ(c["streams"][0]["unmatched_completions"], 0);
   EXPECT_EQ(c["streams"][0]["queues"][0]["posted"], 1);
   EXPECT_EQ(c["streams"][0]["queues"][0]["entries"], 4);
   client->teardown_stream(s, Teardown::kAbortive);

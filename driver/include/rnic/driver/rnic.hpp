@@ -5,10 +5,11 @@
 //   -> Device::create_client(limits) -> Client::alloc_pd -> Client::alloc_buffer (DMA-able)
 //   -> Client::register_memory (STag) -> Client::create_stream (bound to a PD) -> configure_queue
 //   -> post_recv -> poll / wait -> invalidate (returns after the hardware fence) -> teardown_stream
-//   -> free / dereg / dealloc.
+//   (returns after the hardware fence) -> free / dereg / dealloc.
 //
 // The Device is the privileged resource manager of RFC 5041 8.3.2: it owns the hardware tables, hands
-// out STag indices and keys, stream numbers and receive rings, and checks every request. Clients are
+// out STag indices (the card issues the 8-bit keys, so an STag value is never issued twice to two
+// owners), stream numbers and receive rings, and checks every request. Clients are
 // isolated: a handle of one client is unknown to every other (Errc::kNotFound), a registration must
 // lie inside a buffer the client allocated, and per-client limits (Limits) bound what each can take.
 //
@@ -121,7 +122,7 @@ struct Completion {
   std::uint16_t ssn = 0;         // DDP-SSN of the last segment (or of the failing one)
   // Tagged delivery
   Stag stag = 0;
-  // Untagged delivery / flushed receive buffer
+  // Untagged delivery / flushed receive buffer / order error (qn and msn of the failing segment)
   std::uint32_t qn = 0, msn = 0, length = 0;
   std::uint64_t buffer = 0;      // Buffer::id of the receive buffer
   std::uint64_t offset = 0;      // where in it
@@ -129,8 +130,32 @@ struct Completion {
   std::uint64_t rsvd_ulp = 0;    // RFC 5041 4.2/4.3 Reserved for ULP
   // Error (RFC 5041 7.2)
   std::uint8_t err_type = 0, err_code = 0;
-  std::vector<std::uint8_t> header;  // the DDP header as received
+  // Order error: found in DDP-SSN order at delivery (RFC 5041 4.3, 5.3: the segment does not carry
+  // the MSN its queue expects next). qn and msn name the segment's; header is empty; nothing of the
+  // message is delivered and no buffer is consumed. The stream is in the error state afterwards.
+  bool order = false;
+  std::vector<std::uint8_t> header;  // the DDP header as received (empty for an order error)
 };
+
+// A stream as its owner sees it (Client::stream_state). RFC 5041 7.1: after an error the stream is
+// in the error state and the card drops its later segments; the driver records the first error.
+struct StreamError {
+  std::uint8_t err_type = 0, err_code = 0;  // RFC 5041 7.2
+  bool order = false;                       // an order error (Completion::order)
+  std::uint16_t ssn = 0;
+  std::uint32_t qn = 0, msn = 0;            // order error: the failing segment's
+};
+struct StreamState {
+  enum class State { kNormal, kError, kTornDown };
+  State state = State::kNormal;  // kTornDown wins over kError; first_error stays set
+  std::optional<StreamError> first_error;
+  std::uint64_t errors = 0;      // error completions seen on the stream
+  // Completions the card wrote for this stream that name no buffer/STag the driver holds for it (an
+  // MSN that is not the head of its queue's posted buffers, an unknown QN or STag). They are never
+  // given to the client as deliveries; a nonzero count means the card and the driver disagree.
+  std::uint64_t unmatched_completions = 0;
+};
+const char* stream_state_name(StreamState::State s);  // "normal", "error", "torn_down"
 
 const char* completion_kind_name(Completion::Kind k);  // "tagged", "untagged", "error", "flushed"
 
@@ -138,6 +163,10 @@ struct Counters {
   std::uint64_t segments = 0, bytes = 0, messages = 0, drops = 0, access = 0, duplicates = 0;
   std::uint64_t write_errors = 0, read_errors = 0;
   std::vector<std::uint64_t> errors;  // one per row of ddp_errors.def, in that order
+  // The driver's, not the card's: completions the owner could not match to a live stream, queue head
+  // or STag (counted, never dropped silently). An observer reads it from the owner's published state
+  // (nullopt when no owner published one).
+  std::optional<std::uint64_t> unmatched_completions;
 };
 
 // What the driver did to the card (for the registration/invalidate benchmark and rnicctl).
@@ -199,8 +228,12 @@ class Client {
   void configure_queue(StreamId stream, std::uint32_t qn, std::uint32_t log2_entries);
   void post_recv(StreamId stream, std::uint32_t qn, std::uint64_t buffer, std::uint64_t offset,
                  std::uint32_t length, std::uint64_t cookie = 0);
-  void teardown_stream(StreamId stream, Teardown how);  // posted buffers complete as kFlushed
+  // Fenced (RFC 5041 8.3.1 #6): returns once no write for an earlier segment can follow; completions
+  // written before it are returned by poll first, then every buffer still posted as kFlushed.
+  void teardown_stream(StreamId stream, Teardown how);
   void destroy_stream(StreamId stream);                 // after teardown
+  // The stream's state: normal, error (with the first error) or torn down; see StreamState.
+  StreamState stream_state(StreamId stream);
 
   // Completions of this client's streams, in the order the card wrote them; `out` is replaced by
   // them (at most max) and their number returned.
