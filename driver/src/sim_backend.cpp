@@ -1,6 +1,7 @@
 // The driver's client of rnic-sim (protocol: sim/include/rnic/sim/protocol.hpp). One SOCK_SEQPACKET
 // connection, one request and one reply at a time; the host memory is the simulator's memfd mapped
-// MAP_SHARED, so the kernel's DMA and the driver see the same bytes.
+// MAP_SHARED, so the kernel's DMA and the driver see the same bytes. The owner maps it read-write; an
+// observer gets a read-only descriptor and maps it PROT_READ (the owner alone writes).
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -69,8 +70,8 @@ class Mapping {
   }
   Mapping(const Mapping&) = delete;
   Mapping& operator=(const Mapping&) = delete;
-  void map(int fd, std::size_t n) {
-    void* p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void map(int fd, std::size_t n, bool writable) {
+    void* p = ::mmap(nullptr, n, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) throw Error(Errc::kBackend, sys_error("rnic-sim: mmap of the host memory"));
     p_ = static_cast<std::uint8_t*>(p);
     n_ = n;
@@ -106,7 +107,7 @@ class SimBackend final : public Backend {
     }
     mem_base_ = rep.mem_base;
     mem_bytes_ = static_cast<std::size_t>(rep.mem_bytes);
-    map_.map(memfd.get(), mem_bytes_);
+    map_.map(memfd.get(), mem_bytes_, !observer);
   }
 
   std::string name() const override { return "sim"; }

@@ -1,9 +1,12 @@
 #include "host_memory.hpp"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <string>
 #include <system_error>
 
 namespace rnic::sim {
@@ -23,10 +26,23 @@ MemRegion::MemRegion(std::uint64_t base, std::size_t bytes) : base_(base), size_
     throw std::system_error(e, std::generic_category(), "mmap of the host memory");
   }
   data_ = static_cast<std::uint8_t*>(p);
+  // A second, read-only open file description of the same memory, for observers.
+  const std::string self = "/proc/self/fd/" + std::to_string(fd_);
+  ro_fd_ = open(self.c_str(), O_RDONLY | O_CLOEXEC);
+  if (ro_fd_ < 0) {
+    const int e = errno;
+    munmap(data_, size_);
+    close(fd_);
+    throw std::system_error(e, std::generic_category(), "read-only open of the host memory (" + self + ")");
+  }
+  // Nobody but the simulator reopens it writable through /proc (the owner's descriptor is the
+  // simulator's own, already open read-write).
+  fchmod(fd_, 0400);
 }
 
 MemRegion::~MemRegion() {
   munmap(data_, size_);
+  close(ro_fd_);
   close(fd_);
 }
 

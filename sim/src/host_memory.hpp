@@ -28,6 +28,8 @@ class MemRegion {
   MemRegion& operator=(const MemRegion&) = delete;
 
   int fd() const { return fd_; }
+  // The same memory opened read-only (for observers): mmap with PROT_WRITE of it fails.
+  int read_only_fd() const { return ro_fd_; }
   std::uint64_t base() const { return base_; }
   std::size_t size() const { return size_; }
   std::uint8_t* data() { return data_; }
@@ -37,7 +39,7 @@ class MemRegion {
   }
 
  private:
-  int fd_ = -1;
+  int fd_ = -1, ro_fd_ = -1;
   std::uint64_t base_;
   std::size_t size_;
   std::uint8_t* data_ = nullptr;
@@ -51,6 +53,11 @@ class Allocator {
   std::optional<std::uint64_t> alloc(std::uint64_t bytes, std::uint64_t align);
   // False if `offset` is not the start of an allocated block.
   bool free(std::uint64_t offset);
+  // Bytes of the block at `offset` (0 if none starts there).
+  std::uint64_t size_of(std::uint64_t offset) const {
+    auto it = blocks_.find(offset);
+    return it == blocks_.end() ? 0 : it->second;
+  }
   std::uint64_t used() const { return used_; }
 
  private:

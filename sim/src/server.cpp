@@ -279,7 +279,16 @@ class Server::Impl {
       std::unique_ptr<Client> c = std::move(clients_[i]);
       clients_.erase(clients_.begin() + static_cast<std::ptrdiff_t>(i));
       log("rnic-sim: client {} gone", c->id);
-      if (c.get() == owner_) owner_gone();
+      if (c.get() == owner_ && !owner_gone()) {
+        // The card may still write the dead owner's memory: it is never handed out again.
+        std::uint64_t bytes = 0;
+        for (std::uint64_t off : c->allocs) bytes += alloc_.size_of(off);
+        fmt::print(stderr,
+                   "rnic-sim: owner cleanup did not finish: {} blocks ({} bytes) of client {} quarantined for "
+                   "the simulator's lifetime\n",
+                   c->allocs.size(), bytes, c->id);
+        continue;
+      }
       for (std::uint64_t off : c->allocs) alloc_.free(off);
     }
   }
@@ -392,7 +401,7 @@ class Server::Impl {
         if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
         if (!owner(c)) return reply(c, h, Status::kNotOwner);
         if (!valid_register(r.offset)) return reply(c, h, Status::kBadAddress);
-        snoop(r.offset, r.value);
+        if (r.offset == hw::kRegCMD) snoop_command(r.value);
         mmio_write(r.offset, r.value);
         return reply(c, h, Status::kOk);
       }
@@ -471,7 +480,9 @@ class Server::Impl {
       rep.owner_pid = r.pid;
     }
     log("rnic-sim: client {} HELLO as {} (pid {})", c.id, r.role == proto::kRoleOwner ? "owner" : "observer", r.pid);
-    reply(c, h, Status::kOk, &rep, sizeof rep, mem_->fd());
+    // The owner alone writes host memory: an observer gets a descriptor opened read-only (its mmap
+    // with PROT_WRITE fails with EACCES).
+    reply(c, h, Status::kOk, &rep, sizeof rep, r.role == proto::kRoleOwner ? mem_->fd() : mem_->read_only_fd());
   }
 
   void inject(Client& c, const proto::Header& h, const std::uint8_t* p, std::size_t len) {
@@ -533,43 +544,69 @@ class Server::Impl {
     last_mmio_ = cycle();
   }
 
-  // What the owner programmed, for owner_gone().
-  void snoop(std::uint32_t off, std::uint32_t v) {
-    if (off == hw::kRegCMD_ARG0) owner_arg0_ = v;
-    if (off != hw::kRegCMD) return;
-    if (v == hw::kCmdSTAG_WRITE) owner_stags_.insert(owner_arg0_);
-    if (v == hw::kCmdSTREAM_ENABLE) owner_streams_.insert(owner_arg0_);
-  }
-
-  // Runs a command as a driver would: ARG0, opcode, then CMD_STATUS until not busy.
-  void command(std::uint32_t op, std::uint32_t arg0) {
-    mmio_write(hw::kRegCMD_ARG0, arg0);
-    mmio_write(hw::kRegCMD, op);
-    const std::uint64_t t0 = cycle();
-    while ((mmio_read(hw::kRegCMD_STATUS) & 1u) != 0) {
-      if (cycle() - t0 > kCmdTimeoutCycles) {
-        fmt::print(stderr, "rnic-sim: command {} ({}) still busy after {} cycles\n", op, arg0, kCmdTimeoutCycles);
-        return;
-      }
+  // What the owner programmed, for owner_gone(): every STag index it wrote and every stream it
+  // enabled or configured, as the card sees them: the opcode is CMD[7:0] (the card ignores the upper
+  // bits) and ARG0 is read back from the card's register. A command the card ignores or refuses only
+  // adds an entry that is cleaned up needlessly.
+  void snoop_command(std::uint32_t v) {
+    const std::uint32_t op = v & 0xFFu;
+    if (op != hw::kCmdSTAG_WRITE && op != hw::kCmdSTREAM_ENABLE && op != hw::kCmdQUEUE_CONFIG) return;
+    const std::uint32_t arg0 = mmio_read(hw::kRegCMD_ARG0);
+    if (op == hw::kCmdSTAG_WRITE) {
+      owner_stags_.insert(arg0);
+    } else {
+      owner_streams_.insert(arg0);
     }
   }
 
-  // RFC 5041 8.3.2: what a kernel driver does when the owning process exits. Nothing the owner left
-  // can be written once this returns; only then is its memory freed (by sweep()).
-  void owner_gone() {
-    log("rnic-sim: owner gone: invalidating {} STags, tearing down {} streams", owner_stags_.size(),
-        owner_streams_.size());
+  // Waits until CMD_STATUS.busy clears (false after kCmdTimeoutCycles).
+  bool wait_not_busy() {
+    const std::uint64_t t0 = cycle();
+    while ((mmio_read(hw::kRegCMD_STATUS) & 1u) != 0) {
+      if (cycle() - t0 > kCmdTimeoutCycles) return false;
+    }
+    return true;
+  }
+
+  // Runs a command as a driver would: wait for an earlier one (a CMD write while busy is ignored),
+  // ARG0, opcode, then CMD_STATUS until not busy. False when busy never clears.
+  bool command(std::uint32_t op, std::uint32_t arg0) {
+    if (!wait_not_busy()) {
+      fmt::print(stderr, "rnic-sim: an earlier command is still busy after {} cycles; {} ({}) not issued\n",
+                 kCmdTimeoutCycles, op, arg0);
+      return false;
+    }
+    mmio_write(hw::kRegCMD_ARG0, arg0);
+    mmio_write(hw::kRegCMD, op);
+    if (wait_not_busy()) return true;
+    fmt::print(stderr, "rnic-sim: command {} ({}) still busy after {} cycles\n", op, arg0, kCmdTimeoutCycles);
+    return false;
+  }
+
+  // RFC 5041 8.3.2: what a kernel driver does when the owning process exits. The CQ goes off first:
+  // nobody drains the ring any more, and with the CQ disabled the card discards completions, so the
+  // fenced commands (STAG_INVALIDATE, STREAM_TEARDOWN: busy until every write and completion decided
+  // before them is done) can finish. When every command finished, nothing the owner left can be
+  // written and sweep() frees its memory; otherwise (false) the memory is quarantined.
+  bool owner_gone() {
+    log("rnic-sim: owner gone: disabling the CQ, invalidating {} STags, tearing down {} streams",
+        owner_stags_.size(), owner_streams_.size());
+    bool clean = true;
     try {
-      for (std::uint32_t idx : owner_stags_) command(hw::kCmdSTAG_INVALIDATE, idx);
-      for (std::uint32_t s : owner_streams_) command(hw::kCmdSTREAM_TEARDOWN, s);
       mmio_write(hw::kRegCQ_CTRL, 0);
+      for (std::uint32_t idx : owner_stags_) clean = command(hw::kCmdSTAG_INVALIDATE, idx) && clean;
+      // At least one fenced command, so no completion-ring write of the owner is still in flight.
+      if (owner_streams_.empty()) owner_streams_.insert(0);
+      for (std::uint32_t s : owner_streams_) clean = command(hw::kCmdSTREAM_TEARDOWN, s) && clean;
     } catch (const std::exception& e) {
       fmt::print(stderr, "rnic-sim: owner cleanup: {}\n", e.what());
+      clean = false;
     }
     owner_stags_.clear();
     owner_streams_.clear();
     owner_ = nullptr;
     published_.clear();  // the owner's tables are gone with it
+    return clean;
   }
 
   Options opt_;

@@ -1,6 +1,8 @@
 // rnic-sim as a process: the driver's sim backend against it, the protocol's robustness over a raw
 // socket, shutdown, AXI errors outside the host memory, owner cleanup (RFC 5041 8.3.2) and idle mode.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -142,11 +144,24 @@ bool command(Backend& b, std::uint32_t op, const std::vector<std::uint32_t>& arg
   ADD_FAILURE() << "command " << op << " stays busy";
   return true;
 }
-bool stag_write(Backend& b, std::uint32_t index, std::uint8_t key, std::uint64_t base_to, std::uint64_t length,
-                std::uint64_t host_addr) {
-  return command(b, hw::kCmdSTAG_WRITE,
-                 {index, key | hw::kStagArgRemoteWrite, 1, 0, lo(base_to), hi(base_to), lo(length), hi(length),
-                  lo(host_addr), hi(host_addr)});
+// The STag the card issued (CMD_RESULT: index << 8 | key), or nullopt when refused.
+std::optional<std::uint32_t> stag_write(Backend& b, std::uint32_t index, std::uint64_t base_to, std::uint64_t length,
+                                        std::uint64_t host_addr) {
+  if (command(b, hw::kCmdSTAG_WRITE,
+              {index, hw::kStagArgRemoteWrite, 1, 0, lo(base_to), hi(base_to), lo(length), hi(length), lo(host_addr),
+               hi(host_addr)})) {
+    return std::nullopt;
+  }
+  return b.read32(hw::kRegCMD_RESULT);
+}
+void b_write_arg(Backend& b, unsigned i, std::uint32_t v) { b.write32(hw::reg_cmd_arg(i), v); }
+// CMD_STATUS not busy and not refused within 100000 reads.
+bool wait_idle(Backend& b) {
+  for (int i = 0; i < 100000; ++i) {
+    const std::uint32_t st = b.read32(hw::kRegCMD_STATUS);
+    if ((st & 1u) == 0) return (st & 2u) == 0;
+  }
+  return false;
 }
 void cq_setup(Backend& b, std::uint64_t ring, unsigned log2) {
   b.write32(hw::kRegCQ_BASE_LO, lo(ring));
@@ -415,18 +430,19 @@ TEST(SimHostMemory, OutsideTheRegionIsSlverr) {
   auto buf = b->alloc(4096, 4096);
   cq_setup(*b, cq.device_addr, 6);
   const std::uint64_t end = buf.device_addr - (buf.device_addr % (16u << 20)) + (16u << 20);  // mem_base + 16 MiB
-  ASSERT_FALSE(stag_write(*b, 1, 0x11, 0, 4096, end));        // just past the memory
-  ASSERT_FALSE(stag_write(*b, 2, 0x22, 0, 4096, 0x1000));     // below mem_base
-  ASSERT_FALSE(stag_write(*b, 3, 0x33, 0, 4096, buf.device_addr));
+  const auto past = stag_write(*b, 1, 0, 4096, end);             // just past the memory
+  const auto below = stag_write(*b, 2, 0, 4096, 0x1000);         // below mem_base
+  const auto inside = stag_write(*b, 3, 0, 4096, buf.device_addr);
+  ASSERT_TRUE(past && below && inside);
   ASSERT_FALSE(command(*b, hw::kCmdSTREAM_ENABLE, {0, 1}));
   const auto p = pattern(256, 9);
   std::uint16_t ssn = 0;
-  b->inject(0, ssn++, tagged_segment(1u << 8 | 0x11, 0, p));
-  b->inject(0, ssn++, tagged_segment(2u << 8 | 0x22, 0, p));
+  b->inject(0, ssn++, tagged_segment(*past, 0, p));
+  b->inject(0, ssn++, tagged_segment(*below, 0, p));
   b->sync();
   EXPECT_EQ(counter(*b, hw::kRegCNT_WRITE_ERRORS_LO), 2u);
   EXPECT_EQ(counter(*b, hw::kRegCNT_READ_ERRORS_LO), 0u);
-  b->inject(0, ssn++, tagged_segment(3u << 8 | 0x33, 0, p));
+  b->inject(0, ssn++, tagged_segment(*inside, 0, p));
   b->sync();
   b->from_device(buf, 0, p.size());
   EXPECT_EQ(std::vector<std::uint8_t>(buf.host, buf.host + p.size()), p) << "placed through the shared memory";
@@ -449,14 +465,21 @@ TEST(SimHostMemory, OutsideTheRegionIsSlverr) {
 TEST(SimHostMemory, OwnerCleanupOnDisconnect) {
   SimProcess sim({"--mem-mib", "16"});
   std::uint64_t dead_addr = 0;
+  std::uint32_t dead_stag = 0;
   {
     auto a = make_sim_backend(sim.socket(), false);
     auto cq = a->alloc(64 * 64, 4096);
     auto buf = a->alloc(4096, 4096);
     dead_addr = buf.device_addr;
     cq_setup(*a, cq.device_addr, 6);
-    ASSERT_FALSE(stag_write(*a, 5, 0x55, 0, 4096, buf.device_addr));
-    ASSERT_FALSE(command(*a, hw::kCmdSTREAM_ENABLE, {3, 1}));
+    const auto st = stag_write(*a, 5, 0, 4096, buf.device_addr);
+    ASSERT_TRUE(st.has_value());
+    ASSERT_EQ(*st >> 8, 5u);
+    dead_stag = *st;
+    // Opcode in CMD[7:0] with upper bits set: the card runs it, and the simulator's cleanup sees it.
+    for (unsigned i = 0; i < 2; ++i) b_write_arg(*a, i, i == 0 ? 3u : 1u);
+    a->write32(hw::kRegCMD, 0xFF00u | hw::kCmdSTREAM_ENABLE);
+    ASSERT_TRUE(wait_idle(*a));
   }  // the owner disconnects without cleaning up
   auto b = make_sim_backend(sim.socket(), false);
   auto cq2 = b->alloc(64 * 64, 4096);
@@ -466,13 +489,125 @@ TEST(SimHostMemory, OwnerCleanupOnDisconnect) {
   const std::uint64_t bytes0 = counter(*b, hw::kRegCNT_BYTES_LO);
   const std::uint64_t drops0 = counter(*b, hw::kRegCNT_DROPS_LO);
   auto obs = make_sim_backend(sim.socket(), true);
-  obs->inject(3, 0, tagged_segment(5u << 8 | 0x55, 0, pattern(512, 3)));
+  obs->inject(3, 0, tagged_segment(dead_stag, 0, pattern(512, 3)));
   obs->sync();
   b->from_device(victim, 0, victim.size);
   for (std::size_t i = 0; i < victim.size; ++i) ASSERT_EQ(victim.host[i], 0) << "byte " << i << " written";
   EXPECT_EQ(counter(*b, hw::kRegCNT_BYTES_LO), bytes0);
   EXPECT_EQ(counter(*b, hw::kRegCNT_DROPS_LO), drops0 + 1) << "stream torn down: dropped";
   (void)cq2;
+}
+
+// Issue 11: the owner dies with its completion ring full (nobody drains it) and completions still
+// decided behind it. The simulator disables the CQ first (the card then discards completions), so its
+// fenced STREAM_TEARDOWN finishes at once instead of running into the command timeout (2 M cycles),
+// and the memory is freed (a new owner is given it back) with nothing of the dead owner written into
+// the new owner's ring or memory.
+TEST(SimHostMemory, OwnerDeathWithAFullRingStillCleansUpPromptly) {
+  SimProcess sim({"--mem-mib", "16"});
+  constexpr std::uint32_t kMsgs = 12, kLen = 256;
+  std::uint64_t dead_cq = 0;
+  {
+    auto a = make_sim_backend(sim.socket(), false);
+    auto cq = a->alloc(2 * hw::kCQE_BYTES, 4096);
+    dead_cq = cq.device_addr;
+    auto ring = a->alloc(16 * hw::kRQ_DESC_BYTES, 4096);
+    auto bufs = a->alloc(kMsgs * kLen, 4096);
+    cq_setup(*a, cq.device_addr, 1);  // 2 entries
+    const std::uint32_t qns = a->read32(hw::kRegCAP_QNS);
+    ASSERT_FALSE(command(*a, hw::kCmdSTREAM_ENABLE, {0, 1}));
+    ASSERT_FALSE(command(*a, hw::kCmdQUEUE_CONFIG, {0, 0, lo(ring.device_addr), hi(ring.device_addr), 4, 1}));
+    for (std::uint32_t m = 1; m <= kMsgs; ++m) {
+      std::uint8_t* d = ring.host + (m - 1) * hw::kRQ_DESC_BYTES;
+      const std::uint64_t addr = bufs.device_addr + (m - 1) * kLen;
+      std::memcpy(d + hw::kRQD_ADDR_OFFSET, &addr, 8);
+      std::memcpy(d + hw::kRQD_LENGTH_OFFSET, &kLen, 4);
+      std::memcpy(d + hw::kRQD_COOKIE_OFFSET, &m, 4);
+    }
+    a->to_device(ring, 0, ring.size);
+    a->write32(hw::doorbell_offset(0, 0, qns), kMsgs);
+    rnic::wire::UntaggedHeader h;
+    h.last = true;
+    for (std::uint32_t m = 1; m <= kMsgs; ++m) {
+      h.msn = m;
+      a->inject(0, static_cast<std::uint16_t>(m - 1), rnic::wire::encode_segment(h, pattern(kLen, 1)).value());
+    }
+    a->sync();
+    EXPECT_EQ(a->read32(hw::kRegCQ_PROD), 2u) << "the ring is full, the rest waits";
+  }  // the owner disconnects with the ring full
+  RawClient obs(sim.socket());
+  ASSERT_EQ(obs.hello(proto::kRoleObserver), Status::kOk);
+  auto status = [&] {
+    auto r = obs.call(Op::kStatus, nullptr, 0);
+    proto::StatusRep st{};
+    if (r->payload.size() == sizeof st) std::memcpy(&st, r->payload.data(), sizeof st);
+    return st;
+  };
+  const std::uint64_t c0 = status().cycles;
+  std::unique_ptr<Backend> b;
+  for (int i = 0; i < 3000 && !b; ++i) {
+    try {
+      b = make_sim_backend(sim.socket(), false);
+    } catch (const rnic::Error& e) {
+      ASSERT_EQ(e.code(), rnic::Errc::kBusy) << e.what();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ASSERT_TRUE(b) << "the dead owner still owns the card";
+  const std::uint64_t cleanup_cycles = status().cycles - c0;
+  EXPECT_LT(cleanup_cycles, 1'000'000u) << "owner cleanup waited for a command timeout";
+  EXPECT_EQ(status().mem_used, 0u) << "the dead owner's memory was not freed";
+  auto cq2 = b->alloc(2 * hw::kCQE_BYTES, 4096);
+  EXPECT_EQ(cq2.device_addr, dead_cq) << "first fit hands the dead owner's memory out again";
+  auto mem = b->alloc(1 << 20, 4096);
+  cq_setup(*b, cq2.device_addr, 1);
+  b->sync();
+  EXPECT_EQ(b->read32(hw::kRegCQ_PROD), 0u) << "a dead owner's completion reached the new ring";
+  for (std::size_t i = 0; i < cq2.size; ++i) ASSERT_EQ(cq2.host[i], 0) << "ring byte " << i;
+  for (std::size_t i = 0; i < mem.size; ++i) ASSERT_EQ(mem.host[i], 0) << "byte " << i;
+}
+
+// Issue 11 / RFC 5041 8.3.2: the owner alone writes host memory. An observer's descriptor is opened
+// read-only: a writable shared mapping of it fails, a read-only one sees the owner's bytes.
+TEST(SimHostMemory, ObserverGetsAReadOnlyDescriptor) {
+  SimProcess sim({"--mem-mib", "16"});
+  auto owner = make_sim_backend(sim.socket(), false);
+  auto buf = owner->alloc(4096, 4096);
+  buf.host[0] = 0x5A;
+  RawClient raw(sim.socket());
+  const proto::HelloReq req{proto::kVersion, 0, proto::kRoleObserver, static_cast<std::uint32_t>(::getpid()), 0};
+  auto r = raw.call(Op::kHello, &req, sizeof req);
+  ASSERT_EQ(r->status(), Status::kOk);
+  ASSERT_GE(r->fd, 0) << "no descriptor with HELLO";
+  proto::HelloRep rep{};
+  ASSERT_EQ(r->payload.size(), sizeof rep);
+  std::memcpy(&rep, r->payload.data(), sizeof rep);
+  EXPECT_EQ(::fcntl(r->fd, F_GETFL) & O_ACCMODE, O_RDONLY);
+  void* w = ::mmap(nullptr, rep.mem_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+  EXPECT_EQ(w, MAP_FAILED) << "an observer mapped the host memory writable";
+  if (w == MAP_FAILED) {
+    EXPECT_EQ(errno, EACCES);
+  } else {
+    ::munmap(w, rep.mem_bytes);
+  }
+  EXPECT_EQ(::write(r->fd, "x", 1), -1) << "an observer wrote through its descriptor";
+  void* ro = ::mmap(nullptr, rep.mem_bytes, PROT_READ, MAP_SHARED, r->fd, 0);
+  ASSERT_NE(ro, MAP_FAILED) << std::strerror(errno);
+  EXPECT_EQ(static_cast<const std::uint8_t*>(ro)[buf.device_addr - rep.mem_base], 0x5A);
+  EXPECT_NE(::mprotect(ro, rep.mem_bytes, PROT_READ | PROT_WRITE), 0) << "made writable with mprotect";
+  ::munmap(ro, rep.mem_bytes);
+  // Reopening it writable through /proc is refused too (mode 0400), except for root, which the
+  // file mode does not bind.
+  if (::geteuid() != 0) {
+    const std::string self = "/proc/self/fd/" + std::to_string(r->fd);
+    const int rw = ::open(self.c_str(), O_RDWR | O_CLOEXEC);
+    EXPECT_LT(rw, 0) << "reopened writable through " << self;
+    if (rw >= 0) ::close(rw);
+  }
+  // The owner's descriptor is still read-write: it alone writes.
+  EXPECT_EQ(buf.host[0], 0x5A);
+  buf.host[1] = 0x6B;
+  EXPECT_EQ(buf.host[1], 0x6B);
 }
 
 // Idle mode: nothing queued, nothing to do: the simulator blocks in poll().
