@@ -27,9 +27,15 @@ namespace rnic::test {
 // A device on a fake card with one client, a PD and a 64 KiB buffer.
 class DriverTest : public ::testing::Test {
  protected:
-  void SetUp() override {
+  void SetUp() override { reopen(opts); }
+  // (Re)opens a device on a fresh fake card with options `o` (e.g. a smaller completion ring), with a
+  // new client, PD and buffer.
+  void reopen(const OpenOptions& o) {
+    client.reset();
+    dev.reset();
     fake = std::make_shared<FakeState>();
     configure(*fake);
+    opts = o;
     dev = open_fake(fake, opts);
     client = dev->create_client(limits);
     pd = client->alloc_pd();

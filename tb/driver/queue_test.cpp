@@ -250,15 +250,9 @@ TEST_F(DriverTest, CompletionsGoToTheClientOwningTheStream) {
 // Phase bit: 1 on the first lap, flipping per lap; stale entries of the previous lap are not new.
 TEST_F(DriverTest, CompletionRingWrapsWithThePhaseBit) {
   // SetUp opened with the default 4096-entry ring: reopen with 4 entries.
-  client.reset();
-  dev.reset();
-  fake = std::make_shared<FakeState>();
   OpenOptions o;
   o.cq_log2_entries = 2;
-  dev = open_fake(fake, o);
-  client = dev->create_client();
-  pd = client->alloc_pd();
-  buf = client->alloc_buffer(4096);
+  reopen(o);
   const StreamId s = stream_with_queue(4);
 
   std::mt19937_64 rng(tb::random_test_seed(1));
@@ -409,15 +403,9 @@ TEST_F(DriverTest, FailedTeardownKeepsBuffersPostedAndTheRings) {
 // too small for them the command only finishes because the driver drains the ring while it waits;
 // the completions come back as deliveries, the rest as flushed, in that order.
 TEST_F(DriverTest, FencedTeardownDrainsAFullRingWhileItWaits) {
-  client.reset();
-  dev.reset();
-  fake = std::make_shared<FakeState>();
   OpenOptions o;
   o.cq_log2_entries = 2;  // 4 entries
-  dev = open_fake(fake, o);
-  client = dev->create_client();
-  pd = client->alloc_pd();
-  buf = client->alloc_buffer(4096);
+  reopen(o);
   detail::core_of(*dev).command_limits().max_polls = 1000;
   const StreamId s = stream_with_queue(4);
   for (std::uint32_t i = 0; i < 9; ++i) client->post_recv(s, 0, buf.id, 100 * i, 100, 500 + i);
@@ -441,15 +429,9 @@ TEST_F(DriverTest, FencedTeardownDrainsAFullRingWhileItWaits) {
 // The same for STAG_INVALIDATE: a tagged completion decided before it reaches the client (its STag is
 // still known when the entry is read), and the command finishes although the ring was full.
 TEST_F(DriverTest, FencedInvalidateDeliversTheCompletionsBeforeIt) {
-  client.reset();
-  dev.reset();
-  fake = std::make_shared<FakeState>();
   OpenOptions o;
   o.cq_log2_entries = 1;  // 2 entries
-  dev = open_fake(fake, o);
-  client = dev->create_client();
-  pd = client->alloc_pd();
-  buf = client->alloc_buffer(4096);
+  reopen(o);
   detail::core_of(*dev).command_limits().max_polls = 1000;
   const StreamId s = client->create_stream(pd);
   RegisterRequest r;
