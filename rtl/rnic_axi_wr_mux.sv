@@ -23,15 +23,19 @@
 // aw_count_o counts AWs taken from s0/s1 (the ports' handshakes): sampled the cycle after a port's
 // AW handshake it includes that AW. Every counted AW gets exactly one B (B in AW order, one ID),
 // so b_count_o reaching an earlier aw_count_o sample means every write counted then is
-// acknowledged. s*_wlast_i are not needed: the queued awlen gives the last beat.
+// acknowledged. b_segs0_o counts s0 segments acknowledged: each AW taken records whether it is an
+// s0 segment's last burst (s0_awseglast_i) until its B (at most MaxWrites awaiting; no AW is taken
+// beyond that); B in AW order, so the count covers every burst of those segments. s*_wlast_i are not needed: the queued awlen gives the last beat.
 module rnic_axi_wr_mux #(
   parameter int DataWidth = 512,  // bits
-  parameter int MaxBursts = 2     // bursts taken whose W is not finished (power of two, >= 2)
+  parameter int MaxBursts = 2,    // bursts taken whose W is not finished (power of two, >= 2)
+  parameter int MaxWrites = 256   // AWs taken whose B has not come (power of two, >= 2)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
   input  logic [63:0]            s0_awaddr_i,
   input  logic [7:0]             s0_awlen_i,
+  input  logic                   s0_awseglast_i,  // with the AW: the last burst of a segment
   input  logic                   s0_awvalid_i,
   output logic                   s0_awready_o,
   input  logic [DataWidth-1:0]   s0_wdata_i,
@@ -62,15 +66,24 @@ module rnic_axi_wr_mux #(
   output logic                   m_bready_o,
   output logic [31:0]            aw_count_o,   // AWs taken from s0/s1 so far (wraps)
   output logic [31:0]            b_count_o,    // B handshakes so far (wraps)
-  output logic                   bresp_err_o   // pulse after a B response that is not OKAY
+  output logic                   bresp_err_o,  // pulse after a B response that is not OKAY
+  output logic [31:0]            b_segs0_o     // s0 segments whose last burst's B has come (wraps)
 );
   localparam int Pw = $clog2(MaxBursts);
+  // Writes awaiting their B, in AW order (one ID): whether each is an s0 segment's last burst.
+  localparam int Tw = $clog2(MaxWrites);
+  logic          t_mem [MaxWrites];
+  logic [Tw:0]   t_wr_q, t_rd_q;
+  logic          t_full, t_head;
+  logic [31:0]   b_segs0_q;
 
   initial begin
     if (DataWidth < 8 || (DataWidth % 8) != 0)
       $fatal(1, "rnic_axi_wr_mux: DataWidth must be a multiple of 8");
     if (MaxBursts < 2 || (MaxBursts & (MaxBursts - 1)) != 0)
       $fatal(1, "rnic_axi_wr_mux: MaxBursts must be a power of two >= 2");
+    if (MaxWrites < 2 || (MaxWrites & (MaxWrites - 1)) != 0)
+      $fatal(1, "rnic_axi_wr_mux: MaxWrites must be a power of two >= 2");
   end
 
   // ---- AW: arbiter and m_aw register --------------------------------------------------------
@@ -101,7 +114,7 @@ module rnic_axi_wr_mux #(
   assign q_empty    = q_wr_q == q_rd_q;
   assign q_full     = q_wr_q == {~q_rd_q[Pw], q_rd_q[Pw-1:0]};
   assign idle       = !awv_q && q_empty;
-  assign aw_room    = !awv_q && !q_full;
+  assign aw_room    = !awv_q && !q_full && !t_full;
   assign aw_take    = aw_room && (s0_awvalid_i || s1_awvalid_i);
   assign sel_awaddr = sel ? s1_awaddr_i : s0_awaddr_i;
   assign sel_awlen  = sel ? s1_awlen_i : s0_awlen_i;
@@ -168,6 +181,25 @@ module rnic_axi_wr_mux #(
   end
 
   // ---- B: counters and the error pulse; every B response is accepted at once --------------
+  // Writes awaiting their B (t_*, declared above): one bit each, in AW order.
+  assign t_full = t_wr_q == {~t_rd_q[Tw], t_rd_q[Tw-1:0]};
+  assign t_head = t_mem[t_rd_q[Tw-1:0]];
+  always_ff @(posedge clk_i) begin
+    if (aw_take) t_mem[t_wr_q[Tw-1:0]] <= !sel && s0_awseglast_i;
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      t_wr_q    <= '0;
+      t_rd_q    <= '0;
+      b_segs0_q <= '0;
+    end else begin
+      t_wr_q    <= t_wr_q + (Tw + 1)'(aw_take);
+      t_rd_q    <= t_rd_q + (Tw + 1)'(m_bvalid_i);
+      b_segs0_q <= b_segs0_q + 32'(m_bvalid_i && t_head);
+    end
+  end
+  assign b_segs0_o = b_segs0_q;
+
   logic [31:0] aw_count_d, aw_count_q, b_count_d, b_count_q;
   logic        bresp_err_d, bresp_err_q;
 

@@ -9,6 +9,11 @@
 /* verilator lint_off UNUSEDPARAM */
 localparam int RNIC_HDR_BYTES = 18;         // longest DDP header (untagged, RFC 5041 4.3)
 localparam int RNIC_TAGGED_HDR_BYTES = 14;  // tagged header (4.2)
+// deliver -> lookup events (the consume channel)
+localparam logic [1:0] RNIC_CONS_CONSUME = 2'd0;  // an untagged message of (stream, qn) completed: head + 1
+localparam logic [1:0] RNIC_CONS_RESET   = 2'd1;  // STREAM_RESET reached deliver (STREAM_ENABLE echo)
+localparam logic [1:0] RNIC_CONS_QSET    = 2'd2;  // QUEUE_SET reached deliver (QUEUE_CONFIG echo)
+localparam logic [1:0] RNIC_CONS_FAIL    = 2'd3;  // delivery found the stream out of order: error state
 /* verilator lint_on UNUSEDPARAM */
 
 // parse -> lookup: one per AXI-Stream packet, i.e. one DDP segment as the LLP handed it over.
@@ -33,8 +38,11 @@ typedef struct packed {
 // segments see travel in-band, so ordering needs no drain logic.
 typedef enum logic [1:0] {
   RNIC_ITEM_SEG          = 2'd0,  // a DDP segment
-  RNIC_ITEM_FENCE        = 2'd1,  // STAG_INVALIDATE fence: done when every earlier write is acknowledged
-  RNIC_ITEM_STREAM_RESET = 2'd2   // STREAM_ENABLE: deliver clears the stream's DDP-SSN state
+  RNIC_ITEM_FENCE        = 2'd1,  // STAG_INVALIDATE / STREAM_TEARDOWN fence: done in deliver when every
+                                  // earlier write and every earlier completion is acknowledged
+  RNIC_ITEM_STREAM_RESET = 2'd2,  // STREAM_ENABLE: deliver clears the stream's DDP-SSN state
+  RNIC_ITEM_QUEUE_SET    = 2'd3   // QUEUE_CONFIG: deliver sets the queue's expected MSN (seg.qn,
+                                  // seg.msn), echoes, and completes it as a fence
 } rnic_item_e;
 
 typedef enum logic [1:0] {
@@ -89,10 +97,13 @@ typedef struct packed {
   logic [4:0]   err_idx;
 } rnic_verdict_t;
 
-typedef enum logic [1:0] {
-  RNIC_DLV_PLACED       = 2'd0,  // a segment whose writes have all been issued
-  RNIC_DLV_ERROR        = 2'd1,  // report an error completion
-  RNIC_DLV_STREAM_RESET = 2'd2   // clear the stream's DDP-SSN state (next SSN 0)
+typedef enum logic [2:0] {
+  RNIC_DLV_PLACED       = 3'd0,  // a segment whose writes have all been issued (or, untagged, that
+                                 // place found stale and did not write)
+  RNIC_DLV_ERROR        = 3'd1,  // report an error completion
+  RNIC_DLV_STREAM_RESET = 3'd2,  // clear the stream's DDP-SSN state (next SSN 0)
+  RNIC_DLV_FENCE        = 3'd3,  // complete a fence once everything before it is acknowledged
+  RNIC_DLV_QUEUE_SET    = 3'd4   // stag_qn = QN, msn = first MSN: the queue's expected MSN; a fence
 } rnic_dlv_kind_e;
 
 // place -> deliver

@@ -9,7 +9,7 @@
 
 // Identification and limits
 localparam logic [31:0] RNIC_ID_VALUE = 32'h52444450;  // REG_ID: ASCII 'RDDP'
-localparam logic [31:0] RNIC_VERSION_VALUE = 32'h00010001;  // REG_VERSION: interface major 1, minor 1 (1: CNT_WRITE_ERRORS, CNT_READ_ERRORS); the driver refuses another major
+localparam logic [31:0] RNIC_VERSION_VALUE = 32'h00020000;  // REG_VERSION: interface major 2, minor 0 (2: the card issues STag keys, REG_CMD_RESULT; fenced teardown and queue configuration); the driver refuses another major
 localparam logic [31:0] RNIC_MMIO_BYTES = 32'h00010000;  // size of the AXI4-Lite address space
 localparam logic [31:0] RNIC_DOORBELL_BASE = 32'h00008000;  // RQ doorbells: DOORBELL_BASE + 4 * (stream * CAP_QNS + qn); the value is the MSN of the last posted buffer
 localparam logic [31:0] RNIC_RQ_DESC_BYTES = 32'h00000010;  // size of a receive-buffer descriptor
@@ -30,11 +30,12 @@ localparam logic [15:0] RNIC_REG_CAP_QNS = 16'h0018;  // RO untagged queues (QNs
 localparam logic [15:0] RNIC_REG_CAP_SSN_WINDOW = 16'h001C;  // RO DDP-SSN reorder window in segments
 localparam logic [15:0] RNIC_REG_CMD = 16'h0040;  // WO write an opcode (RNIC_CMD) to execute it with CMD_ARG0..15
 localparam logic [15:0] RNIC_REG_CMD_STATUS = 16'h0044;  // RO bit 0 busy; bit 1 last command refused (bad opcode or index); [15:8] last opcode
+localparam logic [15:0] RNIC_REG_CMD_RESULT = 16'h0048;  // RO result of the last command once busy clears: STAG_WRITE the STag the card issued (index << 8 | key); 0 for every other command and when refused
 localparam logic [15:0] RNIC_REG_CMD_ARG0 = 16'h0080;  // RW command argument words CMD_ARG0..CMD_ARG15 at 0x80 + 4*i
 localparam logic [15:0] RNIC_REG_CQ_BASE_LO = 16'h0100;  // RW completion ring host address, low 32 bits (64-byte aligned)
 localparam logic [15:0] RNIC_REG_CQ_BASE_HI = 16'h0104;  // RW completion ring host address, high 32 bits
 localparam logic [15:0] RNIC_REG_CQ_LOG2_SIZE = 16'h0108;  // RW completion ring entries = 2^CQ_LOG2_SIZE (1..16)
-localparam logic [15:0] RNIC_REG_CQ_CTRL = 16'h010C;  // RW bit 0 enable; writing 1 resets producer and consumer to 0 and the phase to 1
+localparam logic [15:0] RNIC_REG_CQ_CTRL = 16'h010C;  // RW bit 0 enable; writing 1 resets producer and consumer to 0 and the phase to 1; while disabled, decided completions are discarded (nothing is written)
 localparam logic [15:0] RNIC_REG_CQ_PROD = 16'h0110;  // RO completion producer index (free-running, 32 bits)
 localparam logic [15:0] RNIC_REG_CQ_CONS = 16'h0114;  // RW completion consumer doorbell (free-running, 32 bits)
 localparam logic [15:0] RNIC_REG_CNT_SEGMENTS_LO = 16'h0200;  // RC segments received (64-bit counter, low word)
@@ -57,11 +58,11 @@ localparam logic [15:0] RNIC_REG_CNT_ERROR0_LO = 16'h0240;  // RC per-error coun
 
 // REG_CMD opcodes
 localparam logic [7:0] RNIC_CMD_NOP = 8'h00;  // does nothing
-localparam logic [7:0] RNIC_CMD_STAG_WRITE = 8'h01;  // ARG0 index; ARG1 [7:0] key [8] remote write [9] remote read [10] bound; ARG2 [15:0] PD; ARG3 bound stream; ARG4/5 base TO lo/hi; ARG6/7 length lo/hi; ARG8/9 host address lo/hi
-localparam logic [7:0] RNIC_CMD_STAG_INVALIDATE = 8'h02;  // ARG0 index: busy until no placement to it is in flight and none can start (RFC 5041 8.3.1 #6)
+localparam logic [7:0] RNIC_CMD_STAG_WRITE = 8'h01;  // ARG0 index; ARG1 [7:0] ignored [8] remote write [9] remote read [10] bound; ARG2 [15:0] PD; ARG3 bound stream; ARG4/5 base TO lo/hi; ARG6/7 length lo/hi; ARG8/9 host address lo/hi. The card advances the index's 8-bit key by one on every STAG_WRITE (the key table survives reset and owners) and returns the STag in REG_CMD_RESULT
+localparam logic [7:0] RNIC_CMD_STAG_INVALIDATE = 8'h02;  // ARG0 index: fenced: busy until no placement to it is in flight and none can start, and every completion decided before it is written (RFC 5041 8.3.1 #6)
 localparam logic [7:0] RNIC_CMD_STREAM_ENABLE = 8'h03;  // ARG0 stream; ARG1 [15:0] PD: state normal, DDP-SSN 0, every queue of the stream unconfigured (configure queues after enabling)
-localparam logic [7:0] RNIC_CMD_STREAM_TEARDOWN = 8'h04;  // ARG0 stream: state torn down; its segments are dropped from now on
-localparam logic [7:0] RNIC_CMD_QUEUE_CONFIG = 8'h05;  // ARG0 stream; ARG1 qn; ARG2/3 ring host address lo/hi (16-byte aligned); ARG4 log2 entries (0..16); ARG5 first MSN (0 means 1, RFC 5041 4.3); the queue starts empty
+localparam logic [7:0] RNIC_CMD_STREAM_TEARDOWN = 8'h04;  // ARG0 stream: state torn down; its segments are dropped from now on; fenced like STAG_INVALIDATE (no write for an earlier segment can follow)
+localparam logic [7:0] RNIC_CMD_QUEUE_CONFIG = 8'h05;  // ARG0 stream; ARG1 qn; ARG2/3 ring host address lo/hi (16-byte aligned); ARG4 log2 entries (0..16); ARG5 first MSN (0 means 1, RFC 5041 4.3); the queue starts empty; fenced like STAG_INVALIDATE
 
 // Host-memory records: bit offset (little-endian byte offset * 8) and width
 localparam int RNIC_RQD_ADDR_LSB = 0;  // receive buffer host address
@@ -72,7 +73,7 @@ localparam int RNIC_RQD_COOKIE_LSB = 96;  // driver's own; hardware ignores it
 localparam int RNIC_RQD_COOKIE_BITS = 32;
 localparam int RNIC_CQE_STREAM_LSB = 0;  // stream
 localparam int RNIC_CQE_STREAM_BITS = 16;
-localparam int RNIC_CQE_FLAGS_LSB = 16;  // bit 0 phase (1 on the first lap, flips per lap); bit 1 error; bit 2 tagged
+localparam int RNIC_CQE_FLAGS_LSB = 16;  // bit 0 phase (1 on the first lap, flips per lap); bit 1 error; bit 2 tagged; bit 3 order error (found in DDP-SSN order at delivery: STAG_QN and MSN name the segment's QN and MSN, HEADER is zero)
 localparam int RNIC_CQE_FLAGS_BITS = 8;
 localparam int RNIC_CQE_ERR_TYPE_LSB = 24;  // RFC 5041 7.2 error type (error entries)
 localparam int RNIC_CQE_ERR_TYPE_BITS = 8;

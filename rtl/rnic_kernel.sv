@@ -125,6 +125,7 @@ module rnic_kernel #(
   logic [7:0] cmd_op;
   logic [32*10-1:0] cmd_args;
   logic cmd_valid, cmd_ready, cmd_done, cmd_refused, fence_done;
+  logic [31:0] cmd_result;
   logic [15:0] db_stream;
   logic [7:0] db_qn;
   logic [31:0] db_prod;
@@ -133,7 +134,7 @@ module rnic_kernel #(
   logic [4:0] cq_log2;
   logic cq_enable, cq_reset;
   logic [31:0] cq_cons, cq_prod;
-  logic ev_bytes, ev_msg, ev_drop, ev_access, ev_dup, ev_error, ev_wr_err, ev_rd_err;
+  logic ev_bytes, ev_msg, ev_drop, ev_access, ev_dup, ev_error, ev_wr_err, ev_rd_err, ev_order;
   logic [15:0] ev_bytes_n;
   logic [4:0] ev_error_idx;
 
@@ -151,6 +152,7 @@ module rnic_kernel #(
     .s_axi_rready_i(s_axi_control_rready),
     .cmd_op_o(cmd_op), .cmd_args_o(cmd_args), .cmd_valid_o(cmd_valid), .cmd_ready_i(cmd_ready),
     .cmd_done_i(cmd_done), .cmd_refused_i(cmd_refused), .fence_done_i(fence_done),
+    .cmd_result_i(cmd_result),
     .db_stream_o(db_stream), .db_qn_o(db_qn), .db_prod_o(db_prod), .db_valid_o(db_valid),
     .db_ready_i(db_ready),
     .cq_base_o(cq_base), .cq_log2_o(cq_log2), .cq_enable_o(cq_enable), .cq_reset_o(cq_reset),
@@ -158,7 +160,7 @@ module rnic_kernel #(
     .seg_event_i(ev_seg), .bytes_event_i(ev_bytes), .bytes_i(ev_bytes_n), .msg_event_i(ev_msg),
     .drop_event_i(ev_drop), .access_event_i(ev_access), .dup_event_i(ev_dup),
     .write_err_event_i(ev_wr_err), .read_err_event_i(ev_rd_err),
-    .error_event_i(ev_error), .error_idx_i(ev_error_idx));
+    .error_event_i(ev_error), .error_idx_i(ev_error_idx), .order_err_event_i(ev_order));
 
   // Descriptor reads (lookup's, the only reads) answered with an error: counted, besides the
   // LocalCatastrophic completion lookup reports for them.
@@ -175,7 +177,12 @@ module rnic_kernel #(
   logic [15:0] err_stream;
   logic [15:0] cons_stream;
   logic [7:0] cons_qn;
-  logic cons_reset, cons_valid, cons_ready;
+  logic [1:0] cons_kind;
+  logic cons_valid, cons_ready;
+  logic [15:0] exp_rd_stream;
+  logic [7:0] exp_rd_qn;
+  logic [31:0] exp_rd_data, commit_now, b_segs;
+  logic p_awseglast;
   logic [15:0] ssn_rd_stream, ssn_rd_next;
 
   rnic_rx_lookup #(.DataWidth(DATA_WIDTH), .StagEntries(STAG_ENTRIES), .NumStreams(NUM_STREAMS),
@@ -183,10 +190,10 @@ module rnic_kernel #(
     .clk_i(clk), .rst_ni(rst_n),
     .seg_i(fs_seg), .seg_valid_i(fs_valid), .seg_ready_o(fs_ready),
     .cmd_op_i(cmd_op), .cmd_args_i(cmd_args), .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready),
-    .cmd_done_o(cmd_done), .cmd_refused_o(cmd_refused),
+    .cmd_done_o(cmd_done), .cmd_refused_o(cmd_refused), .cmd_result_o(cmd_result),
     .db_stream_i(db_stream), .db_qn_i(db_qn), .db_prod_i(db_prod), .db_valid_i(db_valid),
     .db_ready_o(db_ready),
-    .cons_stream_i(cons_stream), .cons_qn_i(cons_qn), .cons_reset_i(cons_reset),
+    .cons_stream_i(cons_stream), .cons_qn_i(cons_qn), .cons_kind_i(cons_kind),
     .cons_valid_i(cons_valid), .cons_ready_o(cons_ready),
     .ssn_rd_stream_o(ssn_rd_stream), .ssn_rd_next_i(ssn_rd_next),
     .err_valid_i(err_valid), .err_stream_i(err_stream),
@@ -220,26 +227,32 @@ module rnic_kernel #(
     .beat_ready_o(fb_ready),
     .awaddr_o(p_awaddr), .awlen_o(p_awlen), .awvalid_o(p_awvalid), .awready_i(p_awready),
     .wdata_o(p_wdata), .wstrb_o(p_wstrb), .wlast_o(p_wlast), .wvalid_o(p_wvalid), .wready_i(p_wready),
-    .aw_count_i(aw_count), .b_count_i(b_count),
+    .awseglast_o(p_awseglast),
+    .exp_rd_stream_o(exp_rd_stream), .exp_rd_qn_o(exp_rd_qn), .exp_rd_data_i(exp_rd_data),
+    .commit_now_o(commit_now),
     .dlv_o(dlv), .dlv_valid_o(dlv_valid), .dlv_ready_i(dlv_ready),
-    .fence_done_o(fence_done), .bytes_event_o(ev_bytes), .bytes_o(ev_bytes_n));
+    .bytes_event_o(ev_bytes), .bytes_o(ev_bytes_n));
 
-  rnic_rx_deliver #(.DataWidth(DATA_WIDTH), .NumStreams(NUM_STREAMS), .SsnWindow(SSN_WINDOW)) u_deliver (
+  rnic_rx_deliver #(.DataWidth(DATA_WIDTH), .NumStreams(NUM_STREAMS), .NumQns(NUM_QNS),
+                    .SsnWindow(SSN_WINDOW)) u_deliver (
     .clk_i(clk), .rst_ni(rst_n),
     .dlv_i(dlv), .dlv_valid_i(dlv_valid), .dlv_ready_o(dlv_ready),
     .ssn_rd_stream_i(ssn_rd_stream), .ssn_rd_next_o(ssn_rd_next),
-    .cons_stream_o(cons_stream), .cons_qn_o(cons_qn), .cons_reset_o(cons_reset),
+    .cons_stream_o(cons_stream), .cons_qn_o(cons_qn), .cons_kind_o(cons_kind),
     .cons_valid_o(cons_valid), .cons_ready_i(cons_ready),
     .cq_base_i(cq_base), .cq_log2_i(cq_log2), .cq_enable_i(cq_enable), .cq_reset_i(cq_reset),
     .cq_cons_i(cq_cons), .cq_prod_o(cq_prod),
     .awaddr_o(d_awaddr), .awlen_o(d_awlen), .awvalid_o(d_awvalid), .awready_i(d_awready),
     .wdata_o(d_wdata), .wstrb_o(d_wstrb), .wlast_o(d_wlast), .wvalid_o(d_wvalid), .wready_i(d_wready),
-    .aw_count_i(aw_count), .b_count_i(b_count),
-    .msg_event_o(ev_msg), .dup_event_o(ev_dup));
+    .exp_rd_stream_i(exp_rd_stream), .exp_rd_qn_i(exp_rd_qn), .exp_rd_data_o(exp_rd_data),
+    .commit_now_i(commit_now), .b_segs_i(b_segs),
+    .aw_count_i(aw_count), .b_count_i(b_count), .fence_done_o(fence_done),
+    .msg_event_o(ev_msg), .dup_event_o(ev_dup), .order_err_event_o(ev_order));
 
   rnic_axi_wr_mux #(.DataWidth(DATA_WIDTH)) u_wr_mux (
     .clk_i(clk), .rst_ni(rst_n),
-    .s0_awaddr_i(p_awaddr), .s0_awlen_i(p_awlen), .s0_awvalid_i(p_awvalid), .s0_awready_o(p_awready),
+    .s0_awaddr_i(p_awaddr), .s0_awlen_i(p_awlen), .s0_awseglast_i(p_awseglast),
+    .s0_awvalid_i(p_awvalid), .s0_awready_o(p_awready),
     .s0_wdata_i(p_wdata), .s0_wstrb_i(p_wstrb), .s0_wlast_i(p_wlast), .s0_wvalid_i(p_wvalid),
     .s0_wready_o(p_wready),
     .s1_awaddr_i(d_awaddr), .s1_awlen_i(d_awlen), .s1_awvalid_i(d_awvalid), .s1_awready_o(d_awready),
@@ -249,7 +262,7 @@ module rnic_kernel #(
     .m_awready_i(m_axi_gmem_awready), .m_wdata_o(m_axi_gmem_wdata), .m_wstrb_o(m_axi_gmem_wstrb),
     .m_wlast_o(m_axi_gmem_wlast), .m_wvalid_o(m_axi_gmem_wvalid), .m_wready_i(m_axi_gmem_wready),
     .m_bresp_i(m_axi_gmem_bresp), .m_bvalid_i(m_axi_gmem_bvalid), .m_bready_o(m_axi_gmem_bready),
-    .aw_count_o(aw_count), .b_count_o(b_count), .bresp_err_o(ev_wr_err));
+    .aw_count_o(aw_count), .b_count_o(b_count), .bresp_err_o(ev_wr_err), .b_segs0_o(b_segs));
 
   // Fill levels are for waveforms.
   logic unused_monitor;

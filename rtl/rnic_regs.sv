@@ -12,10 +12,13 @@
 //   CQ_LOG2_SIZE keeps bits [4:0] and CQ_CTRL bit 0; their other bits read 0.
 // - A CMD write while CMD_STATUS.busy is IGNORED (OKAY response): software polls busy first.
 //   Otherwise the opcode and CMD_ARG0..9 are latched and offered on cmd_* until cmd_ready_i; busy
-//   clears on cmd_done_i (refused = cmd_refused_i) or, for STAG_INVALIDATE, on fence_done_i; a
-//   refused STAG_INVALIDATE (bad index: lookup pulses cmd_done_i with cmd_refused_i and sends no
-//   FENCE) completes on that pulse. Completion pulses while idle, and cmd_done_i without
-//   cmd_refused_i during STAG_INVALIDATE, are ignored.
+//   clears on cmd_done_i (refused = cmd_refused_i), except for the fenced commands: STAG_INVALIDATE
+//   and STREAM_TEARDOWN clear on fence_done_i, QUEUE_CONFIG once both fence_done_i and cmd_done_i
+//   have pulsed (its fence completes in deliver, its tables are written in lookup on deliver's
+//   echo). A refused command (bad index: lookup pulses cmd_done_i with cmd_refused_i and sends no
+//   item) completes on that pulse. Completion pulses while idle are ignored.
+// - CMD_RESULT: cmd_result_i, latched on cmd_done_i (STAG_WRITE: the STag the card issued); 0 from
+//   the start of every command.
 // - A doorbell write's response is held until db_ready_i accepts the doorbell; later writes wait.
 // - Counter events are registered once before they are counted; a counter read returns the events
 //   up to the cycle before its AR handshake. Reading a counter's _LO word latches its _HI word
@@ -57,6 +60,7 @@ module rnic_regs #(
   input  logic              cmd_done_i,
   input  logic              cmd_refused_i,
   input  logic              fence_done_i,
+  input  logic [31:0]       cmd_result_i,   // with cmd_done_i: the command's result (CMD_RESULT)
   output logic [15:0]       db_stream_o,
   output logic [7:0]        db_qn_o,
   output logic [31:0]       db_prod_o,
@@ -78,7 +82,8 @@ module rnic_regs #(
   input  logic              write_err_event_i,  // a host-memory write got a non-OKAY BRESP
   input  logic              read_err_event_i,   // a host-memory read beat got a non-OKAY RRESP
   input  logic              error_event_i,
-  input  logic [4:0]        error_idx_i
+  input  logic [4:0]        error_idx_i,
+  input  logic              order_err_event_i   // deliver: a message-order error (counts as MsnRange)
 );
 
   // ---- derived constants ------------------------------------------------------------------------
@@ -97,6 +102,7 @@ module rnic_regs #(
   localparam int CNT_WRITE_ERRORS = 6;
   localparam int CNT_READ_ERRORS  = 7;
   localparam int CNT_ERROR0       = 8;
+  localparam int ORDER_SLOT       = CNT_ERROR0 + RNIC_ERR_IDX_UntaggedMsnRange;
   localparam int NUM_CNT          = CNT_ERROR0 + RNIC_NUM_ERRORS;
 
   localparam logic [15:0] ARG_SPAN     = 16'(4 * NUM_ARGS);         // bytes of CMD_ARG0..15
@@ -236,7 +242,9 @@ module rnic_regs #(
   logic [32*10-1:0]       cmd_args_q, cmd_args_d;
   logic                   cmd_valid_q, cmd_valid_d;
   logic                   busy_q, busy_d;
-  logic                   fence_q, fence_d;      // the busy command is STAG_INVALIDATE
+  logic                   fence_q, fence_d;      // the busy command still waits for fence_done_i
+  logic                   done_q, done_d;        // the busy command still waits for cmd_done_i
+  logic [31:0]            result_q, result_d;    // CMD_RESULT
   logic                   refused_q, refused_d;
   logic [63:0]            cq_base_q, cq_base_d;
   logic [4:0]             cq_log2_q, cq_log2_d;
@@ -246,6 +254,7 @@ module rnic_regs #(
 
   logic [NUM_CNT-1:0]     ev_q, ev_d;            // registered counter events, one bit per slot
   logic [15:0]            ev_bytes_q, ev_bytes_d;
+  logic                   ev_order_q, ev_order_d;
   logic [64*NUM_CNT-1:0]  cnt_q, cnt_d;
   logic [32*NUM_CNT-1:0]  hi_q, hi_d;            // _HI words latched by _LO reads
 
@@ -273,6 +282,8 @@ module rnic_regs #(
     cmd_valid_d = cmd_valid_q;
     busy_d      = busy_q;
     fence_d     = fence_q;
+    done_d      = done_q;
+    result_d    = result_q;
     refused_d   = refused_q;
     wr_hit      = 1'b1;
 
@@ -298,18 +309,28 @@ module rnic_regs #(
     if (cmd_valid_q && cmd_ready_i) begin
       cmd_valid_d = 1'b0;
     end
-    // A fence completes on fence_done_i, unless lookup refused it (bad index): then on cmd_done_i.
-    if (busy_q && (fence_q ? (fence_done_i || (cmd_done_i && cmd_refused_i)) : cmd_done_i)) begin
-      busy_d      = 1'b0;
-      cmd_valid_d = 1'b0;
-      refused_d   = cmd_done_i && cmd_refused_i;
+    // A command completes once each pulse it waits for has come (fenced commands: fence_done_i;
+    // QUEUE_CONFIG: both), or at once when lookup refuses it (bad index).
+    if (busy_q) begin
+      if (fence_done_i) fence_d = 1'b0;
+      if (cmd_done_i) begin
+        done_d   = 1'b0;
+        result_d = cmd_refused_i ? 32'd0 : cmd_result_i;
+      end
+      if ((cmd_done_i && cmd_refused_i) || (!fence_d && !done_d)) begin
+        busy_d      = 1'b0;
+        cmd_valid_d = 1'b0;
+        fence_d     = 1'b0;
+        done_d      = 1'b0;
+        refused_d   = cmd_done_i && cmd_refused_i;
+      end
     end
 
     // Address map of the held write.
     unique case (wa)
       RNIC_REG_ID, RNIC_REG_VERSION, RNIC_REG_BUILD_ID, RNIC_REG_CAP_DATA_WIDTH, RNIC_REG_CAP_STAGS,
       RNIC_REG_CAP_STREAMS, RNIC_REG_CAP_QNS, RNIC_REG_CAP_SSN_WINDOW, RNIC_REG_CMD_STATUS,
-      RNIC_REG_CQ_PROD: begin
+      RNIC_REG_CMD_RESULT, RNIC_REG_CQ_PROD: begin
         // read-only: ignored
       end
       RNIC_REG_CMD: begin
@@ -318,7 +339,12 @@ module rnic_regs #(
           cmd_valid_d = 1'b1;
           refused_d   = 1'b0;
           cmd_op_d    = w_data_q[7:0];
-          fence_d     = w_data_q[7:0] == RNIC_CMD_STAG_INVALIDATE;
+          fence_d     = w_data_q[7:0] == RNIC_CMD_STAG_INVALIDATE ||
+                        w_data_q[7:0] == RNIC_CMD_STREAM_TEARDOWN ||
+                        w_data_q[7:0] == RNIC_CMD_QUEUE_CONFIG;
+          done_d      = w_data_q[7:0] != RNIC_CMD_STAG_INVALIDATE &&
+                        w_data_q[7:0] != RNIC_CMD_STREAM_TEARDOWN;
+          result_d    = '0;
           cmd_args_d  = args_q[32*NUM_ARGS_OUT-1:0];
         end
       end
@@ -391,6 +417,7 @@ module rnic_regs #(
       RNIC_REG_CAP_SSN_WINDOW: rd_data = SsnWindow;
       RNIC_REG_CMD:            rd_data = '0;
       RNIC_REG_CMD_STATUS:     rd_data = {16'b0, cmd_op_q, 6'b0, refused_q, busy_q};
+      RNIC_REG_CMD_RESULT:     rd_data = result_q;
       RNIC_REG_CQ_BASE_LO:     rd_data = cq_base_q[31:0];
       RNIC_REG_CQ_BASE_HI:     rd_data = cq_base_q[63:32];
       RNIC_REG_CQ_LOG2_SIZE:   rd_data = {27'b0, cq_log2_q};
@@ -459,12 +486,16 @@ module rnic_regs #(
       ev_d[CNT_ERROR0 + i] = error_event_i && error_idx_i == 5'(i);
     end
     ev_bytes_d = bytes_i;
+    ev_order_d = order_err_event_i;
 
     for (int k = 0; k < NUM_CNT; k++) begin
       cnt_d[64*k +: 64] = cnt_q[64*k +: 64] + 64'(ev_q[k]);
     end
     cnt_d[64*CNT_BYTES +: 64] = cnt_q[64*CNT_BYTES +: 64]
                               + (ev_q[CNT_BYTES] ? 64'(ev_bytes_q) : 64'd0);
+    // Deliver's order errors are RFC 5041 7.2 (2, 0x03) too; they may coincide with validate's.
+    cnt_d[64*ORDER_SLOT +: 64] = cnt_q[64*ORDER_SLOT +: 64] + 64'(ev_q[ORDER_SLOT])
+                               + 64'(ev_order_q);
   end
 
   // ---- flops ------------------------------------------------------------------------------------
@@ -492,6 +523,8 @@ module rnic_regs #(
       cmd_valid_q <= 1'b0;
       busy_q      <= 1'b0;
       fence_q     <= 1'b0;
+      done_q      <= 1'b0;
+      result_q    <= '0;
       refused_q   <= 1'b0;
       cq_base_q   <= '0;
       cq_log2_q   <= '0;
@@ -500,6 +533,7 @@ module rnic_regs #(
       cq_cons_q   <= '0;
       ev_q        <= '0;
       ev_bytes_q  <= '0;
+      ev_order_q  <= 1'b0;
       cnt_q       <= '0;
       hi_q        <= '0;
     end else begin
@@ -525,6 +559,8 @@ module rnic_regs #(
       cmd_valid_q <= cmd_valid_d;
       busy_q      <= busy_d;
       fence_q     <= fence_d;
+      done_q      <= done_d;
+      result_q    <= result_d;
       refused_q   <= refused_d;
       cq_base_q   <= cq_base_d;
       cq_log2_q   <= cq_log2_d;
@@ -533,6 +569,7 @@ module rnic_regs #(
       cq_cons_q   <= cq_cons_d;
       ev_q        <= ev_d;
       ev_bytes_q  <= ev_bytes_d;
+      ev_order_q <= ev_order_d;
       cnt_q       <= cnt_d;
       hi_q        <= hi_d;
     end

@@ -12,6 +12,13 @@
 // further ahead than the cache reaches reads its descriptor directly. Descriptor reads are pipelined
 // (up to MaxReads in flight, one ID, so answers return in order).
 // Table commands run when the pipeline is empty; doorbells and consumes run alongside segments.
+// STag keys: the card issues them. A separate key table (not cleared by reset) holds each index's
+// last key; STAG_WRITE writes key + 1 (mod 256) and returns the STag on cmd_result_o, so an STag
+// value is never issued twice in a row for an index, across owners, driver restarts and resets.
+// STAG_INVALIDATE and STREAM_TEARDOWN send a FENCE item, QUEUE_CONFIG a QUEUE_SET item; deliver
+// completes them (fence_done) once everything before them is acknowledged. QUEUE_CONFIG writes the
+// queue tables only when deliver echoes its QUEUE_SET, and no segment is looked up meanwhile, so
+// every segment after it meets the new configuration in lookup, place and deliver alike.
 module rnic_rx_lookup #(
   parameter int DataWidth   = 512,   // AXI data width in bits (descriptor fetch)
   parameter int StagEntries = 4096,  // STag table entries (STag index = STag[31:8])
@@ -29,16 +36,17 @@ module rnic_rx_lookup #(
   input  logic [32*10-1:0]       cmd_args_i,
   input  logic                   cmd_valid_i,
   output logic                   cmd_ready_o,
-  output logic                   cmd_done_o,      // pulse: a non-fence command finished
+  output logic                   cmd_done_o,      // pulse: a command's lookup part finished
   output logic                   cmd_refused_o,   // pulse (with cmd_done_o): bad opcode or index
+  output logic [31:0]            cmd_result_o,    // with cmd_done_o: STAG_WRITE's STag, else 0
   input  logic [15:0]            db_stream_i,     // doorbell: new producer index of (stream, qn)
   input  logic [7:0]             db_qn_i,
   input  logic [31:0]            db_prod_i,
   input  logic                   db_valid_i,
   output logic                   db_ready_o,
-  input  logic [15:0]            cons_stream_i,   // from deliver: a message of (stream, qn) delivered,
-  input  logic [7:0]             cons_qn_i,       //   or (cons_reset_i) STREAM_RESET reached deliver
-  input  logic                   cons_reset_i,
+  input  logic [15:0]            cons_stream_i,   // from deliver (RNIC_CONS_*): a message of (stream,
+  input  logic [7:0]             cons_qn_i,       //   qn) delivered, STREAM_RESET or QUEUE_SET reached
+  input  logic [1:0]             cons_kind_i,     //   deliver, or the stream failed at delivery
   input  logic                   cons_valid_i,
   output logic                   cons_ready_o,
   output logic [15:0]            ssn_rd_stream_o, // read port into deliver's next_ssn,
@@ -101,6 +109,7 @@ module rnic_rx_lookup #(
   // A table read by several parties is kept in copies written together (one read port each):
   // _a for the segment pipeline, _e for the prefetch engine, _c for consumes.
   logic [SeW-1:0] stag_mem [StagEntries];
+  logic [7:0]     key_mem [StagEntries];   // last key issued per index; reset leaves it alone
   logic [StW-1:0] strm_mem [NumStreams];
   logic [QcW-1:0] qc_a_mem [NumQueues];
   logic [QcW-1:0] qc_e_mem [NumQueues];
@@ -204,6 +213,14 @@ module rnic_rx_lookup #(
   logic [31:0] a0, a1, a2, a3, a4, a5, a6, a7, a8, a9;
   assign {a9, a8, a7, a6, a5, a4, a3, a2, a1, a0} = cmd_args_i;
 
+  // The key table: read at the command's index every cycle, written by STAG_WRITE's second cycle.
+  logic       key_we;
+  logic [7:0] key_rdata;
+  always_ff @(posedge clk_i) begin
+    if (key_we) key_mem[a0[StagIw-1:0]] <= stag_wdata[SeKey +: 8];
+    key_rdata <= key_mem[a0[StagIw-1:0]];
+  end
+
   logic cmd_index_ok;
   always_comb begin
     unique case (cmd_op_i)
@@ -218,7 +235,9 @@ module rnic_rx_lookup #(
   assign cfg_first = a5 == 32'd0 ? 32'd1 : a5;
 
   // ---- state ----------------------------------------------------------------------------------------
-  typedef enum logic [2:0] {C_INIT, C_RUN, C_ECHO, C_QCLR} ctl_e;
+  // C_SKEY: STAG_WRITE's second cycle (the key table read is there); C_QECHO: QUEUE_CONFIG waits
+  // for deliver's echo of its QUEUE_SET item.
+  typedef enum logic [2:0] {C_INIT, C_RUN, C_ECHO, C_QCLR, C_SKEY, C_QECHO} ctl_e;
   typedef enum logic [1:0] {E_IDLE, E_CALC, E_ISSUE} eng_e;
   typedef enum logic [1:0] {D_NONE, D_WANT, D_WAIT, D_DONE} dir_e;  // B's direct descriptor read
 
@@ -386,8 +405,13 @@ module rnic_rx_lookup #(
 
   // Consumes (head + 1, read-modify-write over two cycles with forwarding) and echoes are always
   // taken: deliver must never wait on lookup for them, or lookup -> ... -> deliver -> lookup deadlocks.
-  assign cons_ready_o = ctl_q != C_INIT;
-  assign echo_seen = cons_valid_i && cons_reset_i && ctl_q == C_ECHO;
+  // A stream failure takes the stream table's write port: it waits while validate or a command
+  // writes it (both finish in a cycle, so it never waits on the pipeline).
+  logic cons_fail, qecho_seen;
+  assign cons_fail = cons_kind_i == RNIC_CONS_FAIL;
+  assign cons_ready_o = ctl_q != C_INIT && !(cons_fail && (err_valid_i || cmd_exec));
+  assign echo_seen = cons_valid_i && cons_kind_i == RNIC_CONS_RESET && ctl_q == C_ECHO;
+  assign qecho_seen = cons_valid_i && cons_kind_i == RNIC_CONS_QSET && ctl_q == C_QECHO;
   // Doorbells take the producer write port, which a command may use.
   assign db_ready_o = ctl_q != C_INIT && !cmd_exec;
 
@@ -486,6 +510,8 @@ module rnic_rx_lookup #(
     cmd_ready_o = 1'b0;
     cmd_done_o = 1'b0;
     cmd_refused_o = 1'b0;
+    cmd_result_o = '0;
+    key_we = 1'b0;
 
     // Reads: a new segment's addresses when one is accepted, else B's again (B re-reads while it
     // waits, so it sees table changes).
@@ -541,6 +567,14 @@ module rnic_rx_lookup #(
       strm_waddr = err_stream_i[StreamIw-1:0];
       strm_wdata[StState +: 2] = 2'(RNIC_STREAM_ERROR);
       strm_wdata[StPd +: 16] = lk_q.stream_pd;
+    end
+
+    // Deliver found the stream breaking the message order (RFC 5041 4.3, 5.3): error state now.
+    if (cons_valid_i && cons_ready_o && cons_fail) begin
+      strm_we = 1'b1;
+      strm_waddr = cons_stream_i[StreamIw-1:0];
+      strm_wdata = '0;
+      strm_wdata[StState +: 2] = 2'(RNIC_STREAM_ERROR);
     end
 
     // Doorbell: the producer is the MSN of the last posted buffer.
@@ -663,22 +697,7 @@ module rnic_rx_lookup #(
           cmd_refused_o = 1'b1;
         end else begin
           unique case (cmd_op_i)
-            RNIC_CMD_STAG_WRITE: begin
-              stag_we = 1'b1;
-              stag_waddr = a0[StagIw-1:0];
-              stag_wdata = '0;
-              stag_wdata[SeValid] = 1'b1;
-              stag_wdata[SeKey +: 8] = a1[7:0];
-              stag_wdata[SeRw] = a1[8];
-              stag_wdata[SeRr] = a1[9];
-              stag_wdata[SeBound] = a1[10];
-              stag_wdata[SePd +: 16] = a2[15:0];
-              stag_wdata[SeStream +: 16] = a3[15:0];
-              stag_wdata[SeBase +: 64] = {a5, a4};
-              stag_wdata[SeLen +: 64] = {a7, a6};
-              stag_wdata[SeAddr +: 64] = {a9, a8};
-              cmd_done_o = 1'b1;
-            end
+            RNIC_CMD_STAG_WRITE: ctl_d = C_SKEY;  // the key table is read this cycle
             RNIC_CMD_STAG_INVALIDATE: begin
               // No lookup after this cycle can hit the entry; the FENCE item completes the command
               // once every earlier placement write is acknowledged (RFC 5041 8.3.1 #6).
@@ -701,14 +720,57 @@ module rnic_rx_lookup #(
               ctl_d = C_ECHO;
             end
             RNIC_CMD_STREAM_TEARDOWN: begin
+              // No lookup after this cycle places for the stream; the FENCE completes the command
+              // once every earlier write and completion is acknowledged.
               strm_we = 1'b1;
               strm_waddr = a0[StreamIw-1:0];
               strm_wdata = '0;
               strm_wdata[StState +: 2] = 2'(RNIC_STREAM_TORN_DOWN);
-              cmd_done_o = 1'b1;
+              lk_d = '0;
+              lk_d.kind = RNIC_ITEM_FENCE;
+              lk_d.arg = a0[15:0];
+              lk_valid_d = 1'b1;
             end
             RNIC_CMD_QUEUE_CONFIG: begin
-              // Empty: producer = consumer = first MSN - 1; nothing requested or cached.
+              // Deliver sets the queue's expected MSN in order and echoes; the tables change then.
+              lk_d = '0;
+              lk_d.kind = RNIC_ITEM_QUEUE_SET;
+              lk_d.arg = a0[15:0];
+              lk_d.seg.stream = a0[15:0];
+              lk_d.seg.qn = a1;
+              lk_d.seg.msn = cfg_first;
+              lk_valid_d = 1'b1;
+              ctl_d = C_QECHO;
+            end
+            default: cmd_done_o = 1'b1;  // NOP
+          endcase
+        end
+      end
+
+      // STAG_WRITE, second cycle: the entry with the index's next key.
+      C_SKEY: begin
+        stag_we = 1'b1;
+        stag_waddr = a0[StagIw-1:0];
+        stag_wdata = '0;
+        stag_wdata[SeValid] = 1'b1;
+        stag_wdata[SeKey +: 8] = key_rdata + 8'd1;
+        stag_wdata[SeRw] = a1[8];
+        stag_wdata[SeRr] = a1[9];
+        stag_wdata[SeBound] = a1[10];
+        stag_wdata[SePd +: 16] = a2[15:0];
+        stag_wdata[SeStream +: 16] = a3[15:0];
+        stag_wdata[SeBase +: 64] = {a5, a4};
+        stag_wdata[SeLen +: 64] = {a7, a6};
+        stag_wdata[SeAddr +: 64] = {a9, a8};
+        key_we = 1'b1;
+        cmd_done_o = 1'b1;
+        cmd_result_o = {a0[23:0], key_rdata + 8'd1};
+        ctl_d = C_RUN;
+      end
+
+      // QUEUE_CONFIG: deliver has the QUEUE_SET; the queue starts empty: producer = consumer =
+      // first MSN - 1, nothing requested or cached.
+      C_QECHO: if (qecho_seen) begin
               qc_we = 1'b1;
               qc_wdata[QcCfg] = 1'b1;
               qc_wdata[QcBase +: 64] = {a3, a2};
@@ -726,10 +788,7 @@ module rnic_rx_lookup #(
               landed_waddr = qc_waddr;
               landed_wdata = cfg_first - 32'd1;
               cmd_done_o = 1'b1;
-            end
-            default: cmd_done_o = 1'b1;  // NOP
-          endcase
-        end
+              ctl_d = C_RUN;
       end
 
       // STREAM_ENABLE: the echo says every earlier item of the stream is through deliver.
@@ -782,7 +841,7 @@ module rnic_rx_lookup #(
       ar_valid_q <= ar_valid_d;
       r_beat_q <= r_beat_d;
       r_err_q <= r_err_d;
-      c2_valid_q <= cons_valid_i && cons_ready_o && !cons_reset_i;
+      c2_valid_q <= cons_valid_i && cons_ready_o && cons_kind_i == RNIC_CONS_CONSUME;
       hw_last_q <= head_we;
       sw_last_q <= strm_we;
     end

@@ -1,12 +1,21 @@
 `include "rnic_defs.svh"
 // Stage 4: DMA placement. Pops each SEG verdict's packet beats; for PLACE writes the payload to the
-// host address (realigned, byte strobes, bursts split at 4 KiB and 256 beats); executes FENCE.
+// host address (realigned, byte strobes, bursts split at 4 KiB and 256 beats).
 //
 // Structure (docs/rtl-architecture.md, rnic_rx_place):
-//   dispatch  takes one verdict per cycle, precomputes the segment's shift, lead (header-only)
-//             beats, write beats and first burst, and pushes it into in-order queues: sq (every
-//             SEG, drives the data engine), aq (PLACE with payload, drives the AW generator), cq
-//             (every verdict that yields an rnic_dlv_t). FENCE holds it until done.
+//   input     a register (p0) holding the next verdict; while it waits there the expected MSN of
+//             its queue is read from deliver (exp_rd_*), one cycle ahead of dispatch.
+//   dispatch  takes one verdict per cycle from p0, precomputes the segment's shift, lead
+//             (header-only) beats, write beats and first burst, and pushes it into in-order queues:
+//             sq (every SEG, drives the data engine), aq (PLACE with payload, drives the AW
+//             generator), cq (every verdict that yields an rnic_dlv_t, tokens included). Dispatch
+//             is where writes are committed: once in sq/aq a segment's writes finish without
+//             deliver. An untagged PLACE whose MSN is below its queue's expected MSN (a message
+//             deliver has completed since lookup: RFC 5041 4.3 broken by the peer) is STALE: it is
+//             dispatched like a DROP (beats discarded, nothing written) and still goes to deliver,
+//             which reports the order error. commit_now_o counts the segments committed with
+//             writes (this cycle's included); with the mux's b_segs count deliver orders every
+//             completion after the writes committed before it was decided.
 //   AW gen    one burst per cycle from aq: the first burst ends at the next block boundary (4 KiB,
 //             or 256 beats when that is less), the others are whole blocks.
 //   data      takes one FIFO beat per cycle for the sq head. Write beat k of a segment is
@@ -45,12 +54,14 @@ module rnic_rx_place #(
   output logic                   wlast_o,
   output logic                   wvalid_o,
   input  logic                   wready_i,
-  input  logic [31:0]            aw_count_i,    // from the write mux: AW and B handshakes so far
-  input  logic [31:0]            b_count_i,
+  output logic                   awseglast_o,   // with awvalid_o: the segment's last burst
+  output logic [15:0]            exp_rd_stream_o, // expected-MSN read port into deliver: the queue
+  output logic [7:0]             exp_rd_qn_o,     //   of the verdict dispatching next cycle;
+  input  logic [31:0]            exp_rd_data_i,   //   its expected MSN one cycle later
+  output logic [31:0]            commit_now_o,  // segments committed with writes, this cycle's included
   output rnic_dlv_t              dlv_o,         // -> deliver, after the segment's AWs and W beats
   output logic                   dlv_valid_o,
   input  logic                   dlv_ready_i,
-  output logic                   fence_done_o,  // pulse: every write before a FENCE acknowledged
   output logic                   bytes_event_o, // pulse per PLACE with its payload bytes (counter)
   output logic [15:0]            bytes_o
 );
@@ -82,12 +93,6 @@ module rnic_rx_place #(
       $fatal(1, "rnic_rx_place: DataWidth must be 64, 128, 256 or 512");
   end
 
-  typedef enum logic [1:0] {
-    FenceIdle   = 2'd0,  // accepting verdicts
-    FenceDrain  = 2'd1,  // waiting until every earlier AW is issued
-    FenceSample = 2'd2,  // sampling aw_count (one cycle after the last AW: the count includes it)
-    FenceWait   = 2'd3   // waiting until b_count reaches the sample
-  } fence_e;
 
   // ---------------------------------------------------------------------------------------------
   // Queues (flat RAMs, in-order)
@@ -136,14 +141,17 @@ module rnic_rx_place #(
   // ---------------------------------------------------------------------------------------------
   // Dispatch: one verdict per cycle
   // ---------------------------------------------------------------------------------------------
-  fence_e fence_q, fence_d;
-  logic [31:0] fence_aw_q, fence_aw_d;
-  logic fence_done_q, fence_done_d;
+  logic p0_valid_q;                 // the input register
+  rnic_verdict_t p0_q;
+  logic p0_take;                    // p0 dispatches this cycle
+  logic v_stale;
+  logic [31:0] v_expd;              // MSN - expected MSN
+  logic [31:0] commit_q, commit_d;
   logic bytes_ev_q, bytes_ev_d;
   logic [15:0] bytes_q, bytes_d;
   logic aw_valid_q;
 
-  logic vd_hs, v_seg, v_place, v_place_w, v_error, v_reset, v_fence, v_dlv;
+  logic v_seg, v_place, v_place_w, v_error, v_reset, v_fence, v_qset, v_dlv;
   logic [Lb-1:0] v_off, v_shm1, v_ll;
   logic [9:0] v_sm1;       // hdr_bytes - off - 1 (two's complement)
   logic [2:0] v_lead;      // header-only input beats before the first write beat
@@ -156,88 +164,92 @@ module rnic_rx_place #(
   logic [15:0] v_room16, v_first, v_first_m1, v_rem;
   rnic_dlv_t v_dlv_ent;
 
+  // The expected-MSN read for the verdict that dispatches next cycle: p0's own while it stays,
+  // else the one entering p0.
   always_comb begin
-    v_seg = vd_i.action != RNIC_ACT_TOKEN;
-    v_place = vd_i.action == RNIC_ACT_PLACE;
-    v_place_w = v_place && vd_i.pay_bytes != 16'd0;
-    v_error = vd_i.action == RNIC_ACT_ERROR;
-    v_reset = vd_i.action == RNIC_ACT_TOKEN && vd_i.kind == RNIC_ITEM_STREAM_RESET;
-    v_fence = vd_i.action == RNIC_ACT_TOKEN && vd_i.kind == RNIC_ITEM_FENCE;
-    v_dlv = v_place || v_error || v_reset;
+    if (p0_valid_q && !p0_take) begin
+      exp_rd_stream_o = p0_q.seg.stream;
+      exp_rd_qn_o = p0_q.seg.qn[7:0];
+    end else begin
+      exp_rd_stream_o = vd_i.seg.stream;
+      exp_rd_qn_o = vd_i.seg.qn[7:0];
+    end
+  end
+  assign commit_now_o = commit_d;
 
-    vd_ready_o = fence_q == FenceIdle && !sq_full && !aq_full && !cq_full;
-    vd_hs = vd_valid_i && vd_ready_o;
+  always_comb begin
+    // Stale: MSN - expected < 0 (mod 2^32, RFC 5041 4.3 wrap).
+    v_expd = p0_q.seg.msn - exp_rd_data_i;
+    v_stale = p0_q.action == RNIC_ACT_PLACE && !p0_q.seg.is_tagged && v_expd[31];
+    v_seg = p0_q.action != RNIC_ACT_TOKEN;
+    v_place = p0_q.action == RNIC_ACT_PLACE;
+    v_place_w = v_place && !v_stale && p0_q.pay_bytes != 16'd0;
+    v_error = p0_q.action == RNIC_ACT_ERROR;
+    v_reset = p0_q.action == RNIC_ACT_TOKEN && p0_q.kind == RNIC_ITEM_STREAM_RESET;
+    v_fence = p0_q.action == RNIC_ACT_TOKEN && p0_q.kind == RNIC_ITEM_FENCE;
+    v_qset = p0_q.action == RNIC_ACT_TOKEN && p0_q.kind == RNIC_ITEM_QUEUE_SET;
+    v_dlv = v_place || v_error || v_reset || v_fence || v_qset;
+
+    p0_take = p0_valid_q && !sq_full && !aq_full && !cq_full;
+    vd_ready_o = !p0_valid_q || p0_take;
+    commit_d = commit_q + 32'(p0_take && v_place_w);
 
     // Write beat k covers packet bytes k*Bytes + s .. with s = hdr - off; it is produced when input
     // beat k + lead arrives, from that beat and the one before, shifted by shm1 + 1 bytes.
-    v_off = vd_i.addr[Lb-1:0];
-    v_sm1 = {5'd0, vd_i.hdr_bytes} - {{(10 - Lb){1'b0}}, v_off} - 10'd1;
+    v_off = p0_q.addr[Lb-1:0];
+    v_sm1 = {5'd0, p0_q.hdr_bytes} - {{(10 - Lb){1'b0}}, v_off} - 10'd1;
     v_shm1 = v_sm1[Lb-1:0];
     v_lead = v_sm1[9] ? 3'd0 : v_sm1[Lb+2:Lb] + 3'd1;
-    v_end = {1'b0, vd_i.pay_bytes} + {{(17 - Lb){1'b0}}, v_off};
+    v_end = {1'b0, p0_q.pay_bytes} + {{(17 - Lb){1'b0}}, v_off};
     v_end_up = v_end + 17'(Bytes - 1);
     v_end_m1 = v_end - 17'd1;
     v_nout = {{(Lb - 1){1'b0}}, v_end_up[16:Lb]};
     v_ll = v_end_m1[Lb-1:0];
-    v_blk = vd_i.addr[LogBnd-1:Lb];
+    v_blk = p0_q.addr[LogBnd-1:Lb];
     v_room = {1'b1, {BlkW{1'b0}}} - {1'b0, v_blk};
     v_room16 = {{(15 - BlkW){1'b0}}, v_room};
     v_first = (v_nout < v_room16) ? v_nout : v_room16;
     v_first_m1 = v_first - 16'd1;
     v_rem = v_nout - v_first;
 
-    sq_push = vd_hs && v_seg;
+    sq_push = p0_take && v_seg;
     sq_wdata = {v_place_w, v_dlv, v_lead, v_shm1, v_nout, v_off, v_ll, v_blk};
-    aq_push = vd_hs && v_place_w;
-    aq_wdata = {vd_i.addr[63:Lb], v_first_m1[7:0], v_rem};
+    aq_push = p0_take && v_place_w;
+    aq_wdata = {p0_q.addr[63:Lb], v_first_m1[7:0], v_rem};
 
     v_dlv_ent = '0;
-    v_dlv_ent.stream = vd_i.seg.stream;
-    v_dlv_ent.ssn = vd_i.seg.ssn;
-    v_dlv_ent.last = vd_i.seg.last;
-    v_dlv_ent.is_tagged = vd_i.seg.is_tagged;
-    v_dlv_ent.stag_qn = vd_i.seg.is_tagged ? vd_i.seg.stag : vd_i.seg.qn;
-    v_dlv_ent.msn = vd_i.seg.msn;
-    v_dlv_ent.rsvd_ulp = vd_i.seg.rsvd_ulp;
-    v_dlv_ent.hdr_raw = vd_i.seg.hdr_raw;
+    v_dlv_ent.stream = p0_q.seg.stream;
+    v_dlv_ent.ssn = p0_q.seg.ssn;
+    v_dlv_ent.last = p0_q.seg.last;
+    v_dlv_ent.is_tagged = p0_q.seg.is_tagged;
+    v_dlv_ent.stag_qn = p0_q.seg.is_tagged ? p0_q.seg.stag : p0_q.seg.qn;
+    v_dlv_ent.msn = p0_q.seg.msn;
+    v_dlv_ent.rsvd_ulp = p0_q.seg.rsvd_ulp;
+    v_dlv_ent.hdr_raw = p0_q.seg.hdr_raw;
     if (v_place) begin
       v_dlv_ent.kind = RNIC_DLV_PLACED;
-      v_dlv_ent.length = vd_i.msg_len;
+      v_dlv_ent.length = p0_q.msg_len;
     end else if (v_error) begin
       v_dlv_ent.kind = RNIC_DLV_ERROR;
-      v_dlv_ent.length = {16'd0, vd_i.seg.seg_bytes};
-      v_dlv_ent.err_type = vd_i.err_type;
-      v_dlv_ent.err_code = vd_i.err_code;
+      v_dlv_ent.length = {16'd0, p0_q.seg.seg_bytes};
+      v_dlv_ent.err_type = p0_q.err_type;
+      v_dlv_ent.err_code = p0_q.err_code;
+    end else if (v_qset) begin
+      v_dlv_ent.kind = RNIC_DLV_QUEUE_SET;
+      v_dlv_ent.stag_qn = p0_q.seg.qn;
+      v_dlv_ent.rsvd_ulp = '0;
+      v_dlv_ent.hdr_raw = '0;
     end else begin
       v_dlv_ent = '0;
-      v_dlv_ent.kind = RNIC_DLV_STREAM_RESET;
-      v_dlv_ent.stream = vd_i.arg;
+      v_dlv_ent.kind = v_fence ? RNIC_DLV_FENCE : RNIC_DLV_STREAM_RESET;
+      v_dlv_ent.stream = p0_q.arg;
     end
-    cq_push = vd_hs && v_dlv;
+    cq_push = p0_take && v_dlv;
     cq_wdata = {v_place_w, v_place || v_error, v_dlv_ent};
 
-    bytes_ev_d = vd_hs && v_place;
-    bytes_d = v_place ? vd_i.pay_bytes : bytes_q;
+    bytes_ev_d = p0_take && v_place && !v_stale;
+    bytes_d = v_place ? p0_q.pay_bytes : bytes_q;
 
-    // FENCE: every earlier AW issued -> sample aw_count a cycle later -> wait for b_count.
-    fence_d = fence_q;
-    fence_aw_d = fence_aw_q;
-    fence_done_d = 1'b0;
-    unique case (fence_q)
-      FenceIdle: if (vd_hs && v_fence) fence_d = FenceDrain;
-      FenceDrain: if (aq_empty && !aw_valid_q) fence_d = FenceSample;
-      FenceSample: begin
-        fence_aw_d = aw_count_i;
-        fence_d = FenceWait;
-      end
-      FenceWait: begin
-        if ($signed(b_count_i - fence_aw_q) >= 32'sd0) begin  // wrapping: b caught up
-          fence_done_d = 1'b1;
-          fence_d = FenceIdle;
-        end
-      end
-      default: fence_d = FenceIdle;
-    endcase
   end
 
   // ---------------------------------------------------------------------------------------------
@@ -479,7 +491,7 @@ module rnic_rx_place #(
     aw_done_d = aw_done_q + (CqPw + 1)'(aw_seg_done) - (CqPw + 1)'(cq_pop && h_need_aw);
   end
 
-  assign fence_done_o = fence_done_q;
+  assign awseglast_o = aw_rem_q == 16'd0;
   assign bytes_event_o = bytes_ev_q;
   assign bytes_o = bytes_q;
 
@@ -494,9 +506,8 @@ module rnic_rx_place #(
       aq_rd_q <= '0;
       cq_wr_q <= '0;
       cq_rd_q <= '0;
-      fence_q <= FenceIdle;
-      fence_aw_q <= '0;
-      fence_done_q <= 1'b0;
+      p0_valid_q <= 1'b0;
+      commit_q <= '0;
       bytes_ev_q <= 1'b0;
       bytes_q <= '0;
       aw_valid_q <= 1'b0;
@@ -525,9 +536,8 @@ module rnic_rx_place #(
       aq_rd_q <= aq_rd_d;
       cq_wr_q <= cq_wr_d;
       cq_rd_q <= cq_rd_d;
-      fence_q <= fence_d;
-      fence_aw_q <= fence_aw_d;
-      fence_done_q <= fence_done_d;
+      if (vd_ready_o) p0_valid_q <= vd_valid_i;
+      commit_q <= commit_d;
       bytes_ev_q <= bytes_ev_d;
       bytes_q <= bytes_d;
       aw_valid_q <= aw_valid_d;
@@ -555,14 +565,15 @@ module rnic_rx_place #(
   // Datapath registers: no reset needed (qualified by the control state above).
   always_ff @(posedge clk_i) begin
     rprev_q <= rprev_d;
+    if (vd_ready_o && vd_valid_i) p0_q <= vd_i;
   end
 
   // Unused inputs: keep (header bytes and lanes past the end are masked by the strobes), err_idx,
   // to/mo/dv/oversize (validate's business).
   logic unused_in;
-  assign unused_in = ^{beat_keep_i, vd_i.err_idx, vd_i.seg.to, vd_i.seg.mo, vd_i.seg.dv,
-                       vd_i.seg.oversize};
+  assign unused_in = ^{beat_keep_i, p0_q.err_idx, p0_q.seg.to, p0_q.seg.mo, p0_q.seg.dv,
+                       p0_q.seg.oversize, vd_i};
   // Intermediate bits not needed at this width.
   logic unused_bits;
-  assign unused_bits = ^{v_sm1, v_end_up, v_end_m1, v_first_m1, aw_next_m1};
+  assign unused_bits = ^{v_sm1, v_end_up, v_end_m1, v_first_m1, aw_next_m1, v_expd[30:0]};
 endmodule

@@ -57,6 +57,44 @@ TEST(KernelBasic, IdCapsAndCommandStatus) {
   EXPECT_EQ(env.finish(), "");
 }
 
+// RFC 5041 8.3.1, 8.3.2: the card issues STag keys. Every STAG_WRITE of an index advances its key
+// by one (CMD_RESULT returns the STag), invalidation does not reset it, and neither does a kernel
+// reset: an STag value a dead owner's peer holds is not issued again for the next owner. A refused
+// STAG_WRITE returns 0 and advances nothing.
+TEST(KernelBasic, StagKeysIssuedByTheCardSurviveReset) {
+  Env env(test_config(7));
+  env.start();
+  auto& d = env.drv();
+  StagArgs a;
+  a.index = 17;
+  a.pd = 1;
+  a.length = 64;
+  a.host_addr = env.alloc(64);
+  std::vector<std::uint8_t> keys;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_FALSE(d.stag_write(a));
+    keys.push_back(a.key);
+    EXPECT_EQ(env.mmio().read32(kRegCMD_RESULT), (17u << 8) | a.key);
+    ASSERT_FALSE(d.stag_invalidate(17));
+    EXPECT_EQ(env.mmio().read32(kRegCMD_RESULT), 0u) << "CMD_RESULT is 0 for other commands";
+  }
+  EXPECT_EQ(keys, (std::vector<std::uint8_t>{1, 2, 3}));
+  StagArgs bad = a;
+  bad.index = 256;  // == STAG_ENTRIES: refused
+  EXPECT_TRUE(d.stag_write(bad));
+  EXPECT_EQ(env.mmio().read32(kRegCMD_RESULT), 0u);
+  // A kernel reset (ap_rst_n) clears every table but not the keys.
+  env.start();
+  ASSERT_FALSE(d.stag_write(a));
+  EXPECT_EQ(a.key, 4u) << "the key table must survive reset";
+  // 256 writes later the 8-bit key wraps past 0.
+  for (int i = 0; i < 252; ++i) ASSERT_FALSE(d.stag_write(a));
+  EXPECT_EQ(a.key, 0u);
+  ASSERT_FALSE(d.stag_write(a));
+  EXPECT_EQ(a.key, 1u);
+  EXPECT_EQ(env.finish(), "");
+}
+
 // RFC 5041 5.2, 5.4: one tagged segment placed at host_addr + (TO - base) and delivered with its STag
 // and RsvdULP; the CQE carries the DDP-SSN and the tagged flag, phase 1.
 TEST(KernelBasic, TaggedSingleSegment) {

@@ -86,7 +86,6 @@ Row run_case(const Options& o, bool tagged, unsigned size, unsigned align) {
     const std::uint64_t len = 4u << 20;
     rnic::tb::StagArgs a;
     a.index = 1;
-    a.key = 1;
     a.pd = 1;
     a.length = len;
     a.host_addr = env.alloc(len, 4096);
@@ -95,7 +94,7 @@ Row run_case(const Options& o, bool tagged, unsigned size, unsigned align) {
     std::uint64_t off = 0;
     for (unsigned m = 0; m < msgs; ++m) {
       if (off + align + msg_len > len) off = 0;
-      for (auto& g : rnic::tb::tagged_message((1u << 8) | 1, off + align, 0, payload, mulpdu))
+      for (auto& g : rnic::tb::tagged_message((1u << 8) | a.key, off + align, 0, payload, mulpdu))
         segs.push_back(std::move(g));
       for (unsigned i = 0; i < spm; ++i) dest.push_back(a.host_addr + off + align + std::uint64_t{i} * size);
       off += stride;

@@ -254,13 +254,12 @@ TEST(KernelDelivery, InvalidateDuringTraffic) {
   EXPECT_FALSE(env.stream_enable(3, 1));
   StagArgs a;
   a.index = 20;
-  a.key = 0x99;
   a.pd = 1;
   a.base_to = 0;
   a.length = 0x20000;
   a.host_addr = env.alloc(a.length);
   EXPECT_FALSE(env.stag_write(a));
-  const std::uint32_t stag = (20u << 8) | 0x99;
+  const std::uint32_t stag = (20u << 8) | a.key;
   const std::uint16_t streams[4] = {0, 1, 3, 0};
   unsigned n = 0;
   auto send_one = [&] {

@@ -121,7 +121,6 @@ TEST(KernelError, TaggedNoRemoteWriteIsInvalidStag) {
   Std s(env);
   StagArgs a;
   a.index = 9;
-  a.key = 0x10;
   a.pd = 1;
   a.remote_write = false;
   a.remote_read = true;
@@ -130,7 +129,7 @@ TEST(KernelError, TaggedNoRemoteWriteIsInvalidStag) {
   a.host_addr = env.alloc(4096);
   EXPECT_FALSE(env.stag_write(a));
   const std::uint64_t acc0 = env.counter(kRegCNT_ACCESS_LO);
-  expect_error(env, s, 0, 0, tagged_seg((9u << 8) | 0x10, 0, 64), DdpError::kTaggedInvalidStag);
+  expect_error(env, s, 0, 0, tagged_seg((9u << 8) | a.key, 0, 64), DdpError::kTaggedInvalidStag);
   EXPECT_EQ(env.counter(kRegCNT_ACCESS_LO), acc0 + 1);
   EXPECT_EQ(env.finish(), "");
 }
@@ -166,7 +165,6 @@ TEST(KernelError, TaggedStagNotAssociatedStreamBinding) {
   Std s(env);
   StagArgs a;
   a.index = 10;
-  a.key = 0x77;
   a.pd = 1;
   a.bound_stream = 1;
   a.base_to = 0x1000;
@@ -175,10 +173,10 @@ TEST(KernelError, TaggedStagNotAssociatedStreamBinding) {
   EXPECT_FALSE(env.stag_write(a));
   // On its own stream it places.
   const Bytes p = env.random_bytes(50);
-  env.send_all(1, tagged_message((10u << 8) | 0x77, 0x1000, 0, p, 2000));
+  env.send_all(1, tagged_message((10u << 8) | a.key, 0x1000, 0, p, 2000));
   ASSERT_TRUE(env.drain()) << env.finish();
   EXPECT_EQ(diff_bytes(env.host_bytes(a.host_addr, p.size()), p), "");
-  expect_error(env, s, 0, 0, tagged_seg((10u << 8) | 0x77, 0x1100, 64), DdpError::kTaggedStagNotAssociated);
+  expect_error(env, s, 0, 0, tagged_seg((10u << 8) | a.key, 0x1100, 64), DdpError::kTaggedStagNotAssociated);
   EXPECT_EQ(env.finish(), "");
 }
 
@@ -188,7 +186,6 @@ TEST(KernelError, TaggedToWrap) {
   Std s(env);
   StagArgs a;
   a.index = 11;
-  a.key = 1;
   a.pd = 1;
   a.base_to = 0xFFFFFFFFFFFFF000ull;
   a.length = 0x1000;
@@ -196,10 +193,10 @@ TEST(KernelError, TaggedToWrap) {
   EXPECT_FALSE(env.stag_write(a));
   // The last bytes before the top pass.
   const Bytes p = env.random_bytes(16);
-  env.send_all(0, tagged_message((11u << 8) | 1, 0xFFFFFFFFFFFFFFE0ull, 0, p, 2000));
+  env.send_all(0, tagged_message((11u << 8) | a.key, 0xFFFFFFFFFFFFFFE0ull, 0, p, 2000));
   ASSERT_TRUE(env.drain()) << env.finish();
   EXPECT_EQ(diff_bytes(env.host_bytes(a.host_addr + 0xFE0, p.size()), p), "");
-  expect_error(env, s, 0, 1, tagged_seg((11u << 8) | 1, 0xFFFFFFFFFFFFFFF0ull, 32), DdpError::kTaggedToWrap);
+  expect_error(env, s, 0, 1, tagged_seg((11u << 8) | a.key, 0xFFFFFFFFFFFFFFF0ull, 32), DdpError::kTaggedToWrap);
   EXPECT_EQ(env.finish(), "");
 }
 

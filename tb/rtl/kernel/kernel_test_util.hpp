@@ -56,7 +56,7 @@ inline EnvConfig test_config(std::uint64_t default_seed, bool random_timing = tr
 // base TO kBaseTo; queue 0 of streams 0..2 configured (64 entries).
 struct Std {
   static constexpr std::uint32_t kStagIndex = 5;
-  static constexpr std::uint8_t kKey = 0x42;
+  static constexpr std::uint8_t kKey = 1;  // the card issues keys: the first on a fresh card is 1
   static constexpr std::uint32_t kStag = (kStagIndex << 8) | kKey;
   static constexpr std::uint64_t kBaseTo = 0x100000000ull;
   static constexpr std::uint64_t kLen = 0x10000;
@@ -70,12 +70,12 @@ struct Std {
     buf = env.alloc(kLen);
     StagArgs a;
     a.index = kStagIndex;
-    a.key = kKey;
     a.pd = 1;
     a.base_to = kBaseTo;
     a.length = kLen;
     a.host_addr = buf;
     EXPECT_FALSE(env.stag_write(a));
+    EXPECT_EQ(a.key, kKey);
     for (std::uint16_t s = 0; s < 3; ++s) EXPECT_FALSE(env.queue_config(s, 0, 6));
   }
 };

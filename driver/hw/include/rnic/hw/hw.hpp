@@ -20,6 +20,7 @@ namespace rnic::hw {
 inline constexpr std::uint32_t kCqeFlagPhase = 1u << 0;
 inline constexpr std::uint32_t kCqeFlagError = 1u << 1;
 inline constexpr std::uint32_t kCqeFlagTagged = 1u << 2;
+inline constexpr std::uint32_t kCqeFlagOrder = 1u << 3;  // error found in DDP-SSN order at delivery
 inline constexpr std::uint32_t kStagArgRemoteWrite = 1u << 8;
 inline constexpr std::uint32_t kStagArgRemoteRead = 1u << 9;
 inline constexpr std::uint32_t kStagArgBound = 1u << 10;

@@ -161,14 +161,27 @@ class KernelDriver {
     }
     return (st & 2u) != 0;
   }
-  bool stag_write(const StagArgs& a) {
-    std::uint32_t flags = a.key;
+  // STAG_WRITE: the card issues the key (the index's last key + 1) and returns the STag in
+  // CMD_RESULT; a.key is set to it. Returns the refused bit.
+  bool stag_write(StagArgs& a) {
+    std::uint32_t flags = 0;
     if (a.remote_write) flags |= hw::kStagArgRemoteWrite;
     if (a.remote_read) flags |= hw::kStagArgRemoteRead;
     if (a.bound_stream) flags |= hw::kStagArgBound;
-    return command(hw::kCmdSTAG_WRITE,
-                   {a.index, flags, a.pd, a.bound_stream.value_or(0), lo(a.base_to), hi(a.base_to),
-                    lo(a.length), hi(a.length), lo(a.host_addr), hi(a.host_addr)});
+    const bool refused =
+        command(hw::kCmdSTAG_WRITE, {a.index, flags, a.pd, a.bound_stream.value_or(0), lo(a.base_to),
+                                     hi(a.base_to), lo(a.length), hi(a.length), lo(a.host_addr), hi(a.host_addr)});
+    const std::uint32_t stag = mmio_.read32(hw::kRegCMD_RESULT);
+    if (refused) {
+      if (stag != 0) sim_.errors().add(sim_.cycle(), "CMD_RESULT not 0 after a refused STAG_WRITE");
+      return true;
+    }
+    if ((stag >> 8) != a.index) {
+      sim_.errors().add(sim_.cycle(), "CMD_RESULT " + std::to_string(stag) + " names another index than " +
+                                          std::to_string(a.index));
+    }
+    a.key = static_cast<std::uint8_t>(stag & 0xFFu);
+    return false;
   }
   bool stag_invalidate(std::uint32_t index) { return command(hw::kCmdSTAG_INVALIDATE, {index}); }
   bool stream_enable(std::uint32_t stream, std::uint16_t pd) {
