@@ -28,6 +28,7 @@ DataSink::DataSink(HostMemory& mem, Config cfg)
   for (auto& s : streams_) {
     s.queues.resize(cfg.num_qns);
     s.head_msn.assign(cfg.num_qns, 1);
+    s.owed.assign(cfg.num_qns, 0);
   }
 }
 
@@ -47,6 +48,7 @@ void DataSink::reset_stream(std::uint32_t stream) {
   s.placed.clear();
   for (auto& q : s.queues) q.clear();
   s.head_msn.assign(cfg_.num_qns, 1);
+  s.owed.assign(cfg_.num_qns, 0);
 }
 
 void DataSink::teardown_stream(std::uint32_t stream) {
@@ -54,8 +56,20 @@ void DataSink::teardown_stream(std::uint32_t stream) {
   streams_.at(stream).enabled = false;
 }
 
+void DataSink::configure_queue(std::uint32_t stream, std::uint32_t qn, std::uint32_t first_msn) {
+  Stream& s = streams_.at(stream);
+  s.queues.at(qn).clear();
+  s.head_msn.at(qn) = first_msn == 0 ? 1 : first_msn;
+  s.owed.at(qn) = 0;
+}
+
 void DataSink::post_buffer(std::uint32_t stream, std::uint32_t qn, std::uint64_t addr, std::uint32_t len) {
-  streams_.at(stream).queues.at(qn).push_back({addr, len});
+  Stream& s = streams_.at(stream);
+  if (s.owed.at(qn) > 0) {  // its MSN was completed already
+    --s.owed[qn];
+    return;
+  }
+  s.queues.at(qn).push_back({addr, len});
 }
 
 std::optional<DdpError> DataSink::validate_tagged(const Stream& s, std::uint32_t stream,
@@ -99,10 +113,12 @@ std::optional<DdpError> DataSink::validate_untagged(const Stream& s, const rnic:
   return std::nullopt;
 }
 
-void DataSink::fail(Stream& s, std::uint32_t stream, DdpError e, ConstBytes segment, std::size_t header_len) {
+void DataSink::fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, DdpError e, ConstBytes segment,
+                    std::size_t header_len) {
   Completion c;
   c.stream = stream;
   c.is_error = true;
+  c.ssn = ssn;
   c.error = e;
   c.segment_length = static_cast<std::uint32_t>(segment.size);
   c.header_bytes = segment.subview(0, header_len).to_vector();
@@ -120,33 +136,35 @@ void DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segme
   }
   const auto decoded = rnic::wire::decode_segment(segment);
   if (!decoded) {  // shorter than its header: nothing to validate against
-    fail(s, stream, DdpError::kLocalCatastrophic, segment, segment.size);
+    fail(s, stream, ssn, DdpError::kLocalCatastrophic, segment, segment.size);
     return;
   }
   const auto& hdr = decoded->header;
   const std::size_t hlen = rnic::wire::header_size(hdr);
   const std::uint16_t ahead = static_cast<std::uint16_t>(ssn - s.next_ssn);
   if (ahead >= cfg_.ssn_window) {  // RFC 5043 10: outside the reorder window
-    fail(s, stream, DdpError::kLlpError, segment, hlen);
+    fail(s, stream, ssn, DdpError::kLlpError, segment, hlen);
     return;
   }
   if (auto e = rnic::wire::check_version(hdr)) {
-    fail(s, stream, *e, segment, hlen);
+    fail(s, stream, ssn, *e, segment, hlen);
     return;
   }
   const ConstBytes payload = decoded->payload;
   std::uint64_t addr = 0;
-  Pending p{rnic::wire::is_last(hdr), Completion{}};
+  Pending p{rnic::wire::is_last(hdr), false, Completion{}};
   p.delivery.stream = stream;
+  p.delivery.ssn = ssn;
   if (const auto* t = std::get_if<rnic::wire::TaggedHeader>(&hdr)) {
-    if (auto e = validate_tagged(s, stream, *t, payload.size, addr)) return fail(s, stream, *e, segment, hlen);
+    if (auto e = validate_tagged(s, stream, *t, payload.size, addr)) return fail(s, stream, ssn, *e, segment, hlen);
     p.delivery.tagged = true;
     p.delivery.stag = t->stag;
     p.delivery.rsvd_ulp = t->rsvd_ulp;
   } else {
     const auto& u = std::get<rnic::wire::UntaggedHeader>(hdr);
     RecvBuffer buf{};
-    if (auto e = validate_untagged(s, u, payload.size, addr, buf)) return fail(s, stream, *e, segment, hlen);
+    if (auto e = validate_untagged(s, u, payload.size, addr, buf)) return fail(s, stream, ssn, *e, segment, hlen);
+    p.untagged = true;
     p.delivery.qn = u.qn;
     p.delivery.msn = u.msn;
     p.delivery.length = static_cast<std::uint32_t>(u.mo + payload.size);
@@ -161,16 +179,36 @@ void DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segme
     ++counters_.duplicates;  // placed again (5.3); delivery state unchanged
     return;
   }
-  deliver_in_order(s);
+  deliver_in_order(s, stream);
 }
 
-void DataSink::deliver_in_order(Stream& s) {
+void DataSink::deliver_in_order(Stream& s, std::uint32_t stream) {
   // 5.4: deliver a message only when its last segment and everything before it is placed, in order.
   for (auto it = s.placed.find(s.next_ssn); it != s.placed.end(); it = s.placed.find(s.next_ssn)) {
+    const Completion& d = it->second.delivery;
+    if (it->second.untagged && d.msn != s.head_msn[d.qn]) {
+      Completion c;
+      c.stream = stream;
+      c.is_error = true;
+      c.order = true;
+      c.error = DdpError::kUntaggedMsnRange;
+      c.qn = d.qn;
+      c.msn = d.msn;
+      c.ssn = s.next_ssn;
+      completions_.push_back(std::move(c));
+      ++counters_.errors[DdpError::kUntaggedMsnRange];
+      s.state = StreamState::kError;  // 7.1: nothing more is delivered on the stream
+      s.placed.clear();
+      return;
+    }
     if (it->second.last) {
       Completion c = std::move(it->second.delivery);
       if (!c.tagged) {
-        s.queues[c.qn].pop_front();
+        if (s.queues[c.qn].empty()) {
+          ++s.owed[c.qn];
+        } else {
+          s.queues[c.qn].pop_front();
+        }
         ++s.head_msn[c.qn];
       }
       completions_.push_back(std::move(c));

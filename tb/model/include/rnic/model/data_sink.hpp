@@ -57,10 +57,14 @@ struct Completion {
   std::uint32_t length = 0;      // untagged: MO + len of the last segment
   std::uint64_t rsvd_ulp = 0;    // 8 bits tagged, 40 bits untagged
   std::uint64_t buffer_addr = 0; // untagged: the receive buffer consumed
+  std::uint16_t ssn = 0;         // delivery: DDP-SSN of the last segment; error: of the failing segment
   // Error report (7.1): type/code, segment length, and the DDP header bytes.
   rnic::wire::DdpError error = rnic::wire::DdpError::kLocalCatastrophic;
   std::uint32_t segment_length = 0;
   std::vector<std::uint8_t> header_bytes;
+  // Error found in DDP-SSN order at delivery (an untagged segment without its queue's expected MSN):
+  // reported as UntaggedMsnRange with qn and msn of the segment, segment_length 0, no header bytes.
+  bool order = false;
 };
 
 struct Counters {
@@ -89,7 +93,10 @@ class DataSink {
   void enable_stream(std::uint32_t stream, std::uint32_t pd);
   void reset_stream(std::uint32_t stream);  // back to normal, SSN/MSN state cleared
   void teardown_stream(std::uint32_t stream);
-  // Receive buffers for (stream, QN) take MSNs 1, 2, ... in posting order.
+  // QUEUE_CONFIG: (stream, QN) starts empty with expected MSN first_msn (0 means 1, RFC 5041 4.3).
+  void configure_queue(std::uint32_t stream, std::uint32_t qn, std::uint32_t first_msn);
+  // Receive buffers for (stream, QN) take the queue's MSNs (first MSN, first MSN + 1, ...) in posting
+  // order.
   void post_buffer(std::uint32_t stream, std::uint32_t qn, std::uint64_t host_addr, std::uint32_t length);
 
   // One DDP segment from the LLP with its stream and DDP-SSN (RFC 5043 5.2.1).
@@ -106,7 +113,8 @@ class DataSink {
   };
   struct Pending {          // a placed, undelivered segment
     bool last;
-    Completion delivery;    // filled when last
+    bool untagged;          // its QN and MSN are in delivery.qn / delivery.msn
+    Completion delivery;    // the message's completion when last
   };
   struct Stream {
     bool enabled = false;
@@ -115,7 +123,12 @@ class DataSink {
     std::uint16_t next_ssn = 0;  // delivery point
     std::map<std::uint16_t, Pending> placed;
     std::vector<std::deque<RecvBuffer>> queues;  // per QN
-    std::vector<std::uint32_t> head_msn;         // MSN of queues[qn].front()
+    // Per QN the expected MSN: the next message to complete, MSN of queues[qn].front() (4.3: first MSN
+    // from the queue's configuration, + 1 per completed message, modulo 2^32).
+    std::vector<std::uint32_t> head_msn;
+    // Per QN, MSNs completed while the queue held no buffer (a message placed under an earlier
+    // configuration of the queue and delivered after QUEUE_CONFIG): the next posts take them.
+    std::vector<std::uint32_t> owed;
   };
 
   std::optional<rnic::wire::DdpError> validate_tagged(const Stream& s, std::uint32_t stream,
@@ -125,11 +138,14 @@ class DataSink {
                                                         const rnic::wire::UntaggedHeader& h,
                                                         std::uint64_t len, std::uint64_t& addr,
                                                         RecvBuffer& buf);
-  void fail(Stream& s, std::uint32_t stream, rnic::wire::DdpError e, rnic::wire::ConstBytes segment,
+  void fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, rnic::wire::DdpError e, rnic::wire::ConstBytes segment,
             std::size_t header_len);
-  // Delivery consumes the queue's oldest buffer per untagged message: keeping MSNs in order is the Data
-  // Source's obligation (4.3); a source that breaks it can only misuse its own stream's posted buffers.
-  void deliver_in_order(Stream& s);
+  // Delivery in DDP-SSN order (5.3, 5.4). Every released untagged segment must carry its queue's
+  // expected MSN (4.3: + 1 per message; 7.1 untagged #5: the lower limit is what has been completed),
+  // else an order error (UntaggedMsnRange, order flag): the stream enters the error state, nothing
+  // more is delivered on it and no buffer is consumed. A completed untagged message consumes the
+  // buffer its own MSN names (the queue's front).
+  void deliver_in_order(Stream& s, std::uint32_t stream);
 
   HostMemory& mem_;
   Config cfg_;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <iterator>
 #include <random>
 #include <string>
@@ -102,6 +103,12 @@ class AxiHostMemory : public Component<Top> {
   const std::vector<std::uint8_t>& kernel_written() const { return kernel_written_; }
   const std::vector<WBeatLog>& w_log() const { return w_log_; }
   void clear_w_log() { w_log_.clear(); }
+  // Called for every kernel write as it lands in memory (the bytes of a burst whose strobes were
+  // set, before they change memory), with the cycle. Checks against who owns memory go here: the
+  // time a write lands is the time it is checked.
+  using LandHook = std::function<void(const std::vector<std::pair<std::uint64_t, std::uint8_t>>& bytes,
+                                      std::uint64_t cycle)>;
+  void set_land_hook(LandHook h) { land_hook_ = std::move(h); }
 
   // ---- statistics -------------------------------------------------------------------------------
   std::uint64_t aw_count() const { return aw_count_; }
@@ -152,7 +159,7 @@ class AxiHostMemory : public Component<Top> {
     if (cfg_.commit_on_b) commit_due(cycle);
     if (bvalid_ && t.m_axi_gmem_bready) {
       Pending& p = b_q_.front();
-      if (cfg_.commit_on_b && !p.committed) commit(p);
+      if (cfg_.commit_on_b && !p.committed) commit(p, cycle);
       if (p.resp != 0) ++b_errors_;
       b_q_.pop_front();
       ++b_count_;
@@ -189,7 +196,8 @@ class AxiHostMemory : public Component<Top> {
     std::vector<std::pair<std::uint64_t, std::uint8_t>> writes;
     std::uint8_t resp;  // BRESP
   };
-  void commit(Pending& p) {
+  void commit(Pending& p, std::uint64_t cycle) {
+    if (land_hook_ && !p.writes.empty()) land_hook_(p.writes, cycle);
     for (const auto& w : p.writes) mem_[w.first] = w.second;
     p.committed = true;
   }
@@ -203,7 +211,7 @@ class AxiHostMemory : public Component<Top> {
       for (std::size_t j = 0; j < i && !blocked; ++j) {
         blocked = !b_q_[j].committed && b_q_[j].lo < p.hi && p.lo < b_q_[j].hi;
       }
-      if (!blocked) commit(p);
+      if (!blocked) commit(p, cycle);
     }
   }
   struct Read {
@@ -332,6 +340,7 @@ class AxiHostMemory : public Component<Top> {
       if (cfg_.commit_on_b) {
         b.writes.emplace_back(a, d);  // dropped at retire() if the burst gets SLVERR
       } else if (!touches(b.addr, std::uint64_t{b.len + 1} * bytes_, cfg_.write_err_lo, cfg_.write_err_hi)) {
+        if (land_hook_) land_hook_({{a, d}}, cycle);
         mem_[a] = d;
       }
     }
@@ -391,6 +400,7 @@ class AxiHostMemory : public Component<Top> {
   std::vector<std::uint8_t> mem_;
   std::vector<std::uint8_t> kernel_written_;
   std::vector<WBeatLog> w_log_;
+  LandHook land_hook_;
   std::deque<Burst> bursts_;
   std::deque<Pending> b_q_;
   std::deque<Read> reads_;
