@@ -148,6 +148,7 @@ class Tb {
     d.cmd_done_i = 0;
     d.cmd_refused_i = 0;
     d.fence_done_i = 0;
+    d.cmd_result_i = 0;
     d.db_ready_i = 0;
     d.cq_prod_i = 0;
     clear_events();
@@ -166,6 +167,7 @@ class Tb {
     d.read_err_event_i = 0;
     d.error_event_i = 0;
     d.error_idx_i = 0;
+    d.order_err_event_i = 0;
   }
 
   void reset(unsigned cycles = 4) {

@@ -1,8 +1,10 @@
 // rnic_regs tests (label rtl): register map against hw.hpp, AXI4-Lite protocol with random AW/W
-// order and delays and random bready/rready, commands (busy, args, done/refused, STAG_INVALIDATE
-// fence), doorbells (decode of every queue, backpressure), CQ registers, 64-bit counters against a
-// C++ model (simultaneous events, carry into the high word, LO/HI latch), including the AXI error
-// counters CNT_WRITE_ERRORS / CNT_READ_ERRORS.
+// order and delays and random bready/rready, commands (busy, args, done/refused, CMD_RESULT, the
+// fenced commands STAG_INVALIDATE / STREAM_TEARDOWN (fence_done) and QUEUE_CONFIG (fence_done and
+// cmd_done in any order)), doorbells (decode of every queue, backpressure), CQ registers, 64-bit
+// counters against a C++ model (simultaneous events, carry into the high word, LO/HI latch),
+// including the AXI error counters CNT_WRITE_ERRORS / CNT_READ_ERRORS and deliver's order errors
+// (RFC 5041 7.2 type 2 code 3, counted in the UntaggedMsnRange row with validate's).
 //
 // Compiled once per parameter set (REGS_* defines, see CMakeLists.txt). Random tests print their
 // seed; RNIC_TEST_SEED=<n> reproduces, RNIC_FST=<file> dumps a waveform (run one test at a time).
@@ -65,6 +67,25 @@ constexpr unsigned kCntSegments = 0, kCntBytes = 1, kCntMessages = 2, kCntDrops 
                    kCntDuplicates = 5, kCntWriteErrors = 6, kCntReadErrors = 7,
                    kCntError0 = kNumNamed;
 
+// The error-table row of RFC 5041 7.2 (2, 0x03) "Invalid MSN - MSN range is not valid": where
+// deliver's order errors (order_err_event_i) count.
+constexpr unsigned msn_range_row() {
+  unsigned i = 0;
+  while (i < kNumErrors && rnic::wire::kAllDdpErrors[i] != rnic::wire::DdpError::kUntaggedMsnRange) ++i;
+  return i;
+}
+constexpr unsigned kMsnRangeRow = msn_range_row();
+static_assert(kMsnRangeRow < kNumErrors);
+constexpr unsigned kCntMsnRange = kCntError0 + kMsnRangeRow;
+
+// What a command waits for before busy clears (a refused command completes on cmd_done at once).
+enum class Wait { kDone, kFence, kBoth };
+Wait wait_of(std::uint8_t op) {
+  if (op == hw::kCmdSTAG_INVALIDATE || op == hw::kCmdSTREAM_TEARDOWN) return Wait::kFence;
+  if (op == hw::kCmdQUEUE_CONFIG) return Wait::kBoth;
+  return Wait::kDone;
+}
+
 // RW registers and the bits they keep.
 struct RwReg {
   std::uint16_t addr;
@@ -81,7 +102,7 @@ std::vector<RwReg> rw_regs() {
   return v;
 }
 
-enum class Kind { kUnmapped, kConst, kCmd, kCmdStatus, kRw, kCqProd, kCounter, kDoorbell };
+enum class Kind { kUnmapped, kConst, kCmd, kCmdStatus, kCmdResult, kRw, kCqProd, kCounter, kDoorbell };
 
 // What the map says about word address a.
 Kind classify(std::uint32_t a) {
@@ -92,6 +113,7 @@ Kind classify(std::uint32_t a) {
   if (std::find(consts.begin(), consts.end(), a) != consts.end()) return Kind::kConst;
   if (a == hw::kRegCMD) return Kind::kCmd;
   if (a == hw::kRegCMD_STATUS) return Kind::kCmdStatus;
+  if (a == hw::kRegCMD_RESULT) return Kind::kCmdResult;
   if (a == hw::kRegCQ_PROD) return Kind::kCqProd;
   for (const RwReg& r : rw_regs()) {
     if (r.addr == a) return Kind::kRw;
@@ -140,6 +162,7 @@ class Regs : public ::testing::Test {
   Tb tb_{seed_};
 
   Status status() { return decode_status(tb_.rd(A(hw::kRegCMD_STATUS))); }
+  std::uint32_t cmd_result() { return tb_.rd(A(hw::kRegCMD_RESULT)); }
 
   // Randomizes the master's timing (both AW-first and W-first orders, stalls on B and R).
   void random_timing() {
@@ -245,7 +268,8 @@ TEST_F(Regs, ReadOnlyAndCounterRegistersIgnoreWrites) {
                                    A(hw::kRegBUILD_ID),   A(hw::kRegCAP_DATA_WIDTH),
                                    A(hw::kRegCAP_STAGS),  A(hw::kRegCAP_STREAMS),
                                    A(hw::kRegCAP_QNS),    A(hw::kRegCAP_SSN_WINDOW),
-                                   A(hw::kRegCMD_STATUS), A(hw::kRegCQ_PROD)};
+                                   A(hw::kRegCMD_STATUS), A(hw::kRegCMD_RESULT),
+                                   A(hw::kRegCQ_PROD)};
   for (unsigned i = 0; i < kNumCounters; ++i) {
     ro.push_back(cnt_lo(i));
     ro.push_back(cnt_hi(i));
@@ -285,7 +309,7 @@ TEST_F(Regs, EveryWordAddressDecodesAndUnmappedGivesSlverr) {
       if (k == Kind::kConst) {
         EXPECT_EQ(r.data, const_value(a)) << std::hex << a;
       }
-      if (k == Kind::kCmd || k == Kind::kDoorbell) {
+      if (k == Kind::kCmd || k == Kind::kDoorbell || k == Kind::kCmdResult) {
         EXPECT_EQ(r.data, 0u) << std::hex << a;
       }
     }
@@ -360,8 +384,10 @@ TEST_F(Regs, CommandBusyArgsDoneRefused) {
   EXPECT_TRUE(status().busy);
   EXPECT_EQ(tb.cmds.size(), 1u);
 
+  EXPECT_EQ(cmd_result(), 0u);  // 0 from the start of the command
   d.cmd_done_i = 1;
   d.cmd_refused_i = 1;
+  d.cmd_result_i = 0x00012345u;  // refused: CMD_RESULT stays 0
   tb.step();
   d.cmd_done_i = 0;
   d.cmd_refused_i = 0;
@@ -369,6 +395,7 @@ TEST_F(Regs, CommandBusyArgsDoneRefused) {
   EXPECT_FALSE(s.busy);
   EXPECT_TRUE(s.refused);
   EXPECT_EQ(s.op, hw::kCmdSTAG_WRITE);
+  EXPECT_EQ(cmd_result(), 0u);
 
   // Completion pulses while idle change nothing.
   tb.pulse(d.cmd_done_i);
@@ -376,6 +403,8 @@ TEST_F(Regs, CommandBusyArgsDoneRefused) {
   s = status();
   EXPECT_FALSE(s.busy);
   EXPECT_TRUE(s.refused);
+  EXPECT_EQ(cmd_result(), 0u);
+  d.cmd_result_i = 0;
 
   // The next command clears "refused"; its arguments are the staging words at its CMD write.
   tb.cmd_ready_p = 1.0;
@@ -392,6 +421,7 @@ TEST_F(Regs, CommandBusyArgsDoneRefused) {
   s = status();
   EXPECT_FALSE(s.busy);
   EXPECT_FALSE(s.refused);
+  EXPECT_EQ(cmd_result(), 0u);
 
   // Unknown opcodes are forwarded (lookup refuses them).
   tb.wr(A(hw::kRegCMD), 0xABu);
@@ -408,68 +438,177 @@ TEST_F(Regs, CommandBusyArgsDoneRefused) {
   EXPECT_EQ(s.op, 0xABu);
 }
 
-TEST_F(Regs, StagInvalidateCompletesOnlyOnFenceDone) {
+// CMD_RESULT: latched from cmd_result_i on cmd_done_i (STAG_WRITE: the STag the card issued), 0 when
+// refused and from the start of every command, unchanged by pulses while idle.
+TEST_F(Regs, CmdResultLatchedOnDone) {
   random_timing();
   Tb& tb = tb_;
   Vrnic_regs& d = tb.dut();
-  tb.wr(arg_reg(0), 0x42u);
-  tb.cmd_ready_p = 0.3;
-  tb.wr(A(hw::kRegCMD), hw::kCmdSTAG_INVALIDATE);
+  EXPECT_EQ(cmd_result(), 0u);
+  tb.wr(A(hw::kRegCMD), hw::kCmdSTAG_WRITE);
   wait_cmds(1);
-  EXPECT_EQ(tb.cmds[0].op, hw::kCmdSTAG_INVALIDATE);
-  EXPECT_EQ(tb.cmds[0].args[0], 0x42u);
-  // cmd_done (not refused) does not complete a fence command.
-  tb.pulse(d.cmd_done_i);
-  tb.step(50);
-  Status s = status();
-  EXPECT_TRUE(s.busy);
-  EXPECT_FALSE(s.refused);
-  EXPECT_EQ(s.op, hw::kCmdSTAG_INVALIDATE);
-  EXPECT_FALSE(d.cmd_valid_o);
-  tb.wr(A(hw::kRegCMD), hw::kCmdNOP);  // ignored while busy
+  tb.step(3);
   EXPECT_TRUE(status().busy);
-  EXPECT_EQ(tb.cmds.size(), 1u);
+  EXPECT_EQ(cmd_result(), 0u);
+  d.cmd_result_i = 0x00ABCD07u;
+  tb.pulse(d.cmd_done_i);
+  d.cmd_result_i = 0xFFFFFFFFu;  // after the pulse: not latched
+  tb.step(2);
+  EXPECT_FALSE(status().busy);
+  EXPECT_EQ(cmd_result(), 0x00ABCD07u);
+  // Idle pulses do not latch.
+  tb.pulse(d.cmd_done_i);
+  EXPECT_EQ(cmd_result(), 0x00ABCD07u);
 
-  tb.pulse(d.fence_done_i);
-  s = status();
+  // The next command clears it at its start, before any completion.
+  tb.cmd_ready_p = 0.0;
+  tb.wr(A(hw::kRegCMD), hw::kCmdSTAG_WRITE);
+  EXPECT_EQ(cmd_result(), 0u);
+  tb.cmd_ready_p = 1.0;
+  wait_cmds(2);
+  d.cmd_result_i = 0x00000102u;
+  tb.pulse(d.cmd_done_i);
+  EXPECT_EQ(cmd_result(), 0x00000102u);
+  // A refused command: 0.
+  tb.wr(A(hw::kRegCMD), hw::kCmdSTAG_WRITE);
+  wait_cmds(3);
+  d.cmd_refused_i = 1;
+  d.cmd_result_i = 0x00000203u;
+  tb.pulse(d.cmd_done_i);
+  d.cmd_refused_i = 0;
+  const Status s = status();
   EXPECT_FALSE(s.busy);
-  EXPECT_FALSE(s.refused);
-  EXPECT_EQ(s.op, hw::kCmdSTAG_INVALIDATE);
-  tb.step(10);
-  EXPECT_EQ(tb.cmds.size(), 1u);
+  EXPECT_TRUE(s.refused);
+  EXPECT_EQ(cmd_result(), 0u);
+}
 
-  // A refused invalidate (bad index): lookup pulses cmd_done with cmd_refused in the handshake
-  // cycle and sends no FENCE; the command completes, refused.
-  tb.cmd_ready_p = 0.5;
+// STAG_INVALIDATE and STREAM_TEARDOWN are fenced: busy clears on fence_done_i only (deliver's
+// fence: every earlier write and completion acknowledged); cmd_done_i without cmd_refused_i does not
+// complete them; a refused one (bad index: cmd_done_i with cmd_refused_i, no FENCE) completes at once.
+TEST_F(Regs, FencedCommandsCompleteOnlyOnFenceDone) {
+  random_timing();
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  std::size_t ncmd = 0;
+  for (const std::uint8_t op : {static_cast<std::uint8_t>(hw::kCmdSTAG_INVALIDATE),
+                                static_cast<std::uint8_t>(hw::kCmdSTREAM_TEARDOWN)}) {
+    SCOPED_TRACE(static_cast<int>(op));
+    tb.wr(arg_reg(0), 0x42u + op);
+    tb.cmd_ready_p = 0.3;
+    tb.wr(A(hw::kRegCMD), op);
+    wait_cmds(++ncmd);
+    EXPECT_EQ(tb.cmds.back().op, op);
+    EXPECT_EQ(tb.cmds.back().args[0], 0x42u + op);
+    // cmd_done (not refused) does not complete a fenced command.
+    tb.pulse(d.cmd_done_i);
+    tb.step(50);
+    Status s = status();
+    EXPECT_TRUE(s.busy);
+    EXPECT_FALSE(s.refused);
+    EXPECT_EQ(s.op, op);
+    EXPECT_FALSE(d.cmd_valid_o);
+    tb.wr(A(hw::kRegCMD), hw::kCmdNOP);  // ignored while busy
+    EXPECT_TRUE(status().busy);
+    EXPECT_EQ(tb.cmds.size(), ncmd);
+
+    tb.pulse(d.fence_done_i);
+    s = status();
+    EXPECT_FALSE(s.busy);
+    EXPECT_FALSE(s.refused);
+    EXPECT_EQ(s.op, op);
+    tb.step(10);
+    EXPECT_EQ(tb.cmds.size(), ncmd);
+
+    // Refused (bad index): lookup pulses cmd_done with cmd_refused in the handshake cycle and sends
+    // no FENCE; the command completes, refused.
+    tb.cmd_ready_p = 0.5;
+    tb.drive_hook = [&](Vrnic_regs& dd, std::uint64_t) {
+      dd.cmd_done_i = dd.cmd_valid_o && dd.cmd_ready_i;
+      dd.cmd_refused_i = dd.cmd_done_i;
+    };
+    tb.wr(A(hw::kRegCMD), op);
+    wait_cmds(++ncmd);
+    tb.drive_hook = nullptr;
+    d.cmd_done_i = d.cmd_refused_i = 0;
+    s = status();
+    EXPECT_FALSE(s.busy);
+    EXPECT_TRUE(s.refused);
+    EXPECT_EQ(s.op, op);
+  }
+}
+
+// QUEUE_CONFIG waits for both deliver's fence (fence_done_i) and lookup's table write (cmd_done_i),
+// in either order or in the same cycle; refused at the handshake it completes at once.
+TEST_F(Regs, QueueConfigNeedsFenceDoneAndCmdDone) {
+  random_timing();
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  std::size_t ncmd = 0;
+  enum class Order { kDoneFirst, kFenceFirst, kSameCycle };
+  for (const Order order : {Order::kDoneFirst, Order::kFenceFirst, Order::kSameCycle}) {
+    SCOPED_TRACE(static_cast<int>(order));
+    tb.cmd_ready_p = 0.5;
+    tb.wr(A(hw::kRegCMD), hw::kCmdQUEUE_CONFIG);
+    wait_cmds(++ncmd);
+    EXPECT_EQ(tb.cmds.back().op, hw::kCmdQUEUE_CONFIG);
+    tb.step(static_cast<unsigned>(tb.uniform(0, 5)));
+    if (order == Order::kSameCycle) {
+      d.cmd_done_i = 1;
+      d.fence_done_i = 1;
+      tb.step();
+      d.cmd_done_i = d.fence_done_i = 0;
+    } else {
+      CData& first = order == Order::kDoneFirst ? d.cmd_done_i : d.fence_done_i;
+      CData& second = order == Order::kDoneFirst ? d.fence_done_i : d.cmd_done_i;
+      tb.pulse(first);
+      tb.step(static_cast<unsigned>(tb.uniform(0, 20)));
+      tb.pulse(first);  // a repeat changes nothing
+      Status s = status();
+      EXPECT_TRUE(s.busy) << "QUEUE_CONFIG completed on one of its two pulses";
+      EXPECT_EQ(s.op, hw::kCmdQUEUE_CONFIG);
+      tb.wr(A(hw::kRegCMD), hw::kCmdNOP);  // ignored while busy
+      EXPECT_EQ(tb.cmds.size(), ncmd);
+      tb.pulse(second);
+    }
+    const Status s = status();
+    EXPECT_FALSE(s.busy);
+    EXPECT_FALSE(s.refused);
+    EXPECT_EQ(s.op, hw::kCmdQUEUE_CONFIG);
+  }
+  // Refused in the handshake cycle (bad index, no QUEUE_SET sent): completes at once.
   tb.drive_hook = [&](Vrnic_regs& dd, std::uint64_t) {
     dd.cmd_done_i = dd.cmd_valid_o && dd.cmd_ready_i;
     dd.cmd_refused_i = dd.cmd_done_i;
   };
-  tb.wr(A(hw::kRegCMD), hw::kCmdSTAG_INVALIDATE);
-  wait_cmds(2);
+  tb.wr(A(hw::kRegCMD), hw::kCmdQUEUE_CONFIG);
+  wait_cmds(++ncmd);
   tb.drive_hook = nullptr;
   d.cmd_done_i = d.cmd_refused_i = 0;
-  s = status();
+  const Status s = status();
   EXPECT_FALSE(s.busy);
   EXPECT_TRUE(s.refused);
-  EXPECT_EQ(s.op, hw::kCmdSTAG_INVALIDATE);
 }
 
-// Many commands with random ready, completion latency, wrong-kind completion pulses, completion in
-// the handshake cycle and CMD writes while busy.
+// Many commands with random ready, completion latency, wrong-kind and partial completion pulses,
+// completion in the handshake cycle and CMD writes while busy; CMD_RESULT against a model (the value
+// of the last cmd_done_i while busy, 0 when refused and at the start).
 TEST_F(Regs, CommandRandomStress) {
   Tb& tb = tb_;
   std::array<std::uint32_t, 16> staged{};
   struct Pulses {
     bool done = false, refused = false, fence = false;
   } next;
-  bool done_at_handshake = false;  // complete in the handshake cycle (a fence only as refused)
+  bool done_at_handshake = false;  // cmd_done in the handshake cycle
   bool refuse_at_handshake = false;
+  std::uint32_t want_result = 0;
   tb.drive_hook = [&](Vrnic_regs& d, std::uint64_t) {
     const bool hs = done_at_handshake && d.cmd_valid_o && d.cmd_ready_i;
     d.cmd_done_i = next.done || hs;
     d.cmd_refused_i = next.refused || (hs && refuse_at_handshake);
     d.fence_done_i = next.fence;
+    d.cmd_result_i = tb.rand32();
+    // Every pulse of this test comes while the command is busy.
+    if (d.cmd_done_i) want_result = d.cmd_refused_i ? 0u : d.cmd_result_i;
     next = Pulses{};
   };
   for (int n = 0; n < 300; ++n) {
@@ -483,13 +622,17 @@ TEST_F(Regs, CommandRandomStress) {
       tb.wr(arg_reg(i), v, strb);
       staged[i] = (staged[i] & ~strb_mask(strb)) | (v & strb_mask(strb));
     }
-    const std::uint8_t op = tb.chance(0.4)   ? static_cast<std::uint8_t>(hw::kCmdSTAG_INVALIDATE)
-                            : tb.chance(0.1) ? static_cast<std::uint8_t>(tb.uniform(6, 255))
-                                             : static_cast<std::uint8_t>(tb.uniform(0, 5));
-    const bool fence = op == hw::kCmdSTAG_INVALIDATE;
-    // Non-fence: sometimes done in the handshake cycle. Fence: sometimes refused there (bad index).
+    const std::uint8_t op = tb.chance(0.2)    ? static_cast<std::uint8_t>(hw::kCmdSTAG_INVALIDATE)
+                            : tb.chance(0.15) ? static_cast<std::uint8_t>(hw::kCmdSTREAM_TEARDOWN)
+                            : tb.chance(0.2)  ? static_cast<std::uint8_t>(hw::kCmdQUEUE_CONFIG)
+                            : tb.chance(0.1)  ? static_cast<std::uint8_t>(tb.uniform(6, 255))
+                                              : static_cast<std::uint8_t>(tb.uniform(0, 5));
+    const Wait w = wait_of(op);
+    // Sometimes cmd_done in the handshake cycle: refused (any command) or a plain done (not for the
+    // fence-only commands, whose lookup part sends no cmd_done).
     done_at_handshake = tb.chance(0.3);
-    refuse_at_handshake = fence || tb.chance(0.5);
+    refuse_at_handshake = w == Wait::kFence || tb.chance(0.5);
+    want_result = 0;
     const std::size_t before = tb.cmds.size();
     tb.wr(A(hw::kRegCMD), op);
     wait_cmds(before + 1);
@@ -499,31 +642,46 @@ TEST_F(Regs, CommandRandomStress) {
     for (unsigned i = 0; i < kArgsOut; ++i) EXPECT_EQ(c.args[i], staged[i]) << "arg " << i;
 
     bool refused = done_at_handshake && refuse_at_handshake;
-    if (!done_at_handshake) {
-      // Wrong-kind pulses and CMD writes while busy: nothing may complete or start.
+    bool need_done = w != Wait::kFence && !done_at_handshake;
+    bool need_fence = w != Wait::kDone;
+    if (!refused && (need_done || need_fence)) {
+      // Pulses that must not complete it: the wrong kind, or one of QUEUE_CONFIG's two (repeated);
+      // CMD writes while busy.
+      const bool fence_first = tb.chance(0.5);
       for (unsigned k = static_cast<unsigned>(tb.uniform(0, 3)); k > 0; --k) {
         tb.step(static_cast<unsigned>(tb.uniform(0, 5)));
-        if (fence) {
-          next.done = true;  // not refused: a fence ignores it
-        } else {
+        if (w == Wait::kFence) {
+          next.done = true;  // not refused: a fence ignores it (CMD_RESULT takes its value)
+        } else if (w == Wait::kDone) {
           next.fence = true;
+        } else {
+          // QUEUE_CONFIG: one of its two pulses (again, once one has come).
+          const bool fence = !need_fence || (need_done && fence_first);
+          (fence ? next.fence : next.done) = true;
+          (fence ? need_fence : need_done) = false;
         }
         tb.step();
       }
       if (tb.chance(0.3)) tb.wr(A(hw::kRegCMD), hw::kCmdNOP);
       const Status s = status();
-      EXPECT_TRUE(s.busy) << "command " << n << " completed by a wrong-kind pulse";
+      EXPECT_TRUE(s.busy) << "command " << n << " completed by a wrong-kind or partial pulse";
       EXPECT_EQ(s.op, op);
-      // The right completion, sometimes together with the wrong kind.
+      EXPECT_EQ(cmd_result(), want_result) << "command " << n << " while busy";
+      // The completion, sometimes together with the wrong kind.
       tb.step(static_cast<unsigned>(tb.uniform(0, 10)));
-      refused = !fence && tb.chance(0.5);
-      if (fence) {
+      if (w == Wait::kFence) {
         next.fence = true;
         next.done = tb.chance(0.3);
-      } else {
+      } else if (w == Wait::kDone) {
+        refused = tb.chance(0.5);
         next.done = true;
         next.refused = refused;
         next.fence = tb.chance(0.3);
+      } else {
+        next.fence = need_fence || tb.chance(0.3);
+        next.done = need_done || tb.chance(0.3);
+        refused = need_done && tb.chance(0.2);  // lookup refusing after a fence: completes too
+        next.refused = refused;
       }
       tb.step();
     }
@@ -531,6 +689,7 @@ TEST_F(Regs, CommandRandomStress) {
     EXPECT_FALSE(s.busy) << "command " << n;
     EXPECT_EQ(s.refused, refused) << "command " << n;
     EXPECT_EQ(s.op, op);
+    EXPECT_EQ(cmd_result(), want_result) << "command " << n;
     EXPECT_EQ(tb.cmds.size(), before + 1) << "a command started twice or while busy";
     if (::testing::Test::HasFailure()) return;
   }
@@ -698,6 +857,7 @@ class CounterModel {
     d.write_err_event_i = enabled && tb.chance(p_event);
     d.read_err_event_i = enabled && tb.chance(p_event);
     d.error_event_i = enabled && tb.chance(p_event);
+    d.order_err_event_i = enabled && tb.chance(p_event);
     if (d.bytes_event_i) d.bytes_i = static_cast<std::uint16_t>(tb.uniform(bytes_min, 0xFFFF));
     value[kCntSegments] += d.seg_event_i;
     value[kCntBytes] += d.bytes_event_i ? d.bytes_i : 0u;
@@ -708,6 +868,7 @@ class CounterModel {
     value[kCntWriteErrors] += d.write_err_event_i;
     value[kCntReadErrors] += d.read_err_event_i;
     if (d.error_event_i && d.error_idx_i < kNumErrors) ++value[kCntError0 + d.error_idx_i];
+    value[kCntMsnRange] += d.order_err_event_i;
     history_[cycle % kHistory] = value;
     last_cycle_ = cycle;
   }
@@ -826,6 +987,54 @@ TEST_F(Regs, ErrorCounterRows) {
   for (unsigned k = 0; k < kCntError0; ++k) EXPECT_EQ(tb.rd(cnt_lo(k)), 0u) << "counter " << k;
 }
 
+// White box (the model is built with --public-flat-rw): counter slot k of the RTL is the test's
+// counter k. Presets a counter near 2^32, as 4 G events would take too long to simulate.
+void preset_counter(Vrnic_regs& d, unsigned k, std::uint64_t v) {
+  d.rootp->rnic_regs__DOT__cnt_q[2 * k] = static_cast<std::uint32_t>(v);
+  d.rootp->rnic_regs__DOT__cnt_q[2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
+}
+
+// Deliver's order errors (order_err_event_i, RFC 5041 7.2 type 2 code 3 found in DDP-SSN order) count
+// in the UntaggedMsnRange row and nowhere else; in a cycle with validate's event for the same row
+// both count (two in one cycle).
+TEST_F(Regs, OrderErrorEventCountsAsMsnRange) {
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  random_timing();
+  std::array<std::uint64_t, 32> n{};
+  std::uint64_t coincide = 0;
+  for (int c = 0; c < 4000; ++c) {
+    // Phases: order errors alone, together with a MsnRange error each cycle, random mixes.
+    const bool both = c >= 1000 && c < 1300;
+    d.order_err_event_i = c < 300 || both || tb.chance(0.5);
+    d.error_event_i = both || (c >= 300 && tb.chance(0.5));
+    d.error_idx_i = both ? static_cast<std::uint8_t>(kMsnRangeRow)
+                         : static_cast<std::uint8_t>(tb.uniform(0, 31));
+    if (d.error_event_i) ++n[d.error_idx_i];
+    n[kMsnRangeRow] += d.order_err_event_i;
+    coincide += d.order_err_event_i && d.error_event_i && d.error_idx_i == kMsnRangeRow;
+    tb.step();
+  }
+  tb.clear_events();
+  tb.step(3);
+  EXPECT_GE(coincide, 300u);
+  for (unsigned i = 0; i < kNumErrors; ++i) {
+    EXPECT_EQ(tb.rd(cnt_lo(kCntError0 + i)), n[i]) << "error row " << i;
+    EXPECT_EQ(tb.rd(cnt_hi(kCntError0 + i)), 0u) << "error row " << i;
+  }
+  for (unsigned k = 0; k < kCntError0; ++k) EXPECT_EQ(tb.rd(cnt_lo(k)), 0u) << "counter " << k;
+  // Carry into the high word with both events in one cycle.
+  preset_counter(d, kCntMsnRange, 0xFFFFFFFFull);
+  d.order_err_event_i = 1;
+  d.error_event_i = 1;
+  d.error_idx_i = static_cast<std::uint8_t>(kMsnRangeRow);
+  tb.step();
+  tb.clear_events();
+  tb.step(3);
+  EXPECT_EQ(tb.rd(cnt_lo(kCntMsnRange)), 1u);
+  EXPECT_EQ(tb.rd(cnt_hi(kCntMsnRange)), 1u);
+}
+
 // CNT_WRITE_ERRORS / CNT_READ_ERRORS: one count per cycle with the event high, each only in its own
 // register, together with every other event in the same cycles.
 TEST_F(Regs, WriteAndReadErrorCounters) {
@@ -857,13 +1066,6 @@ TEST_F(Regs, WriteAndReadErrorCounters) {
       continue;
     EXPECT_EQ(tb.rd(cnt_lo(k)), 0u) << "counter " << k;
   }
-}
-
-// White box (the model is built with --public-flat-rw): counter slot k of the RTL is the test's
-// counter k. Presets a counter near 2^32, as 4 G events would take too long to simulate.
-void preset_counter(Vrnic_regs& d, unsigned k, std::uint64_t v) {
-  d.rootp->rnic_regs__DOT__cnt_q[2 * k] = static_cast<std::uint32_t>(v);
-  d.rootp->rnic_regs__DOT__cnt_q[2 * k + 1] = static_cast<std::uint32_t>(v >> 32);
 }
 
 // The error counters are 64 bits wide: carry into the high word, and the _LO read latches _HI.
@@ -908,6 +1110,12 @@ TEST_F(Regs, ResetClearsState) {
   Tb& tb = tb_;
   Vrnic_regs& d = tb.dut();
   random_timing();
+  tb.wr(A(hw::kRegCMD), hw::kCmdSTAG_WRITE);
+  wait_cmds(1);
+  d.cmd_result_i = 0x00000155u;
+  tb.pulse(d.cmd_done_i);
+  d.cmd_result_i = 0;
+  EXPECT_EQ(tb.rd(A(hw::kRegCMD_RESULT)), 0x155u);
   for (const RwReg& r : rw_regs()) tb.wr(r.addr, 0xFFFFFFFFu);
   tb.cmd_ready_p = 0.0;
   tb.wr(A(hw::kRegCMD), hw::kCmdSTREAM_ENABLE);
@@ -925,6 +1133,7 @@ TEST_F(Regs, ResetClearsState) {
   EXPECT_EQ(d.cq_log2_o, 0u);
   for (const RwReg& r : rw_regs()) EXPECT_EQ(tb.rd(r.addr), 0u) << std::hex << r.addr;
   EXPECT_EQ(tb.rd(A(hw::kRegCMD_STATUS)), 0u);
+  EXPECT_EQ(tb.rd(A(hw::kRegCMD_RESULT)), 0u);
   for (unsigned k = 0; k < kNumCounters; ++k) EXPECT_EQ(tb.rd(cnt_lo(k)), 0u) << "counter " << k;
 }
 
