@@ -6,10 +6,14 @@
 //  - channel independence: s*_awready does not change when any s*_wvalid flips (an AW is taken without
 //    waiting for W), m_wvalid / s*_wready do not change when m_awready flips (W does not wait for
 //    AWREADY), m_awvalid does not change when m_wready flips; no W beat before its AWVALID;
-//  - VALID held with a stable payload until READY; aw_count_o / b_count_o; the bresp_err_o pulse.
+//  - VALID held with a stable payload until READY; aw_count_o / b_count_o; the bresp_err_o pulse;
+//  - b_segs0_o: the s0 bursts flagged s0_awseglast_i (a segment's last burst) whose B has come, in B
+//    order (one ID: B in AW order), s1's bursts and garbage on the flag while s0 is idle not counted;
+//  - no AW taken while MaxWrites taken AWs await their B.
 // Directed: a slave that waits for WVALID before AWREADY (and for the AW before WREADY), AWREADY or
-// WREADY held low for a long time, full rate without a bubble, round robin. DataWidth comes from the
-// Verilated library (MUX_DW); MaxBursts is the RTL default.
+// WREADY or BVALID held low for a long time, full rate without a bubble, round robin. DataWidth comes
+// and MaxWrites come from the Verilated library (MUX_DW, MUX_MAX_WRITES); MaxBursts is the RTL
+// default.
 #include <algorithm>
 #include <array>
 #include <deque>
@@ -23,6 +27,7 @@ namespace {
 
 constexpr std::size_t kBytes = MUX_DW / 8;
 constexpr std::size_t kMaxBursts = 2;  // rnic_axi_wr_mux MaxBursts default
+constexpr std::size_t kMaxWrites = MUX_MAX_WRITES;
 
 struct Beat {
   std::vector<std::uint8_t> data;
@@ -32,6 +37,7 @@ struct Beat {
 struct Burst {
   std::uint64_t addr = 0;  // master in bit 60, sequence number in bits 59:12
   unsigned len = 0;        // awlen: beats - 1
+  bool seglast = false;    // s0 only: the last burst of a segment (s0_awseglast_i)
   std::vector<Beat> beats;
 };
 
@@ -67,6 +73,7 @@ class Gen {
                              : static_cast<unsigned>(rng_() % (max_len + 1));
       b.len = std::min(b.len, max_len);
       b.addr = make_addr(id_, bursts_.size(), rng_());
+      b.seglast = id_ == 0 && (rng_() & 1U) != 0;
       for (unsigned j = 0; j <= b.len; ++j) {
         Beat bt;
         bt.data.resize(kBytes);
@@ -111,6 +118,10 @@ class Gen {
 
   bool done() const { return w_idx_ == bursts_.size() && aw_idx_ == bursts_.size(); }
   const std::vector<Burst>& bursts() const { return bursts_; }
+  std::size_t seglast_bursts() const {
+    return static_cast<std::size_t>(
+        std::count_if(bursts_.begin(), bursts_.end(), [](const Burst& b) { return b.seglast; }));
+  }
   std::size_t total_beats() const {
     std::size_t n = 0;
     for (const auto& b : bursts_) n += b.len + 1;
@@ -136,6 +147,8 @@ struct SlaveKnobs {
 
 struct Stats {
   std::uint64_t taken = 0;          // AWs taken from the ports
+  std::uint64_t b_segs0 = 0;        // Bs of s0 bursts flagged seglast
+  std::size_t max_writes = 0;       // most AWs taken whose B had not come
   std::uint64_t aw = 0, w = 0, b = 0, berr = 0;
   std::uint64_t w_before_aw = 0;    // bursts whose first W beat went before their AW handshake
   std::uint64_t w_offered_before_aw = 0;  // bursts whose WVALID rose before their AW was accepted
@@ -165,6 +178,7 @@ class MuxBench {
   SlaveKnobs sk;
   std::function<bool(std::uint64_t)> aw_block;  // AWREADY forced low in these cycles
   std::function<bool(std::uint64_t)> w_block;   // WREADY forced low in these cycles
+  std::function<bool(std::uint64_t)> b_block;   // BVALID forced low in these cycles
 
   bool all_done() const {
     return gen_[0].done() && gen_[1].done() && st_.b == taken_.size() && w_burst_ == taken_.size();
@@ -210,7 +224,8 @@ class MuxBench {
     if (sk.w_waits_aw) wready = wready && w_burst_ < m_aw_n_;
     if (w_block && w_block(cyc)) wready = false;
     const std::size_t b_eligible = std::min(m_aw_n_, w_burst_);  // AW and last W both accepted
-    const bool bvalid = st_.b < b_eligible && (b_hold_ || u(rng_) < sk.p_bvalid);
+    const bool bvalid = st_.b < b_eligible && (b_hold_ || u(rng_) < sk.p_bvalid) &&
+                        !(b_block && b_block(cyc));
     if (bvalid && !b_hold_)
       bresp_ = u(rng_) < sk.p_err ? static_cast<std::uint8_t>(1 + rng_() % 3) : 0;
     set_inputs();
@@ -237,6 +252,7 @@ class MuxBench {
       sim_->s0_awvalid_i = g.awvalid();
       sim_->s0_awaddr_i = g.awvalid() ? g.aw_burst().addr : rng_();
       sim_->s0_awlen_i = static_cast<std::uint8_t>(g.awvalid() ? g.aw_burst().len : rng_());
+      sim_->s0_awseglast_i = g.awvalid() ? g.aw_burst().seglast : (rng_() & 1U) != 0;
       const Beat b = g.wvalid() ? g.w_beat() : rnd_beat();
       dp::set_bytes(sim_->s0_wdata_i, b.data.data(), kBytes);
       set_strb(sim_->s0_wstrb_i, b.strb);
@@ -299,6 +315,7 @@ class MuxBench {
     // Counters reflect every handshake of earlier cycles.
     EXPECT_EQ(m.aw_count_o, static_cast<std::uint32_t>(st_.taken));
     EXPECT_EQ(m.b_count_o, static_cast<std::uint32_t>(st_.b));
+    EXPECT_EQ(m.b_segs0_o, static_cast<std::uint32_t>(st_.b_segs0));
     EXPECT_EQ(m.bresp_err_o != 0, prev_err_) << "bresp_err_o must pulse one cycle after an error B";
     if (m.bresp_err_o != 0) ++err_pulses_;
 
@@ -331,6 +348,8 @@ class MuxBench {
 
     // AWs taken from the ports, in order: this is the order the m side must follow.
     if (s0_aw || s1_aw) {
+      // B handshakes of earlier cycles free room; MaxWrites taken AWs awaiting B: none taken.
+      EXPECT_LT(st_.taken - st_.b, kMaxWrites) << "AW taken with MaxWrites awaiting their B";
       const unsigned master = s0_aw ? 0U : 1U;
       const bool both = gen_[0].awvalid() && gen_[1].awvalid();
       if (both && st_.taken > 0 && master == last_master_) ++st_.rr_violations;
@@ -392,11 +411,15 @@ class MuxBench {
       ++st_.aw;
     }
     st_.max_lead = std::max(st_.max_lead, taken_.size() - w_burst_);
+    st_.max_writes = std::max(st_.max_writes, taken_.size() - static_cast<std::size_t>(st_.b));
 
     // B channel (in order; only after the burst's AW and last W).
     const bool b_hs = bvalid && m.m_bready_o != 0;
     prev_err_ = b_hs && bresp_ != 0;
     if (b_hs) {
+      EXPECT_LT(st_.b, taken_.size()) << "B of no taken AW";
+      const Taken& t = taken_.at(st_.b);  // B in AW order (one ID)
+      if (t.master == 0 && gen_[0].bursts()[t.seq].seglast) ++st_.b_segs0;
       ++st_.b;
       if (bresp_ != 0) ++st_.berr;
     }
@@ -462,6 +485,36 @@ TEST(RnicAxiWrMux, RandomBurstsBothMasters) {
   EXPECT_EQ(s.aw, 1400U);
   EXPECT_GT(s.berr, 0U);
   EXPECT_EQ(s.max_lead, kMaxBursts) << "AW never ran MaxBursts ahead of W";
+  EXPECT_EQ(s.b_segs0, tb.gen(0).seglast_bursts());
+  EXPECT_GT(s.b_segs0, 0U);
+}
+
+// BVALID low for a long time with both ports always valid: AWs are taken (and their W written)
+// until exactly MaxWrites await their B, then none; b_segs0_o stays put meanwhile; once the Bs come
+// everything finishes and b_segs0_o counts every s0 segment-last burst, no s1 burst.
+TEST(RnicAxiWrMux, MaxWritesAwaitingB) {
+  MuxBench tb(rnic::tb::random_test_seed());
+  const std::size_t n = kMaxWrites + 100;  // per port
+  const std::uint64_t end = 100 + 4 * kMaxWrites + 200;  // bursts of 1 or 2 beats: enough time
+  tb.gen(0).add_bursts(n, 1);
+  tb.gen(1).add_bursts(n, 1);
+  tb.k[0] = {1.0, 1.0, WMode::kEarly, 8};
+  tb.k[1] = {1.0, 1.0, WMode::kEarly, 8};
+  tb.b_block = [end](std::uint64_t c) { return c >= 100 && c < end; };
+  ASSERT_TRUE(tb.run_until([&] { return tb.cycle() >= end - 10; }, end));
+  const std::uint64_t b0 = tb.stats().b;
+  const std::uint64_t segs0 = tb.stats().b_segs0;
+  EXPECT_EQ(tb.taken() - b0, kMaxWrites) << "AWs awaiting B";
+  EXPECT_EQ(tb.m_aw(), tb.taken());
+  EXPECT_EQ(tb.w_done(), tb.taken()) << "W of every taken AW written";
+  EXPECT_EQ(tb.stats().max_writes, kMaxWrites);
+  ASSERT_TRUE(tb.run_until([&] { return tb.cycle() >= end - 1; }, 100));
+  EXPECT_EQ(tb.stats().b, b0);
+  EXPECT_EQ(tb.stats().b_segs0, segs0);
+  tb.finish();
+  EXPECT_EQ(tb.stats().aw, 2 * n);
+  EXPECT_EQ(tb.stats().b_segs0, tb.gen(0).seglast_bursts());
+  EXPECT_EQ(tb.stats().max_writes, kMaxWrites);
 }
 
 // A3.3.1: a slave may wait for WVALID before asserting AWREADY. Every burst's first W beat must then
