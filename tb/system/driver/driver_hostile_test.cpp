@@ -1,0 +1,1193 @@
+// Issue 11: a hostile-peer generator through the public driver API against rnic-sim.
+//
+// A random sequence of steps mixes
+//  (a) segments a hostile peer injects, over every DDP header field (RFC 5041 4.1-4.4): MSN repeats and
+//      skips and values near 2^32, QN/MSN/MO changes inside a message, early and missing L bits, DV != 1,
+//      Rsvd bits, RsvdULP, STag keys and indices of other PDs, of the other client, of invalidated
+//      registrations and of a dead owner, read-only STags, TO near 2^64 and past the bounds, DDP-SSN
+//      duplicates, gaps and values outside the window, truncated and oversize packets, streams that
+//      are torn down, destroyed or never created; alongside conforming tagged and untagged messages;
+//  (b) driver calls of TWO clients of the owner: alloc, register (bound or not, writable or read-only),
+//      invalidate, re-register, create streams and queues, post, graceful and abortive teardown,
+//      destroy and recreate, free a buffer and hand memory of the same size to the other client (the
+//      simulator's first-fit allocator usually returns the same address), misuse of the other client's
+//      handles; and owner death: the owner closes, a child process becomes the owner, registers and
+//      posts, is SIGKILLed while its peer's segments arrive, and the test process becomes the new owner.
+// After every step the invariant of docs/rtl-architecture.md (issue 11) is checked with canaries: every
+// byte the card does not own at that moment (buffers or parts of buffers not registered writable and not
+// posted, buffers whose completion or flush was seen, ranges of invalidated registrations, memory just
+// freed, and memory reallocated to the other client) must hold its expected bytes (RFC 5041 7.1, 8.1,
+// 8.3.1 #3 and #6, 8.3.2). Completions are checked against a shadow of what was posted: every untagged
+// or flushed completion names the oldest posted buffer of its queue, each posted buffer comes back exactly
+// once (5.3, 5.4), tagged completions name a writable STag of the client's, teardown returns every
+// buffer still posted, and the driver's unmatched-completion count stays 0.
+//
+// Canaries are bytes 0x80..0xFF; every payload byte is 0x01..0x7F; so no tracked byte is ever zero, and
+// a run of zeros that appears in freed memory right after configure_queue is the driver's receive ring
+// (the simulator zeroes what it allocates), not a card write.
+//
+// RNIC_TEST_SEED replays a run (the sequence of actions; the simulator's timing against the test's calls
+// may differ between runs, so a race found once may need a few replays). RNIC_HOSTILE_STEPS overrides the
+// number of steps. A watchdog ends a hung run with the step and action it hung in.
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "driver_test_util.hpp"
+#include "rnic/tb/seed.hpp"
+
+namespace rnic::systest {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// sim/README.md, Host memory: device address = mem_base + offset, mem_base = 0x10_0000_0000; every client
+// of the owner maps the whole memfd, so Buffer::data - offset is the owner's view of all host memory.
+constexpr std::uint64_t kMemBase = 0x10'0000'0000ull;
+constexpr std::size_t kMaxSegBytes = 16384;  // sim/README.md: MAX_SEG_BYTES of the default kernel
+constexpr std::size_t kMaxPacket = kMaxSegBytes + 18;
+
+std::uint64_t env_u64(const char* name, std::uint64_t dflt) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 0) : dflt;
+}
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+  return b;
+}
+
+// ---- watchdog ---------------------------------------------------------------------------------------
+
+class Watchdog {
+ public:
+  Watchdog(std::uint64_t seed, std::chrono::seconds stall, pid_t sim) : seed_(seed), stall_(stall), sim_(sim) {
+    beat("start");
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~Watchdog() {
+    stop_ = true;
+    thread_.join();
+  }
+  void beat(const std::string& what) {
+    std::lock_guard<std::mutex> l(m_);
+    what_ = what;
+    last_ = Clock::now();
+  }
+  void set_child(pid_t p) { child_ = p; }
+
+ private:
+  void loop() {
+    while (!stop_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      std::lock_guard<std::mutex> l(m_);
+      if (Clock::now() - last_ > stall_) {
+        std::fprintf(stderr,
+                     "\nWATCHDOG: no progress for %lld s in \"%s\"; the run is hung. Replay with "
+                     "RNIC_TEST_SEED=%llu\n",
+                     static_cast<long long>(stall_.count()), what_.c_str(), static_cast<unsigned long long>(seed_));
+        std::fflush(stderr);
+        if (child_ > 0) ::kill(child_, SIGKILL);
+        if (sim_ > 0) ::kill(sim_, SIGKILL);
+        std::_Exit(3);
+      }
+    }
+  }
+  std::uint64_t seed_;
+  std::chrono::seconds stall_;
+  pid_t sim_;
+  std::atomic<pid_t> child_{-1};
+  std::atomic<bool> stop_{false};
+  std::mutex m_;
+  std::string what_;
+  Clock::time_point last_;
+  std::thread thread_;
+};
+
+// ---- the shadow of host memory and of what the card owns -------------------------------------------
+
+struct Buf {
+  int client = 0;
+  Buffer b;
+  std::vector<std::uint8_t> expect;  // what every byte the card does not own must hold
+  std::vector<std::uint16_t> own;    // how many live writable registrations / posts cover the byte
+  int regs = 0, posts = 0;
+};
+
+struct Reg {
+  int client = 0;
+  PdId pd = 0;
+  std::uint64_t buf = 0;
+  std::uint64_t off = 0, len = 0, base_to = 0;
+  bool writable = true;
+  std::optional<StreamId> bind;
+};
+
+struct Post {
+  std::uint64_t buf = 0, off = 0, cookie = 0;
+  std::uint32_t len = 0, msn = 0;
+  bool released = false;  // the card's ownership ended (teardown returned); its completion may still come
+};
+
+struct Queue {
+  std::uint32_t log2 = 0;
+  std::deque<Post> posts;        // posted, completion not yet seen, in MSN order
+  std::uint32_t prod = 0;        // MSNs posted so far (MSN of the last post)
+  std::uint32_t peer_msn = 1;    // the conforming peer's next MSN
+};
+
+struct Strm {
+  int client = 0;
+  PdId pd = 0;
+  bool torn = false;
+  bool error_seen = false;
+  std::optional<StreamError> first_error;
+  std::map<std::uint32_t, Queue> q;
+  std::uint32_t ssn = 0;  // the peer's next DDP-SSN (mod 2^16)
+};
+
+struct Stats {
+  std::uint64_t steps = 0, segments = 0, hostile_segments = 0, canary_checks = 0, bytes_checked = 0;
+  std::uint64_t stray = 0, mismatches = 0, completions = 0, calls = 0, refused_calls = 0;
+  std::map<std::string, std::uint64_t> bins;  // coverage
+};
+
+class Generator {
+ public:
+  Generator(SimProcess& sim, std::uint64_t seed, std::uint64_t steps, int owner_deaths, std::chrono::seconds budget)
+      : sim_(sim), seed_(seed), rng_(seed), steps_(steps), budget_(budget), dog_(seed, std::chrono::seconds(60), sim.pid()) {
+    for (int i = 0; i < owner_deaths; ++i) death_at_.insert(1 + rng_() % (steps_ > 2 ? steps_ - 1 : 1));
+  }
+
+  Stats run() {
+    const auto t0 = Clock::now();
+    open_owner();
+    for (step_ = 1; step_ <= steps_; ++step_) {
+      if (Clock::now() - t0 > budget_) {
+        std::printf("hostile: time budget of %lld s reached at step %llu\n", static_cast<long long>(budget_.count()),
+                    static_cast<unsigned long long>(step_));
+        break;
+      }
+      log_.clear();
+      if (death_at_.count(step_) != 0) {
+        owner_death();
+      } else {
+        one_step();
+      }
+      settle(pick(10) < 8);
+      check();
+      ++st_.steps;
+      if (first_bad_step_ != 0 && step_ >= first_bad_step_ + 3) break;  // a few more steps of context, then stop
+    }
+    // The end: every stream torn down, every posted buffer must come back, nothing unmatched.
+    for (int c = 0; c < 2; ++c) {
+      std::vector<StreamId> ids;
+      for (auto& [id, s] : streams_)
+        if (s.client == c && !s.torn) ids.push_back(id);
+      for (StreamId id : ids) teardown(id, Teardown::kAbortive);
+    }
+    settle(true);
+    check();
+    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::printf("hostile: %.1f s, %llu cycles in the last owner\n", secs,
+                static_cast<unsigned long long>(dev_ ? dev_->cycles() : 0));
+    return st_;
+  }
+
+  std::uint64_t first_bad_step() const { return first_bad_step_; }
+  const std::vector<std::string>& first_bad_log() const { return first_bad_log_; }
+
+ private:
+  // ---- randomness ---------------------------------------------------------------------------------
+  std::uint64_t pick(std::uint64_t n) { return n == 0 ? 0 : rng_() % n; }
+  bool chance(unsigned percent) { return pick(100) < percent; }
+  template <class T>
+  T& any(std::vector<T>& v) {
+    return v[pick(v.size())];
+  }
+  std::vector<std::uint8_t> payload(std::size_t n) {
+    std::vector<std::uint8_t> p(n);
+    const auto base = static_cast<std::uint8_t>(rng_());
+    for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>(1 + ((base + i * 3) % 0x7F));  // 0x01..0x7F
+    return p;
+  }
+  std::uint8_t canary(std::uint64_t addr) const {
+    return static_cast<std::uint8_t>(0x80 | ((addr * 37 + epoch_ * 11) & 0x7F));  // 0x80..0xFF
+  }
+
+  void note(const std::string& s) {
+    log_.push_back(s);
+    dog_.beat("step " + std::to_string(step_) + ": " + s);
+  }
+  void bin(const std::string& b) { ++st_.bins[b]; }
+  void mismatch(const std::string& what) {
+    ++st_.mismatches;
+    report("MISMATCH", what);
+  }
+  void report(const char* kind, const std::string& what) {
+    if (st_.mismatches + st_.stray <= 20) {
+      std::printf("%s at step %llu (seed %llu): %s\n", kind, static_cast<unsigned long long>(step_),
+                  static_cast<unsigned long long>(seed_), what.c_str());
+    }
+    if (first_bad_step_ == 0) {
+      first_bad_step_ = step_;
+      first_bad_log_ = history_;
+      first_bad_log_.insert(first_bad_log_.end(), log_.begin(), log_.end());
+    }
+  }
+
+  // ---- owner, clients ----------------------------------------------------------------------------
+  Client& cli(int c) { return *cl_[static_cast<std::size_t>(c)]; }
+  std::vector<PdId>& pdv(int c) { return pds_[static_cast<std::size_t>(c)]; }
+
+  void open_owner() {
+    note("open owner (epoch " + std::to_string(epoch_) + ")");
+    const auto deadline = Clock::now() + std::chrono::seconds(30);
+    for (;;) {
+      try {
+        dev_ = Device::open(sim_.device_string());
+        break;
+      } catch (const Error& e) {
+        if (e.code() != Errc::kBusy || Clock::now() > deadline) throw;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    for (int c = 0; c < 2; ++c) {
+      cl_[static_cast<std::size_t>(c)] = dev_->create_client();
+      pdv(c).clear();
+      pdv(c).push_back(cli(c).alloc_pd());
+      pdv(c).push_back(cli(c).alloc_pd());
+    }
+    mem_ = nullptr;
+    for (int c = 0; c < 2; ++c) {
+      for (int i = 0; i < 3; ++i) alloc(c, 64 + pick(4000));
+      create_stream(c);
+    }
+  }
+
+  // ---- memory ------------------------------------------------------------------------------------
+  Buf& buf(int c, std::uint64_t id) { return bufs_.at({c, id}); }
+
+  void alloc(int c, std::size_t bytes) {
+    note("client " + std::to_string(c) + " alloc_buffer " + std::to_string(bytes));
+    ++st_.calls;
+    Buffer b = cli(c).alloc_buffer(bytes);
+    std::uint8_t* base = b.data - (b.device_addr - kMemBase);
+    if (mem_ == nullptr) mem_ = base;
+    if (base != mem_) mismatch("buffer " + std::to_string(b.id) + " is not mapped at mem_base + offset");
+    // Anything of it that was tracked as freed memory is this buffer's now (zeroed by the allocation).
+    const std::size_t reused = carve(b.device_addr, b.size);
+    if (reused > 0) bin("memory: freed bytes handed to another buffer");
+    for (std::size_t i = 0; i < b.size; ++i) {
+      if (b.data[i] != 0) mismatch("alloc_buffer: byte " + std::to_string(i) + " of a new buffer is not zero");
+    }
+    Buf nb;
+    nb.client = c;
+    nb.b = b;
+    nb.expect.resize(b.size);
+    nb.own.assign(b.size, 0);
+    for (std::size_t i = 0; i < b.size; ++i) nb.expect[i] = b.data[i] = canary(b.device_addr + i);
+    bufs_[{c, b.id}] = std::move(nb);
+  }
+
+  // Free a buffer the card no longer owns; hand memory of the same size to the other client at once.
+  void free_and_reuse(int c) {
+    std::vector<std::uint64_t> ids;
+    for (auto& [k, v] : bufs_)
+      if (k.first == c && v.regs == 0 && v.posts == 0) ids.push_back(k.second);
+    if (ids.empty()) return;
+    const std::uint64_t id = any(ids);
+    Buf& b = buf(c, id);
+    note("client " + std::to_string(c) + " free_buffer " + std::to_string(id) + " at " + hex(b.b.device_addr) + " (" +
+         std::to_string(b.b.size) + " bytes)");
+    ++st_.calls;
+    cli(c).free_buffer(id);
+    // Freed memory keeps its last bytes and must keep them: the card owns none of it.
+    holes_[b.b.device_addr] = b.expect;
+    const std::uint64_t addr = b.b.device_addr;
+    const std::size_t size = b.b.size;
+    bufs_.erase({c, id});
+    bin("memory: free_buffer");
+    if (chance(80)) {
+      settle(chance(50));
+      check_holes();
+      alloc(1 - c, size);
+      for (auto& [k, v] : bufs_) {
+        if (k.first == 1 - c && v.b.device_addr == addr) bin("memory: same address reallocated to the other client");
+      }
+    }
+  }
+
+  // Removes [addr, addr+n) from the freed-memory shadow; returns how many tracked bytes it covered.
+  std::size_t carve(std::uint64_t addr, std::size_t n) {
+    std::size_t covered = 0;
+    std::map<std::uint64_t, std::vector<std::uint8_t>> add;
+    for (auto it = holes_.begin(); it != holes_.end();) {
+      const std::uint64_t h0 = it->first, h1 = h0 + it->second.size();
+      if (h1 <= addr || h0 >= addr + n) {
+        ++it;
+        continue;
+      }
+      const std::uint64_t c0 = std::max(h0, addr), c1 = std::min(h1, addr + n);
+      covered += c1 - c0;
+      if (h0 < c0) add[h0].assign(it->second.begin(), it->second.begin() + static_cast<std::ptrdiff_t>(c0 - h0));
+      if (c1 < h1) add[c1].assign(it->second.begin() + static_cast<std::ptrdiff_t>(c1 - h0), it->second.end());
+      it = holes_.erase(it);
+    }
+    holes_.insert(add.begin(), add.end());
+    return covered;
+  }
+
+  // After configure_queue: the driver may have allocated its ring in freed memory. The allocation zeroes
+  // it; a zero run starting 64-aligned (or at a hole's start) is the ring, no longer ours to check.
+  void adopt_driver_rings() {
+    std::vector<std::pair<std::uint64_t, std::size_t>> runs;
+    for (auto& [a, e] : holes_) {
+      for (std::size_t i = 0; i < e.size();) {
+        if (mem_[a - kMemBase + i] != 0 || ((a + i) % 64 != 0 && i != 0)) {
+          ++i;
+          continue;
+        }
+        std::size_t j = i;
+        while (j < e.size() && mem_[a - kMemBase + j] == 0) ++j;
+        if (j > i) runs.emplace_back(a + i, j - i);
+        i = j + 1;
+      }
+    }
+    for (auto& [a, n] : runs) {
+      carve(a, n);
+      bin("memory: driver ring allocated in freed memory");
+    }
+  }
+
+  void take(Buf& b, std::uint64_t off, std::uint64_t len) {
+    for (std::uint64_t i = off; i < off + len; ++i) ++b.own[i];
+  }
+  // The card's right to [off, off+len) of b ends: from now on those bytes must not change.
+  void release(Buf& b, std::uint64_t off, std::uint64_t len) {
+    for (std::uint64_t i = off; i < off + len; ++i) {
+      if (b.own[i] == 0) {
+        mismatch("shadow: releasing a byte the card did not own");
+        continue;
+      }
+      if (--b.own[i] == 0) b.expect[i] = b.b.data[i];
+    }
+  }
+
+  void check_holes() {
+    for (auto& [a, e] : holes_) {
+      const std::uint8_t* p = mem_ + (a - kMemBase);
+      st_.bytes_checked += e.size();
+      for (std::size_t i = 0; i < e.size(); ++i) {
+        if (p[i] != e[i]) {
+          ++st_.stray;
+          report("STRAY WRITE", "freed memory at " + hex(a + i) + " holds " + hex(p[i]) + ", expected " + hex(e[i]));
+          e[i] = p[i];
+        }
+      }
+    }
+  }
+
+  void check() {
+    ++st_.canary_checks;
+    for (auto& [k, b] : bufs_) {
+      st_.bytes_checked += b.b.size;
+      for (std::size_t i = 0; i < b.b.size; ++i) {
+        if (b.own[i] == 0 && b.b.data[i] != b.expect[i]) {
+          ++st_.stray;
+          std::string why = "client " + std::to_string(k.first) + " buffer " + std::to_string(k.second) + " at " +
+                            hex(b.b.device_addr) + " byte " + std::to_string(i) + " holds " + hex(b.b.data[i]) +
+                            ", expected " + hex(b.expect[i]) + " (card owns none of it: regs " +
+                            std::to_string(b.regs) + ", posts " + std::to_string(b.posts) + ")";
+          report("STRAY WRITE", why);
+          b.expect[i] = b.b.data[i];
+        }
+      }
+    }
+    check_holes();
+    const auto un = dev_->counters().unmatched_completions;
+    if (!un || *un != unmatched_) {
+      mismatch("unmatched completions " + (un ? std::to_string(*un) : std::string("none")) + ", expected " +
+               std::to_string(unmatched_));
+      if (un) unmatched_ = *un;
+    }
+    std::vector<std::string> keep = std::move(history_);
+    keep.insert(keep.end(), log_.begin(), log_.end());
+    if (keep.size() > 60) keep.erase(keep.begin(), keep.end() - 60);
+    history_ = std::move(keep);
+  }
+
+  // ---- completions -------------------------------------------------------------------------------
+  void settle(bool sync) {
+    if (sync) dev_->sync();
+    for (int c = 0; c < 2; ++c) poll_all(c);
+  }
+
+  void poll_all(int c) {
+    std::vector<Completion> out;
+    while (cli(c).poll(out, 256) > 0) {
+      for (const Completion& k : out) on_completion(c, k);
+    }
+  }
+
+  void on_completion(int c, const Completion& k) {
+    ++st_.completions;
+    auto sit = streams_.find(k.stream);
+    if (sit == streams_.end() || sit->second.client != c) {
+      mismatch("client " + std::to_string(c) + " got a completion for a stream it does not hold: " + describe(k));
+      return;
+    }
+    Strm& s = sit->second;
+    switch (k.kind) {
+      case Completion::Kind::kError: {
+        char b[64];
+        std::snprintf(b, sizeof b, "7.2 error %u/0x%02x%s", k.err_type, k.err_code, k.order ? " (order)" : "");
+        bin(b);
+        if (!s.first_error) s.first_error = StreamError{k.err_type, k.err_code, k.order, k.ssn, k.qn, k.msn};
+        s.error_seen = true;
+        const StreamState st = cli(c).stream_state(k.stream);
+        if (!s.torn && st.state != StreamState::State::kError) mismatch("stream_state is not error after " + describe(k));
+        if (!st.first_error || st.first_error->err_code != s.first_error->err_code ||
+            st.first_error->err_type != s.first_error->err_type || st.first_error->ssn != s.first_error->ssn) {
+          mismatch("stream_state's first error differs from the first error completion seen");
+        }
+        return;
+      }
+      case Completion::Kind::kTagged: {
+        auto r = regs_.find(k.stag);
+        auto d = released_regs_.find(k.stag);
+        const Reg* reg = r != regs_.end() ? &r->second : d != released_regs_.end() ? &d->second : nullptr;
+        if (reg == nullptr || reg->client != c || !reg->writable) {
+          mismatch("tagged completion names STag " + hex(k.stag) + " that client " + std::to_string(c) +
+                   " never held writable: " + describe(k));
+        }
+        if (reg != nullptr && reg->bind && *reg->bind != k.stream) mismatch("tagged completion on a stream the STag is not bound to");
+        bin("completion: tagged");
+        return;
+      }
+      case Completion::Kind::kUntagged:
+      case Completion::Kind::kFlushed: {
+        auto qit = s.q.find(k.qn);
+        if (qit == s.q.end() || qit->second.posts.empty()) {
+          mismatch("completion for a queue with nothing posted: " + describe(k));
+          return;
+        }
+        Post p = qit->second.posts.front();
+        if (p.msn != k.msn || p.buf != k.buffer || p.off != k.offset || p.cookie != k.cookie) {
+          mismatch("completion does not name the oldest posted buffer (msn " + std::to_string(p.msn) + " cookie " +
+                   std::to_string(p.cookie) + "): " + describe(k));
+          return;
+        }
+        if (k.kind == Completion::Kind::kUntagged && k.length > p.len) mismatch("completion longer than its buffer: " + describe(k));
+        if (k.kind == Completion::Kind::kFlushed && !s.torn) mismatch("flushed completion on a live stream: " + describe(k));
+        qit->second.posts.pop_front();
+        Buf& b = buf(c, p.buf);
+        if (!p.released) release(b, p.off, p.len);
+        --b.posts;
+        bin(k.kind == Completion::Kind::kUntagged ? "completion: untagged" : "completion: flushed");
+        return;
+      }
+    }
+  }
+
+  // ---- streams and registrations -----------------------------------------------------------------
+  std::vector<StreamId> live_streams(int c, bool include_torn = false) {
+    std::vector<StreamId> v;
+    for (auto& [id, s] : streams_)
+      if ((c < 0 || s.client == c) && (include_torn || !s.torn)) v.push_back(id);
+    return v;
+  }
+
+  void create_stream(int c) {
+    const PdId pd = any(pdv(c));
+    ++st_.calls;
+    const StreamId id = cli(c).create_stream(pd);
+    note("client " + std::to_string(c) + " create_stream pd " + std::to_string(pd) + " -> stream " + std::to_string(id));
+    if (streams_.count(id) != 0) mismatch("create_stream returned stream " + std::to_string(id) + " that is still held");
+    if (std::find(stale_streams_.begin(), stale_streams_.end(), id) != stale_streams_.end()) bin("stream: number reused");
+    Strm& s = streams_[id];
+    s = Strm{};
+    s.client = c;
+    s.pd = pd;
+    const int nq = 1 + static_cast<int>(pick(3));
+    for (int i = 0; i < nq; ++i) {
+      const std::uint32_t qn = static_cast<std::uint32_t>(pick(4));
+      if (s.q.count(qn) != 0) continue;
+      const std::uint32_t log2 = static_cast<std::uint32_t>(pick(4));
+      note("client " + std::to_string(c) + " configure_queue stream " + std::to_string(id) + " qn " + std::to_string(qn) +
+           " log2 " + std::to_string(log2));
+      ++st_.calls;
+      cli(c).configure_queue(id, qn, log2);
+      s.q[qn].log2 = log2;
+      adopt_driver_rings();
+    }
+    bin("stream: created and queues configured");
+  }
+
+  void post(int c) {
+    auto ids = live_streams(c);
+    if (ids.empty()) return;
+    const StreamId id = any(ids);
+    Strm& s = streams_[id];
+    if (s.q.empty()) return;
+    auto qit = std::next(s.q.begin(), static_cast<std::ptrdiff_t>(pick(s.q.size())));
+    Queue& q = qit->second;
+    std::vector<std::uint64_t> mine;
+    for (auto& [k, v] : bufs_)
+      if (k.first == c) mine.push_back(k.second);
+    if (mine.empty()) return;
+    Buf& b = buf(c, any(mine));
+    const std::uint64_t off = pick(b.b.size);
+    const auto len = static_cast<std::uint32_t>(1 + pick(b.b.size - off));
+    const std::uint64_t cookie = ++cookies_;
+    note("client " + std::to_string(c) + " post_recv stream " + std::to_string(id) + " qn " + std::to_string(qit->first) +
+         " buffer " + std::to_string(b.b.id) + " [" + std::to_string(off) + ", +" + std::to_string(len) + ")");
+    ++st_.calls;
+    const bool full = q.posts.size() >= (std::size_t{1} << q.log2);
+    try {
+      cli(c).post_recv(id, qit->first, b.b.id, off, len, cookie);
+    } catch (const Error& e) {
+      ++st_.refused_calls;
+      if (!(full && e.code() == Errc::kQueueFull)) mismatch(std::string("post_recv refused: ") + e.what());
+      else bin("call: post_recv on a full queue is kQueueFull");
+      return;
+    }
+    if (full) mismatch("post_recv accepted on a full queue");
+    Post p;
+    p.buf = b.b.id;
+    p.off = off;
+    p.len = len;
+    p.cookie = cookie;
+    p.msn = ++q.prod;
+    q.posts.push_back(p);
+    take(b, off, len);
+    ++b.posts;
+    bin("ownership: buffer posted");
+  }
+
+  void register_mem(int c) {
+    std::vector<std::uint64_t> mine;
+    for (auto& [k, v] : bufs_)
+      if (k.first == c) mine.push_back(k.second);
+    if (mine.empty()) return;
+    Buf& b = buf(c, any(mine));
+    RegisterRequest r;
+    r.pd = any(pdv(c));
+    r.buffer = b.b.id;
+    r.offset = pick(b.b.size);
+    r.length = 1 + pick(b.b.size - r.offset);
+    r.access = chance(80) ? kRemoteWrite : chance(50) ? kRemoteRead : (kRemoteWrite | kRemoteRead);
+    r.base_to = chance(70) ? pick(1u << 20) : ~std::uint64_t{0} - r.length - pick(64);  // TO near 2^64 too
+    if (chance(40)) {
+      std::vector<StreamId> same;
+      for (StreamId id : live_streams(c))
+        if (streams_[id].pd == r.pd) same.push_back(id);
+      if (!same.empty()) r.bind_stream = any(same);
+    }
+    ++st_.calls;
+    const Registration g = cli(c).register_memory(r);
+    note("client " + std::to_string(c) + " register_memory buffer " + std::to_string(b.b.id) + " [" +
+         std::to_string(r.offset) + ", +" + std::to_string(r.length) + ") pd " + std::to_string(r.pd) + " access " +
+         std::to_string(r.access) + " to " + hex(r.base_to) + (r.bind_stream ? " bound " + std::to_string(*r.bind_stream) : "") +
+         " -> STag " + hex(g.stag));
+    if (issued_.count(g.stag) != 0) {
+      mismatch("STag " + hex(g.stag) + " issued again (key did not advance since its last issue)");
+    }
+    auto last = last_key_.find(g.stag >> 8);
+    if (last != last_key_.end() && last->second == g.stag) mismatch("STag key of index did not advance");
+    last_key_[g.stag >> 8] = g.stag;
+    issued_.insert(g.stag);
+    Reg reg{c, r.pd, b.b.id, r.offset, r.length, r.base_to, (r.access & kRemoteWrite) != 0, r.bind_stream};
+    regs_[g.stag] = reg;
+    ++b.regs;
+    if (reg.writable) take(b, r.offset, r.length);
+    bin(reg.writable ? "ownership: registered writable" : "ownership: registered read-only");
+  }
+
+  void invalidate(Stag stag) {
+    Reg reg = regs_.at(stag);
+    note("client " + std::to_string(reg.client) + " invalidate " + hex(stag));
+    ++st_.calls;
+    cli(reg.client).invalidate(stag);
+    // Fenced: from here on nothing the card does may change the registered bytes.
+    Buf& b = buf(reg.client, reg.buf);
+    if (reg.writable) release(b, reg.off, reg.len);
+    --b.regs;
+    regs_.erase(stag);
+    released_regs_[stag] = reg;
+    dead_stags_.push_back(stag);
+    bin("ownership: invalidated");
+  }
+
+  void reregister(int c) {
+    std::vector<Stag> mine;
+    for (auto& [k, v] : regs_)
+      if (v.client == c) mine.push_back(k);
+    if (mine.empty()) return;
+    const Stag old = any(mine);
+    const Reg r = regs_.at(old);
+    invalidate(old);
+    RegisterRequest q;
+    q.pd = r.pd;
+    q.buffer = r.buf;
+    q.offset = r.off;
+    q.length = r.len;
+    q.access = r.writable ? kRemoteWrite : kRemoteRead;
+    q.base_to = r.base_to;
+    if (r.bind && streams_.count(*r.bind) != 0 && !streams_[*r.bind].torn) q.bind_stream = r.bind;
+    ++st_.calls;
+    const Registration g = cli(c).register_memory(q);
+    note("client " + std::to_string(c) + " re-register -> STag " + hex(g.stag));
+    if (g.stag == old || issued_.count(g.stag) != 0) mismatch("re-registration re-issued STag " + hex(g.stag));
+    issued_.insert(g.stag);
+    last_key_[g.stag >> 8] = g.stag;
+    Reg nr = r;
+    nr.bind = q.bind_stream;
+    regs_[g.stag] = nr;
+    Buf& b = buf(c, r.buf);
+    ++b.regs;
+    if (nr.writable) take(b, nr.off, nr.len);
+    bin("ownership: re-registered");
+  }
+
+  void teardown(StreamId id, Teardown how) {
+    Strm& s = streams_.at(id);
+    note("client " + std::to_string(s.client) + " teardown_stream " + std::to_string(id) +
+         (how == Teardown::kGraceful ? " graceful" : " abortive"));
+    ++st_.calls;
+    cli(s.client).teardown_stream(id, how);
+    s.torn = true;
+    // Fenced: every buffer still posted is the host's again from this moment.
+    for (auto& [qn, q] : s.q) {
+      for (Post& p : q.posts) {
+        if (!p.released) release(buf(s.client, p.buf), p.off, p.len);
+        p.released = true;
+      }
+    }
+    const StreamState st = cli(s.client).stream_state(id);
+    if (st.state != StreamState::State::kTornDown) mismatch("stream_state after teardown is not torn_down");
+    if (st.unmatched_completions != 0) mismatch("stream " + std::to_string(id) + " has unmatched completions");
+    bin(how == Teardown::kGraceful ? "ownership: graceful teardown" : "ownership: abortive teardown");
+    // Everything the card completed before the fence, then every buffer still posted as flushed: all of
+    // it is returned by poll now.
+    poll_all(s.client);
+    for (auto& [qn, q] : s.q) {
+      if (!q.posts.empty()) {
+        mismatch("teardown of stream " + std::to_string(id) + ": " + std::to_string(q.posts.size()) +
+                 " posted buffers of QN " + std::to_string(qn) + " never came back");
+        for (Post& p : q.posts) --buf(s.client, p.buf).posts;
+        q.posts.clear();
+      }
+    }
+  }
+
+  void destroy(StreamId id) {
+    Strm& s = streams_.at(id);
+    // STags bound to it go first (destroy_stream refuses them).
+    std::vector<Stag> bound;
+    for (auto& [k, r] : regs_)
+      if (r.bind && *r.bind == id) bound.push_back(k);
+    for (Stag k : bound) invalidate(k);
+    note("client " + std::to_string(s.client) + " destroy_stream " + std::to_string(id));
+    ++st_.calls;
+    cli(s.client).destroy_stream(id);
+    streams_.erase(id);
+    stale_streams_.push_back(id);
+    bin("stream: destroyed");
+  }
+
+  // Calls that must be refused and change nothing (RFC 5041 8.3.2 isolation).
+  void misuse(int c) {
+    const int o = 1 - c;
+    std::vector<std::uint64_t> theirs;
+    for (auto& [k, v] : bufs_)
+      if (k.first == o) theirs.push_back(k.second);
+    auto expect = [&](Errc want, const char* what, auto&& f) {
+      ++st_.calls;
+      try {
+        f();
+        mismatch(std::string(what) + " was accepted");
+      } catch (const Error& e) {
+        ++st_.refused_calls;
+        if (e.code() != want) mismatch(std::string(what) + ": " + errc_name(e.code()) + ", expected " + errc_name(want));
+        else bin(std::string("call: ") + what + " refused");
+      }
+    };
+    if (!theirs.empty()) {
+      const std::uint64_t id = any(theirs);
+      note("client " + std::to_string(c) + " misuses the other client's buffer " + std::to_string(id));
+      expect(Errc::kNotFound, "free of another client's buffer", [&] { cli(c).free_buffer(id); });
+      auto ss = live_streams(c);
+      if (!ss.empty() && !streams_[ss[0]].q.empty()) {
+        expect(Errc::kNotFound, "post of another client's buffer",
+               [&] { cli(c).post_recv(ss[0], streams_[ss[0]].q.begin()->first, id, 0, 1, 0); });
+      }
+    }
+    for (auto& [k, r] : regs_) {
+      if (r.client == o) {
+        expect(Errc::kNotFound, "invalidate of another client's STag", [&, st = k] { cli(c).invalidate(st); });
+        break;
+      }
+    }
+    for (auto& [k, v] : bufs_) {
+      if (k.first == c && (v.regs > 0 || v.posts > 0)) {
+        expect(Errc::kBusy, "free of a registered or posted buffer", [&, id = k.second] { cli(c).free_buffer(id); });
+        break;
+      }
+    }
+    for (auto& [id, s] : streams_) {
+      if (s.client == o) {
+        expect(Errc::kNotFound, "teardown of another client's stream",
+               [&, sid = id] { cli(c).teardown_stream(sid, Teardown::kAbortive); });
+        break;
+      }
+    }
+  }
+
+  // ---- the peer ----------------------------------------------------------------------------------
+  void inject(Device& d, StreamId s, std::uint16_t ssn, const std::vector<std::uint8_t>& seg, bool hostile) {
+    d.inject(s, ssn, seg);
+    ++st_.segments;
+    if (hostile) ++st_.hostile_segments;
+  }
+  std::uint16_t next_ssn(Strm& s) { return static_cast<std::uint16_t>(s.ssn++ & 0xFFFF); }
+
+  // A conforming untagged message for a posted buffer (RFC 5041 5.2, 5.3), segments out of order
+  // within the window sometimes.
+  void peer_untagged(int c) {
+    auto ids = live_streams(c);
+    if (ids.empty()) return;
+    const StreamId id = any(ids);
+    Strm& s = streams_[id];
+    std::vector<std::uint32_t> ready;
+    for (auto& [qn, q] : s.q)
+      if (q.prod >= q.peer_msn) ready.push_back(qn);
+    if (ready.empty()) return;
+    const std::uint32_t qn = any(ready);
+    Queue& q = s.q[qn];
+    const std::uint32_t msn = q.peer_msn++;
+    std::uint32_t cap = 0;
+    for (const Post& p : q.posts)
+      if (p.msn == msn) cap = p.len;
+    const std::size_t len = cap == 0 ? 1 + pick(200) : pick(cap + 1);  // cap 0: completed or flushed already
+    const std::vector<std::uint8_t> data = payload(len);
+    std::vector<std::pair<std::uint16_t, std::vector<std::uint8_t>>> segs;
+    std::size_t mo = 0;
+    do {
+      const std::size_t n = std::min<std::size_t>(len - mo, chance(50) ? len : 1 + pick(300));
+      std::vector<std::uint8_t> part(data.begin() + static_cast<std::ptrdiff_t>(mo),
+                                     data.begin() + static_cast<std::ptrdiff_t>(mo + n));
+      segs.emplace_back(next_ssn(s), untagged_segment(qn, msn, static_cast<std::uint32_t>(mo), part, mo + n == len));
+      mo += n;
+    } while (mo < len);
+    if (chance(30)) std::shuffle(segs.begin(), segs.end(), rng_);
+    note("peer: untagged message stream " + std::to_string(id) + " qn " + std::to_string(qn) + " msn " + std::to_string(msn) +
+         " " + std::to_string(len) + " bytes in " + std::to_string(segs.size()) + " segments");
+    for (auto& [ssn, seg] : segs) inject(*dev_, id, ssn, seg, false);
+  }
+
+  // A conforming tagged message into a writable STag the stream may use (7.1 tagged checks pass).
+  void peer_tagged(int c) {
+    std::vector<std::pair<StreamId, Stag>> ok;
+    for (auto& [k, r] : regs_) {
+      if (r.client != c || !r.writable) continue;
+      for (StreamId id : live_streams(c))
+        if (streams_[id].pd == r.pd && (!r.bind || *r.bind == id)) ok.emplace_back(id, k);
+    }
+    if (ok.empty()) return;
+    auto [id, stag] = any(ok);
+    const Reg& r = regs_[stag];
+    Strm& s = streams_[id];
+    const std::uint64_t off = pick(r.len);
+    const std::size_t len = 1 + pick(r.len - off);
+    const std::vector<std::uint8_t> data = payload(len);
+    note("peer: tagged message stream " + std::to_string(id) + " STag " + hex(stag) + " TO " + hex(r.base_to + off) + " " +
+         std::to_string(len) + " bytes");
+    std::size_t done = 0;
+    while (done < len) {
+      const std::size_t n = std::min<std::size_t>(len - done, chance(60) ? len : 1 + pick(500));
+      std::vector<std::uint8_t> part(data.begin() + static_cast<std::ptrdiff_t>(done),
+                                     data.begin() + static_cast<std::ptrdiff_t>(done + n));
+      inject(*dev_, id, next_ssn(s), tagged_segment(stag, r.base_to + off + done, part, done + n == len), false);
+      done += n;
+    }
+  }
+
+  Stag hostile_stag(int c) {
+    const unsigned k = static_cast<unsigned>(pick(7));
+    std::vector<Stag> pool;
+    for (auto& [st, r] : regs_) {
+      if ((k == 0 && r.client != c) || (k == 1 && r.client == c) || (k == 2 && !r.writable)) pool.push_back(st);
+    }
+    if (k == 3 || k == 4) pool = dead_stags_;  // invalidated, or a dead or closed owner's
+    if (k == 5 && !pool.empty()) {
+      const Stag st = any(pool);
+      return (st & ~0xFFu) | ((st + 1 + pick(255)) & 0xFFu);  // right index, wrong key
+    }
+    if (pool.empty()) return static_cast<Stag>(rng_());
+    bin(std::string("peer: hostile STag from ") + (k == 0 ? "the other client" : k == 1 ? "own (other PD/stream/bounds)" : k == 2 ? "a read-only registration" : "an invalidated or dead owner's registration"));
+    return any(pool);
+  }
+
+  std::uint64_t hostile_to(Stag st) {
+    auto r = regs_.find(st);
+    auto d = released_regs_.find(st);
+    const Reg* reg = r != regs_.end() ? &r->second : d != released_regs_.end() ? &d->second : nullptr;
+    const std::uint64_t base = reg ? reg->base_to : pick(1u << 20), len = reg ? reg->len : 4096;
+    switch (pick(6)) {
+      case 0: return ~std::uint64_t{0} - pick(64);  // TO near 2^64: wraps with any payload
+      case 1: return base - 1 - pick(8);            // below the base
+      case 2: return base + len - pick(4);          // runs past the bound
+      case 3: return rng_();
+      default: return base + pick(len);
+    }
+  }
+
+  // One hostile segment (or a few) on a random stream: any header field, any SSN.
+  void peer_hostile(int c) {
+    std::vector<StreamId> ids = live_streams(-1, true);
+    StreamId id = 0;
+    const unsigned where = static_cast<unsigned>(pick(20));
+    if (where == 0 && !stale_streams_.empty()) {
+      id = any(stale_streams_);
+      bin("peer: segment for a destroyed stream or a dead owner's");
+    } else if (where == 1) {
+      id = static_cast<StreamId>(pick(256));
+    } else if (!ids.empty()) {
+      id = any(ids);
+    }
+    auto sit = streams_.find(id);
+    Strm* s = sit != streams_.end() ? &sit->second : nullptr;
+    if (s != nullptr && s->torn) bin("peer: segment for a torn-down stream");
+    // DDP-SSN: in order, duplicate, gap, outside the window (RFC 5041 5.3, 7.1 / RFC 5043 DDP-SSN).
+    std::uint16_t ssn;
+    std::uint32_t base_ssn = s ? s->ssn : static_cast<std::uint32_t>(pick(65536));
+    switch (pick(10)) {
+      case 0: ssn = static_cast<std::uint16_t>(base_ssn - 1 - pick(4)); bin("peer: DDP-SSN duplicate"); break;
+      case 1: ssn = static_cast<std::uint16_t>(base_ssn + 1 + pick(6)); bin("peer: DDP-SSN gap"); break;
+      case 2: ssn = static_cast<std::uint16_t>(base_ssn + 64 + pick(30000)); bin("peer: DDP-SSN outside the window"); break;
+      default: ssn = static_cast<std::uint16_t>(s ? s->ssn++ : base_ssn); break;
+    }
+    const int owner = s ? s->client : c;
+    std::vector<std::uint8_t> seg;
+    std::string what;
+    const unsigned kind = static_cast<unsigned>(pick(12));
+    if (kind < 5) {
+      // Untagged, hostile fields (RFC 5041 4.3, 7.1 untagged checks).
+      std::uint32_t qn = s && !s->q.empty() ? std::next(s->q.begin(), static_cast<std::ptrdiff_t>(pick(s->q.size())))->first
+                                            : static_cast<std::uint32_t>(pick(4));
+      Queue* q = s && s->q.count(qn) ? &s->q[qn] : nullptr;
+      std::uint32_t msn = q ? q->peer_msn : 1;
+      switch (pick(9)) {
+        case 0: msn -= 1; bin("peer: MSN repeat"); break;
+        case 1: msn += 1 + static_cast<std::uint32_t>(pick(3)); bin("peer: MSN skip"); break;
+        case 2: msn = 0xFFFFFFFFu - static_cast<std::uint32_t>(pick(2)); bin("peer: MSN near 2^32"); break;
+        case 3: msn = 0; bin("peer: MSN 0"); break;
+        case 4: msn = static_cast<std::uint32_t>(rng_()); break;
+        case 5: qn = chance(50) ? 4 + static_cast<std::uint32_t>(pick(4)) : static_cast<std::uint32_t>(rng_()); bin("peer: invalid QN"); break;
+        case 6: qn = (qn + 1) & 3; bin("peer: QN change inside a message"); break;
+        default: break;  // the queue's next MSN, with a hostile MO / L / DV / length below
+      }
+      std::uint32_t mo = 0;
+      switch (pick(5)) {
+        case 0: mo = static_cast<std::uint32_t>(pick(200)); bin("peer: MO change inside a message"); break;
+        case 1: mo = static_cast<std::uint32_t>(rng_()); bin("peer: MO anywhere"); break;
+        case 2: mo = 0xFFFFFFFFu - static_cast<std::uint32_t>(pick(100)); bin("peer: MO near 2^32"); break;
+        default: break;
+      }
+      const bool last = chance(60);
+      bin(last ? "peer: L set (early L when the message goes on)" : "peer: L clear (missing L when the MSN moves on)");
+      std::uint8_t dv = wire::kDdpVersion;
+      if (chance(8)) {
+        dv = static_cast<std::uint8_t>(chance(50) ? 0 : 2 + pick(2));
+        bin("peer: DV != 1");
+      }
+      std::size_t len = pick(10) == 0 ? pick(kMaxSegBytes + 1) : pick(400);
+      if (chance(2)) {
+        len = kMaxSegBytes;
+        bin("peer: largest packet");
+      }
+      seg = untagged_segment(qn, msn, mo, payload(len), last, rng_() & wire::kUntaggedRsvdUlpMax, dv);
+      if (q != nullptr && msn == q->peer_msn && last && mo == 0) {
+        // A message the peer calls complete: the conforming peer moves on (or does not, which repeats it).
+        if (chance(50)) ++q->peer_msn;
+      }
+      what = "untagged qn " + std::to_string(qn) + " msn " + std::to_string(msn) + " mo " + std::to_string(mo) + " L " +
+             std::to_string(last) + " dv " + std::to_string(dv) + " len " + std::to_string(len);
+    } else if (kind < 10) {
+      // Tagged, hostile STag / TO (RFC 5041 4.2, 7.1 tagged checks).
+      const Stag st = hostile_stag(owner);
+      const std::uint64_t to = hostile_to(st);
+      const std::size_t len = pick(10) == 0 ? pick(kMaxSegBytes + 5) : 1 + pick(300);
+      std::uint8_t dv = wire::kDdpVersion;
+      if (chance(8)) {
+        dv = static_cast<std::uint8_t>(chance(50) ? 0 : 2 + pick(2));
+        bin("peer: DV != 1");
+      }
+      seg = tagged_segment(st, to, payload(len), chance(50), static_cast<std::uint8_t>(rng_()), dv);
+      what = "tagged STag " + hex(st) + " TO " + hex(to) + " len " + std::to_string(len) + " dv " + std::to_string(dv);
+    } else if (kind == 10) {
+      // Truncated: shorter than the header its T bit announces (7.2, 4.1).
+      seg = chance(50) ? untagged_segment(0, 1, 0, payload(20)) : tagged_segment(hostile_stag(owner), 0, payload(20));
+      seg.resize(1 + pick(seg[0] & wire::kCtrlTagged ? wire::kTaggedHeaderSize - 1 : wire::kUntaggedHeaderSize - 1));
+      bin("peer: truncated packet");
+      what = "truncated " + std::to_string(seg.size()) + " bytes";
+    } else {
+      // Oversize: longer than MAX_SEG_BYTES of payload (the simulator takes up to MAX_SEG_BYTES + 18).
+      const bool tagged = chance(50);
+      const std::size_t hdr = tagged ? wire::kTaggedHeaderSize : wire::kUntaggedHeaderSize;
+      const std::size_t len = kMaxPacket - hdr - pick(4);
+      seg = tagged ? tagged_segment(hostile_stag(owner), hostile_to(0), payload(len))
+                   : untagged_segment(static_cast<std::uint32_t>(pick(4)), 1, 0, payload(len));
+      bin("peer: oversize packet");
+      what = std::string("oversize ") + (tagged ? "tagged " : "untagged ") + std::to_string(seg.size()) + " bytes";
+    }
+    if (chance(10)) {
+      seg[0] = static_cast<std::uint8_t>(seg[0] | (rng_() & wire::kCtrlRsvdMask));  // Rsvd: ignored on receive (4.1)
+      bin("peer: Rsvd bits set");
+    }
+    note("peer (hostile): stream " + std::to_string(id) + " ssn " + std::to_string(ssn) + " " + what);
+    inject(*dev_, id, ssn, seg, true);
+  }
+
+  // ---- owner death --------------------------------------------------------------------------------
+  void owner_death() {
+    note("owner closes (its STags and streams must stay dead for every later owner)");
+    for (auto& [k, r] : regs_) dead_stags_.push_back(k);
+    for (auto& [id, s] : streams_) stale_streams_.push_back(id);
+    regs_.clear();
+    streams_.clear();
+    bufs_.clear();
+    holes_.clear();
+    cl_[0].reset();
+    cl_[1].reset();
+    dev_.reset();
+    ++epoch_;
+    bin("ownership: owner closed");
+
+    int fds[2];
+    if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    constexpr int kN = 4;
+    struct Report {
+      StreamId stream;
+      Stag stags[kN];
+    };
+    const pid_t child = ::fork();
+    if (child < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (child == 0) {
+      ::close(fds[0]);
+      try {
+        std::unique_ptr<Device> d;
+        const auto deadline = Clock::now() + std::chrono::seconds(30);
+        while (!d) {
+          try {
+            d = Device::open(sim_.device_string());
+          } catch (const Error& e) {
+            if (e.code() != Errc::kBusy || Clock::now() > deadline) ::_exit(4);
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          }
+        }
+        auto cl = d->create_client();
+        const PdId pd = cl->alloc_pd();
+        const StreamId s = cl->create_stream(pd);
+        cl->configure_queue(s, 0, 2);
+        Report rep{};
+        rep.stream = s;
+        for (int i = 0; i < kN; ++i) {
+          const Buffer b = cl->alloc_buffer(4096);
+          RegisterRequest r;
+          r.pd = pd;
+          r.buffer = b.id;
+          r.length = 2048;
+          if (i % 2 == 1) r.bind_stream = s;
+          rep.stags[i] = cl->register_memory(r).stag;
+          cl->post_recv(s, 0, b.id, 2048, 2048, static_cast<std::uint64_t>(i));
+        }
+        if (::write(fds[1], &rep, sizeof rep) != static_cast<ssize_t>(sizeof rep)) ::_exit(5);
+        for (;;) ::pause();
+      } catch (...) {
+        ::_exit(6);
+      }
+    }
+    dog_.set_child(child);
+    ::close(fds[1]);
+    Report rep{};
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, 30000);
+    const ssize_t n = ready > 0 ? ::read(fds[0], &rep, sizeof rep) : -1;
+    ::close(fds[0]);
+    note("a child (pid " + std::to_string(child) + ") owns the card: stream " + std::to_string(rep.stream));
+    // Its peer's segments arrive through an observer; the child is SIGKILLed part-way through them.
+    OpenOptions o;
+    o.observer = true;
+    auto obs = Device::open(sim_.device_string(), o);
+    const int kill_at = static_cast<int>(pick(12));
+    std::uint32_t ssn = 0;
+    for (int i = 0; i < 12; ++i) {
+      if (i == kill_at) {
+        ::kill(child, SIGKILL);
+        note("child owner SIGKILLed");
+      }
+      if (n == static_cast<ssize_t>(sizeof rep)) {
+        if (i % 2 == 0) {
+          inject(*obs, rep.stream, static_cast<std::uint16_t>(ssn++), tagged_segment(rep.stags[pick(kN)], pick(1024), payload(1 + pick(1000))), false);
+        } else {
+          inject(*obs, rep.stream, static_cast<std::uint16_t>(ssn++),
+                 untagged_segment(0, 1 + static_cast<std::uint32_t>(i / 2), 0, payload(1 + pick(2000))), false);
+        }
+      }
+    }
+    if (kill_at >= 12) ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    dog_.set_child(-1);
+    obs.reset();
+    if (n != static_cast<ssize_t>(sizeof rep)) {
+      mismatch("the child owner did not come up (exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
+    } else {
+      for (Stag s : rep.stags) {
+        if (issued_.count(s) != 0) mismatch("the child owner was issued STag " + hex(s) + " again");
+        issued_.insert(s);
+        dead_stags_.push_back(s);
+      }
+      stale_streams_.push_back(rep.stream);
+    }
+    bin("ownership: owner killed, new owner");
+    open_owner();
+  }
+
+  // ---- one step ----------------------------------------------------------------------------------
+  void one_step() {
+    const int c = static_cast<int>(pick(2));
+    const unsigned a = static_cast<unsigned>(pick(100));
+    if (a < 22) {
+      peer_untagged(c);
+    } else if (a < 30) {
+      peer_tagged(c);
+    } else if (a < 52) {
+      const int n = 1 + static_cast<int>(pick(3));
+      for (int i = 0; i < n; ++i) peer_hostile(c);
+    } else if (a < 64) {
+      const int n = 1 + static_cast<int>(pick(3));
+      for (int i = 0; i < n; ++i) post(c);
+    } else if (a < 69) {
+      if (bufs_.size() < 40) alloc(c, 64 + pick(chance(20) ? 16000 : 4000));
+    } else if (a < 74) {
+      free_and_reuse(c);
+    } else if (a < 79) {
+      if (regs_.size() < 40) register_mem(c);
+    } else if (a < 82) {
+      std::vector<Stag> mine;
+      for (auto& [k, r] : regs_)
+        if (r.client == c) mine.push_back(k);
+      if (!mine.empty()) invalidate(any(mine));
+    } else if (a < 84) {
+      reregister(c);
+    } else if (a < 89) {
+      auto ids = live_streams(c);
+      if (!ids.empty()) {
+        // Streams in the error state go first: they make no progress (RFC 5041 7.1).
+        StreamId id = any(ids);
+        for (StreamId x : ids)
+          if (streams_[x].error_seen && chance(70)) id = x;
+        teardown(id, chance(50) ? Teardown::kGraceful : Teardown::kAbortive);
+        if (chance(70)) destroy(id);
+      }
+    } else if (a < 92) {
+      auto ids = live_streams(c, true);
+      std::vector<StreamId> torn;
+      for (StreamId x : ids)
+        if (streams_[x].torn) torn.push_back(x);
+      if (!torn.empty()) destroy(any(torn));
+    } else if (a < 96) {
+      if (live_streams(c).size() < 4) create_stream(c);
+    } else {
+      misuse(c);
+    }
+  }
+
+  SimProcess& sim_;
+  std::uint64_t seed_;
+  std::mt19937_64 rng_;
+  std::uint64_t steps_;
+  std::chrono::seconds budget_;
+  Watchdog dog_;
+  std::set<std::uint64_t> death_at_;
+  std::uint64_t step_ = 0;
+  std::uint64_t epoch_ = 0;
+
+  std::unique_ptr<Device> dev_;
+  std::array<std::unique_ptr<Client>, 2> cl_;
+  std::array<std::vector<PdId>, 2> pds_;
+  std::uint8_t* mem_ = nullptr;
+  std::map<std::pair<int, std::uint64_t>, Buf> bufs_;
+  std::map<std::uint64_t, std::vector<std::uint8_t>> holes_;  // freed memory: device address -> bytes
+  std::map<Stag, Reg> regs_, released_regs_;
+  std::set<Stag> issued_;
+  std::map<std::uint32_t, Stag> last_key_;
+  std::vector<Stag> dead_stags_;
+  std::map<StreamId, Strm> streams_;
+  std::vector<StreamId> stale_streams_;
+  std::uint64_t cookies_ = 0;
+  std::uint64_t unmatched_ = 0;
+
+  Stats st_;
+  std::vector<std::string> log_, history_, first_bad_log_;
+  std::uint64_t first_bad_step_ = 0;
+};
+
+void run_generator(std::uint64_t default_steps, int owner_deaths, std::chrono::seconds budget) {
+  const std::uint64_t seed = tb::random_test_seed();
+  const std::uint64_t steps = env_u64("RNIC_HOSTILE_STEPS", default_steps);
+  SimProcess sim;
+  Generator g(sim, seed, steps, owner_deaths, budget);
+  const Stats s = g.run();
+  std::printf("\nhostile-peer generator (seed %llu)\n", static_cast<unsigned long long>(seed));
+  std::printf("  %-62s %12s\n", "coverage bin", "count");
+  for (const auto& [b, n] : s.bins) std::printf("  %-62s %12llu\n", b.c_str(), static_cast<unsigned long long>(n));
+  std::printf("  steps %llu, segments %llu (hostile %llu), driver calls %llu (refused as expected %llu), completions %llu\n",
+              static_cast<unsigned long long>(s.steps), static_cast<unsigned long long>(s.segments),
+              static_cast<unsigned long long>(s.hostile_segments), static_cast<unsigned long long>(s.calls),
+              static_cast<unsigned long long>(s.refused_calls), static_cast<unsigned long long>(s.completions));
+  std::printf("  canary checks %llu (%llu bytes), stray writes %llu (must be 0), mismatches %llu (must be 0)\n",
+              static_cast<unsigned long long>(s.canary_checks), static_cast<unsigned long long>(s.bytes_checked),
+              static_cast<unsigned long long>(s.stray), static_cast<unsigned long long>(s.mismatches));
+  if (g.first_bad_step() != 0) {
+    std::printf("first violation at step %llu; the actions up to it (replay: RNIC_TEST_SEED=%llu):\n",
+                static_cast<unsigned long long>(g.first_bad_step()), static_cast<unsigned long long>(seed));
+    for (const std::string& l : g.first_bad_log()) std::printf("    %s\n", l.c_str());
+  }
+  EXPECT_EQ(s.stray, 0u) << "the card wrote memory it did not own (seed " << seed << ")";
+  EXPECT_EQ(s.mismatches, 0u) << "completions or driver state disagree with what was posted (seed " << seed << ")";
+  EXPECT_GT(s.segments, 0u);
+  EXPECT_EQ(sim.stop(), 0) << "rnic-sim did not exit cleanly";
+}
+
+// Default regression: about a minute, one owner death.
+TEST(DriverHostile, RandomPeerAndTwoClientsNeverWriteUnownedMemory) {
+  run_generator(1500, 1, std::chrono::seconds(70));
+}
+
+// Soak (label slow): many more steps, several owner deaths.
+TEST(DriverHostileSoak, RandomPeerAndTwoClientsNeverWriteUnownedMemory) {
+  run_generator(60000, 20, std::chrono::seconds(env_u64("RNIC_HOSTILE_SECONDS", 1500)));
+}
+
+}  // namespace
+}  // namespace rnic::systest
