@@ -1,6 +1,7 @@
 // Testbench pieces for rnic_rx_place: packing of rnic_verdict_t / rnic_dlv_t (rtl/rnic_defs.svh),
-// the verdict and beat sources, an AXI write slave with host memory and B responses, and the
-// checks. One Verilated parameter set per executable (PLACE_DW = DataWidth).
+// the verdict and beat sources, an AXI write slave with host memory, deliver's expected-MSN read
+// port (a per-queue table the bench owns), and the checks. One Verilated parameter set per
+// executable (PLACE_DW = DataWidth).
 #pragma once
 
 #pragma GCC diagnostic push
@@ -155,12 +156,12 @@ std::vector<std::uint8_t> take_bytes(const T& sig, std::size_t n) {
 // -------------------------------------------------------------------------
 
 enum Action : unsigned { kPlace = 0, kDrop = 1, kError = 2, kToken = 3 };
-enum ItemKind : unsigned { kSeg = 0, kFence = 1, kStreamReset = 2 };
-enum DlvKind : unsigned { kPlaced = 0, kDlvError = 1, kDlvReset = 2 };
+enum ItemKind : unsigned { kSeg = 0, kFence = 1, kStreamReset = 2, kQueueSet = 3 };
+enum DlvKind : unsigned { kPlaced = 0, kDlvError = 1, kDlvReset = 2, kDlvFence = 3, kDlvQueueSet = 4 };
 
 constexpr unsigned kSegBits = 16 * 3 + 1 + 1 + 1 + 2 + 40 + 32 + 64 + 32 + 32 + 32 + 144;
 constexpr unsigned kVerdictBits = 2 + 2 + 16 + kSegBits + 64 + 16 + 5 + 32 + 4 + 8 + 5;
-constexpr unsigned kDlvBits = 2 + 16 + 16 + 1 + 1 + 32 + 32 + 32 + 40 + 4 + 8 + 144;
+constexpr unsigned kDlvBits = 3 + 16 + 16 + 1 + 1 + 32 + 32 + 32 + 40 + 4 + 8 + 144;
 
 struct Seg {
   std::uint16_t stream = 0, ssn = 0, seg_bytes = 0;
@@ -245,7 +246,7 @@ struct Dlv {
 inline Dlv unpack_dlv(const Bits& b) {
   FieldReader r(b);
   Dlv d;
-  d.kind = static_cast<unsigned>(r.take(2));
+  d.kind = static_cast<unsigned>(r.take(3));
   d.stream = static_cast<std::uint16_t>(r.take(16));
   d.ssn = static_cast<std::uint16_t>(r.take(16));
   d.last = r.take(1) != 0;
@@ -261,7 +262,8 @@ inline Dlv unpack_dlv(const Bits& b) {
   return d;
 }
 
-// The rnic_dlv_t place must emit for a verdict (none for DROP and FENCE).
+// The rnic_dlv_t place must emit for a verdict (none for DROP). A stale untagged PLACE (nothing
+// written) emits the same PLACED entry.
 inline std::optional<Dlv> expected_dlv(const Verdict& v) {
   Dlv d;
   const Seg& s = v.seg;
@@ -285,9 +287,16 @@ inline std::optional<Dlv> expected_dlv(const Verdict& v) {
     }
     return d;
   }
-  if (v.action == kToken && v.kind == kStreamReset) {
-    d.kind = kDlvReset;
+  if (v.action == kToken && (v.kind == kStreamReset || v.kind == kFence)) {
+    d.kind = v.kind == kFence ? kDlvFence : kDlvReset;
     d.stream = v.arg;
+    return d;
+  }
+  if (v.action == kToken && v.kind == kQueueSet) {  // the queue and its first MSN
+    d.kind = kDlvQueueSet;
+    d.stream = s.stream;
+    d.stag_qn = s.qn;
+    d.msn = s.msn;
     return d;
   }
   return std::nullopt;
@@ -307,6 +316,34 @@ inline unsigned write_beats(const Verdict& v) {
 inline unsigned lead_beats(const Verdict& v) {
   const int s = int{v.hdr} - static_cast<int>(v.addr % kB);
   return s <= 0 ? 0U : static_cast<unsigned>((s + static_cast<int>(kB) - 1) / static_cast<int>(kB));
+}
+
+// Beats of each AW burst of a PLACE (the first up to the block end, then whole blocks).
+inline std::vector<unsigned> bursts_of(const Verdict& v) {
+  std::vector<unsigned> r;
+  const unsigned nout = write_beats(v);
+  if (nout == 0) return r;
+  const unsigned lb = static_cast<unsigned>(__builtin_ctz(kB));
+  const unsigned blk_beats = 1U << (std::min(lb + 8, 12U) - lb);
+  const unsigned blk = static_cast<unsigned>((v.addr >> lb) & (blk_beats - 1));
+  unsigned left = nout;
+  unsigned n = std::min(left, blk_beats - blk);
+  while (left != 0) {
+    r.push_back(n);
+    left -= n;
+    n = std::min(left, blk_beats);
+  }
+  return r;
+}
+
+// Key of deliver's expected-MSN table: the read port's address (stream, qn[7:0]).
+inline std::uint32_t exp_key(std::uint16_t stream, std::uint32_t qn) {
+  return (std::uint32_t{stream} << 8) | (qn & 0xFFU);
+}
+// RFC 5041 4.3 (MSN wraps mod 2^32): an untagged PLACE is stale when its MSN is below the queue's
+// expected MSN, i.e. (msn - expected) mod 2^32 >= 2^31.
+inline bool msn_before(std::uint32_t msn, std::uint32_t expected) {
+  return ((msn - expected) & 0x80000000U) != 0;
 }
 
 // ---- item generator
@@ -334,7 +371,8 @@ class Gen {
     s.stag = static_cast<std::uint32_t>(r64());
     s.to = r64();
     s.qn = static_cast<std::uint32_t>(r64());
-    s.msn = static_cast<std::uint32_t>(r64());
+    // Below 2^31: never stale against the bench's default expected MSN (0).
+    s.msn = static_cast<std::uint32_t>(r64()) & 0x7FFFFFFFU;
     s.mo = static_cast<std::uint32_t>(r64());
     return s;
   }
@@ -390,6 +428,17 @@ class Gen {
     it.v.seg = random_seg(static_cast<unsigned>(r64() & 0xFFFF), coin(0.5));
     it.v.addr = r64();
     it.v.pay = static_cast<std::uint16_t>(r64());
+    if (k == kQueueSet) {  // as lookup sends it: stream, QN and first MSN, the rest zero
+      const Seg rnd = it.v.seg;
+      it.v = Verdict{};
+      it.v.action = kToken;
+      it.v.kind = k;
+      it.v.hdr = 0;
+      it.v.seg.dv = 0;
+      it.v.seg.stream = rnd.stream;
+      it.v.seg.qn = rnd.qn;
+      it.v.seg.msn = static_cast<std::uint32_t>(r64());
+    }
     return it;
   }
 
@@ -427,11 +476,16 @@ struct Config {
   double p_aw = 1.0;                      // awready
   double p_w = 1.0;                       // wready
   double p_dlv = 1.0;                     // dlv_ready
-  unsigned b_lat_min = 0, b_lat_max = 0;  // cycles from wlast (and AW) to B
   bool mux = false;  // AW/W in lockstep like rnic_axi_wr_mux (AW the cycle after the last wlast)
-  std::uint32_t count_init = 0;  // aw_count/b_count start (wrap tests)
   bool record = false;           // per-cycle trace for the throughput check
   std::uint64_t max_idle = 20000;
+  // Deliver's expected-MSN table (exp_key -> MSN; queues not listed: 0). Each cycle, with p_step,
+  // one of step_queues advances by one (a message completed); with p_step_addr, the step goes to
+  // the queue whose address is on the read port in that cycle (the forwarded write).
+  std::map<std::uint32_t, std::uint32_t> exp_init;
+  std::vector<std::uint32_t> step_queues;
+  double p_step = 0.0;
+  double p_step_addr = 0.0;
 };
 
 struct CycleRec {
@@ -447,6 +501,9 @@ struct CycleRec {
 
 struct Stats {
   std::uint64_t cycles = 0;
+  std::uint64_t stale = 0;         // untagged PLACEs found stale at dispatch
+  std::uint64_t stale_pay = 0;     // of those, with payload
+  std::uint64_t fresh_untagged = 0;
   std::uint64_t w_beats = 0;
   std::uint64_t in_beats = 0;
   std::uint64_t bursts = 0;
@@ -550,9 +607,13 @@ class Bench {
     EXPECT_EQ(m_->awvalid_o, 0);
     EXPECT_EQ(m_->wvalid_o, 0);
     EXPECT_EQ(m_->dlv_valid_o, 0);
-    EXPECT_EQ(m_->fence_done_o, 0);
     EXPECT_EQ(m_->bytes_event_o, 0);
+    EXPECT_EQ(m_->commit_now_o, 0U);
     EXPECT_EQ(m_->vd_ready_o, 1);
+    p0_item_ = -1;
+    commit_ = 0;
+    exp_data_ = 0;
+    rd_key_ = 0;
   }
 
   // Runs items to completion under cfg, checking every rule. abort_at: stop (no end checks) after
@@ -567,6 +628,12 @@ class Bench {
   bool trace_ = false;
   std::uint64_t time_ = 0;
   std::uint64_t cycle_ = 0;
+  // State that lives as long as the design's (cleared by reset()): the verdict in p0 (index into the
+  // current run's items), segments committed with writes, the expected-MSN read port.
+  long p0_item_ = -1;
+  std::uint32_t commit_ = 0;
+  std::uint32_t exp_data_ = 0;  // exp_rd_data_i of the next cycle
+  std::uint32_t rd_key_ = 0;    // the address read in the previous cycle
 };
 
 }  // namespace place
