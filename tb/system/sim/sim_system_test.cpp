@@ -506,7 +506,7 @@ TEST(SimHostMemory, OwnerCleanupOnDisconnect) {
 TEST(SimHostMemory, OwnerDeathWithAFullRingStillCleansUpPromptly) {
   SimProcess sim({"--mem-mib", "16"});
   constexpr std::uint32_t kMsgs = 12, kLen = 256;
-  std::uint64_t dead_cq = 0;
+  std::uint64_t dead_cq = 0, c0 = 0;
   {
     auto a = make_sim_backend(sim.socket(), false);
     auto cq = a->alloc(2 * hw::kCQE_BYTES, 4096);
@@ -534,6 +534,7 @@ TEST(SimHostMemory, OwnerDeathWithAFullRingStillCleansUpPromptly) {
     }
     a->sync();
     EXPECT_EQ(a->read32(hw::kRegCQ_PROD), 2u) << "the ring is full, the rest waits";
+    c0 = a->cycles();
   }  // the owner disconnects with the ring full
   RawClient obs(sim.socket());
   ASSERT_EQ(obs.hello(proto::kRoleObserver), Status::kOk);
@@ -543,7 +544,6 @@ TEST(SimHostMemory, OwnerDeathWithAFullRingStillCleansUpPromptly) {
     if (r->payload.size() == sizeof st) std::memcpy(&st, r->payload.data(), sizeof st);
     return st;
   };
-  const std::uint64_t c0 = status().cycles;
   std::unique_ptr<Backend> b;
   for (int i = 0; i < 3000 && !b; ++i) {
     try {
