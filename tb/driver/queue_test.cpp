@@ -397,6 +397,30 @@ TEST_F(DriverTest, FailedTeardownKeepsBuffersPostedAndTheRings) {
   EXPECT_ERRC(client->create_stream(pd), Errc::kExhausted, "streams");
 }
 
+// A client that goes away after its teardown or invalidation failed: the memory the card may still
+// write is never freed (the next alloc could be handed it); everything else is.
+TEST_F(DriverTest, ReleasedClientQuarantinesMemoryTheCardMayStillWrite) {
+  auto other = dev->create_client();
+  const PdId opd = other->alloc_pd();
+  const Buffer posted = other->alloc_buffer(4096);
+  const Buffer registered = other->alloc_buffer(4096);
+  const Buffer idle = other->alloc_buffer(4096);
+  const StreamId s = other->create_stream(opd);
+  other->configure_queue(s, 0, 2);
+  other->post_recv(s, 0, posted.id, 0, 64);
+  RegisterRequest r;
+  r.pd = opd;
+  r.buffer = registered.id;
+  r.length = 64;
+  other->register_memory(r);
+  fake->refuse.insert(kCmdSTREAM_TEARDOWN);
+  fake->refuse.insert(kCmdSTAG_INVALIDATE);
+  other.reset();
+  EXPECT_EQ(fake->regions.count(posted.device_addr), 1u) << "posted to a stream the card did not tear down";
+  EXPECT_EQ(fake->regions.count(registered.device_addr), 1u) << "registered to an STag the card did not invalidate";
+  EXPECT_EQ(fake->regions.count(idle.device_addr), 0u) << "nothing of the card's: freed";
+}
+
 // ---- fences and completions the driver cannot match (issue 11) --------------------------------------
 
 // STREAM_TEARDOWN is fenced: busy until every completion decided before it is in the ring. With a ring
