@@ -31,6 +31,22 @@ FakeCqe untagged(StreamId s, std::uint32_t qn, std::uint32_t msn, std::uint32_t 
   return c;
 }
 
+FakeCqe tagged(StreamId s, Stag stag) {
+  FakeCqe c;
+  c.stream = static_cast<std::uint16_t>(s);
+  c.tagged = true;
+  c.stag_qn = stag;
+  return c;
+}
+
+RegisterRequest first_bytes(PdId pd, const Buffer& b, std::uint64_t length) {
+  RegisterRequest r;
+  r.pd = pd;
+  r.buffer = b.id;
+  r.length = length;
+  return r;
+}
+
 // ---- configure_queue --------------------------------------------------------------------------------
 
 TEST_F(DriverTest, QueueConfigWordsAndRing) {
@@ -174,15 +190,8 @@ TEST_F(DriverTest, UntaggedCompletionMapsBackToThePostedBuffer) {
 
 TEST_F(DriverTest, TaggedAndErrorCompletions) {
   const StreamId s = client->create_stream(pd);
-  RegisterRequest r;
-  r.pd = pd;
-  r.buffer = buf.id;
-  r.length = 1024;
-  const Stag stag = client->register_memory(r).stag;
-  FakeCqe t;
-  t.stream = static_cast<std::uint16_t>(s);
-  t.tagged = true;
-  t.stag_qn = stag;
+  const Stag stag = client->register_memory(first_bytes(pd, buf, 1024)).stag;
+  FakeCqe t = tagged(s, stag);
   t.ssn = 3;
   t.rsvd_ulp = 0x5A;
   fake->push_cqe(t);
@@ -408,11 +417,7 @@ TEST_F(DriverTest, ReleasedClientQuarantinesMemoryTheCardMayStillWrite) {
   const StreamId s = other->create_stream(opd);
   other->configure_queue(s, 0, 2);
   other->post_recv(s, 0, posted.id, 0, 64);
-  RegisterRequest r;
-  r.pd = opd;
-  r.buffer = registered.id;
-  r.length = 64;
-  other->register_memory(r);
+  other->register_memory(first_bytes(opd, registered, 64));
   fake->refuse.insert(kCmdSTREAM_TEARDOWN);
   fake->refuse.insert(kCmdSTAG_INVALIDATE);
   other.reset();
@@ -458,15 +463,8 @@ TEST_F(DriverTest, FencedInvalidateDeliversTheCompletionsBeforeIt) {
   reopen(o);
   detail::core_of(*dev).command_limits().max_polls = 1000;
   const StreamId s = client->create_stream(pd);
-  RegisterRequest r;
-  r.pd = pd;
-  r.buffer = buf.id;
-  r.length = 64;
-  const Stag stag = client->register_memory(r).stag;
-  FakeCqe t;
-  t.stream = static_cast<std::uint16_t>(s);
-  t.tagged = true;
-  t.stag_qn = stag;
+  const Stag stag = client->register_memory(first_bytes(pd, buf, 64)).stag;
+  const FakeCqe t = tagged(s, stag);
   for (int i = 0; i < 5; ++i) fake->fenced_cqes.push_back(t);
   client->invalidate(stag);
   std::vector<Completion> out;
