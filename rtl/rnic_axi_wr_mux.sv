@@ -72,7 +72,7 @@ module rnic_axi_wr_mux #(
   localparam int Pw = $clog2(MaxBursts);
   // Writes awaiting their B, in AW order (one ID): whether each is an s0 segment's last burst.
   localparam int Tw = $clog2(MaxWrites);
-  logic          t_mem [MaxWrites];
+  logic [MaxWrites-1:0] t_bits;    // flip-flops (a 1-bit-wide LUT RAM does not map in Yosys 0.23)
   logic [Tw:0]   t_wr_q, t_rd_q;
   logic          t_full, t_head;
   logic [31:0]   b_segs0_q;
@@ -183,9 +183,9 @@ module rnic_axi_wr_mux #(
   // ---- B: counters and the error pulse; every B response is accepted at once --------------
   // Writes awaiting their B (t_*, declared above): one bit each, in AW order.
   assign t_full = t_wr_q == {~t_rd_q[Tw], t_rd_q[Tw-1:0]};
-  assign t_head = t_mem[t_rd_q[Tw-1:0]];
+  assign t_head = t_bits[t_rd_q[Tw-1:0]];
   always_ff @(posedge clk_i) begin
-    if (aw_take) t_mem[t_wr_q[Tw-1:0]] <= !sel && s0_awseglast_i;
+    if (aw_take) t_bits[t_wr_q[Tw-1:0]] <= !sel && s0_awseglast_i;
   end
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin

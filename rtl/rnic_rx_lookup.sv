@@ -109,6 +109,7 @@ module rnic_rx_lookup #(
   // A table read by several parties is kept in copies written together (one read port each):
   // _a for the segment pipeline, _e for the prefetch engine, _c for consumes.
   logic [SeW-1:0] stag_mem [StagEntries];
+  (* ram_style = "block" *)  // as LUT RAM, Yosys 0.23 stops: "invalid OPTION_ABITS/WIDTH combination"
   logic [7:0]     key_mem [StagEntries];   // last key issued per index; reset leaves it alone
   logic [StW-1:0] strm_mem [NumStreams];
   logic [QcW-1:0] qc_a_mem [NumQueues];
