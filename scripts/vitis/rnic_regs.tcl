@@ -8,7 +8,7 @@
 # range, not listed per doorbell.
 
 set rnic_id_value 0x52444450
-set rnic_version_value 0x00010001
+set rnic_version_value 0x00020000
 set rnic_mmio_bytes 0x10000
 set rnic_doorbell_base 0x8000
 set rnic_registers {}
@@ -22,6 +22,7 @@ lappend rnic_registers [list CAP_QNS 0x0018 32 read-only "untagged queues (QNs) 
 lappend rnic_registers [list CAP_SSN_WINDOW 0x001C 32 read-only "DDP-SSN reorder window in segments"]
 lappend rnic_registers [list CMD 0x0040 32 write-only "write an opcode (RNIC_CMD) to execute it with CMD_ARG0..15"]
 lappend rnic_registers [list CMD_STATUS 0x0044 32 read-only "bit 0 busy; bit 1 last command refused (bad opcode or index); \[15:8\] last opcode"]
+lappend rnic_registers [list CMD_RESULT 0x0048 32 read-only "result of the last command once busy clears: STAG_WRITE the STag the card issued (index << 8 | key); 0 for every other command and when refused"]
 lappend rnic_registers [list CMD_ARG0 0x0080 32 read-write "command argument word 0"]
 lappend rnic_registers [list CMD_ARG1 0x0084 32 read-write "command argument word 1"]
 lappend rnic_registers [list CMD_ARG2 0x0088 32 read-write "command argument word 2"]
@@ -40,7 +41,7 @@ lappend rnic_registers [list CMD_ARG14 0x00B8 32 read-write "command argument wo
 lappend rnic_registers [list CMD_ARG15 0x00BC 32 read-write "command argument word 15"]
 lappend rnic_registers [list CQ_BASE 0x0100 64 read-write "completion ring host address (CQ_BASE_LO, CQ_BASE_HI): the m_axi_gmem pointer argument" m_axi_gmem]
 lappend rnic_registers [list CQ_LOG2_SIZE 0x0108 32 read-write "completion ring entries = 2^CQ_LOG2_SIZE (1..16)"]
-lappend rnic_registers [list CQ_CTRL 0x010C 32 read-write "bit 0 enable; writing 1 resets producer and consumer to 0 and the phase to 1"]
+lappend rnic_registers [list CQ_CTRL 0x010C 32 read-write "bit 0 enable; writing 1 resets producer and consumer to 0 and the phase to 1; while disabled, decided completions are discarded (nothing is written)"]
 lappend rnic_registers [list CQ_PROD 0x0110 32 read-only "completion producer index (free-running, 32 bits)"]
 lappend rnic_registers [list CQ_CONS 0x0114 32 read-write "completion consumer doorbell (free-running, 32 bits)"]
 lappend rnic_registers [list CNT_SEGMENTS_LO 0x0200 32 read-only "segments received (64-bit counter, low word)"]
