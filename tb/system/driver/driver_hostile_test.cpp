@@ -203,7 +203,8 @@ class Generator {
       if (step_ == plant_at_) plant();
       check();
       ++st_.steps;
-      if (first_bad_step_ != 0 && step_ >= first_bad_step_ + 3) break;  // a few more steps of context, then stop
+      // A few more steps of context, then stop (RNIC_HOSTILE_KEEP_GOING=1: run on and count them all).
+      if (first_bad_step_ != 0 && step_ >= first_bad_step_ + 3 && !keep_going_) break;
     }
     // The end: every stream torn down, every posted buffer must come back, nothing unmatched.
     for (int c = 0; c < 2; ++c) {
@@ -221,6 +222,9 @@ class Generator {
   }
 
   std::uint64_t first_bad_step() const { return first_bad_step_; }
+  std::uint64_t first_stray_step() const { return first_stray_step_; }
+  const std::string& first_stray() const { return first_stray_; }
+  const std::vector<std::string>& first_stray_log() const { return first_stray_log_; }
   const std::vector<std::string>& first_bad_log() const { return first_bad_log_; }
 
  private:
@@ -259,6 +263,12 @@ class Generator {
       first_bad_step_ = step_;
       first_bad_log_ = history_;
       first_bad_log_.insert(first_bad_log_.end(), log_.begin(), log_.end());
+    }
+    if (first_stray_step_ == 0 && std::strcmp(kind, "STRAY WRITE") == 0) {
+      first_stray_step_ = step_;
+      first_stray_ = what;
+      first_stray_log_ = history_;
+      first_stray_log_.insert(first_stray_log_.end(), log_.begin(), log_.end());
     }
   }
 
@@ -510,11 +520,17 @@ class Generator {
           mismatch("completion for a queue with nothing posted: " + describe(k));
           return;
         }
-        Post p = qit->second.posts.front();
+        auto& posts = qit->second.posts;
+        Post p = posts.front();
         if (p.msn != k.msn || p.buf != k.buffer || p.off != k.offset || p.cookie != k.cookie) {
           mismatch("completion does not name the oldest posted buffer (msn " + std::to_string(p.msn) + " cookie " +
                    std::to_string(p.cookie) + "): " + describe(k));
-          return;
+          // Follow the card: the buffer it names (if posted) is the host's from now on.
+          auto it = std::find_if(posts.begin(), posts.end(), [&](const Post& x) { return x.cookie == k.cookie; });
+          if (it == posts.end()) return;
+          p = *it;
+          posts.erase(it);
+          posts.push_front(p);
         }
         if (k.kind == Completion::Kind::kUntagged && k.length > p.len) mismatch("completion longer than its buffer: " + describe(k));
         if (k.kind == Completion::Kind::kFlushed && !s.torn) mismatch("flushed completion on a live stream: " + describe(k));
@@ -581,7 +597,7 @@ class Generator {
     const StreamId id = sid ? *sid : any(ids);
     Strm& s = streams_[id];
     if (s.q.empty()) return;
-    auto qit = qsel ? s.q.find(*qsel) : std::next(s.q.begin(), static_cast<std::ptrdiff_t>(pick(s.q.size())));
+    auto qit = qsel ? s.q.find(*qsel) : random_queue(s);
     Queue& q = qit->second;
     std::vector<std::uint64_t> mine;
     for (auto& [k, v] : bufs_)
@@ -881,10 +897,9 @@ class Generator {
 
   // A hostile tagged segment on a stream that is still healthy (so its 7.2 error is reported).
   void peer_tagged_hostile(int c) {
-    if (healthy(c).empty()) create_stream(c);
-    auto ids = healthy(c);
-    if (ids.empty()) return;
-    const StreamId id = any(ids);
+    const auto sid = healthy_stream(c);
+    if (!sid) return;
+    const StreamId id = *sid;
     Strm& s = streams_[id];
     const Stag st = hostile_stag(c);
     const std::uint64_t to = hostile_to(st);
@@ -961,7 +976,7 @@ class Generator {
     const unsigned kind = static_cast<unsigned>(pick(12));
     if (kind < 5) {
       // Untagged, hostile fields (RFC 5041 4.3, 7.1 untagged checks).
-      std::uint32_t qn = s && !s->q.empty() ? std::next(s->q.begin(), static_cast<std::ptrdiff_t>(pick(s->q.size())))->first
+      std::uint32_t qn = s && !s->q.empty() ? random_queue(*s)->first
                                             : static_cast<std::uint32_t>(pick(4));
       Queue* q = s && s->q.count(qn) ? &s->q[qn] : nullptr;
       std::uint32_t msn = q ? q->peer_msn : 1;
@@ -1045,16 +1060,26 @@ class Generator {
     return v;
   }
 
+  // A healthy stream of client c (a new one when it has none).
+  std::optional<StreamId> healthy_stream(int c) {
+    if (healthy(c).empty()) create_stream(c);
+    auto ids = healthy(c);
+    if (ids.empty()) return std::nullopt;
+    return any(ids);
+  }
+  std::map<std::uint32_t, Queue>::iterator random_queue(Strm& s) {
+    return std::next(s.q.begin(), static_cast<std::ptrdiff_t>(pick(s.q.size())));
+  }
+
   // Issue 11's class, aimed: a peer that breaks RFC 5041 4.3 on a queue whose buffers are posted or
   // were just completed (MSN repeat after completion, skip, a second L, a missing L, a late segment of a
   // completed message, a DDP-SSN duplicate carrying another MSN). Every segment carries an in-window SSN.
   void peer_breaks_msn_order(int c) {
-    if (healthy(c).empty()) create_stream(c);
-    auto ids = healthy(c);
-    if (ids.empty()) return;
-    const StreamId id = any(ids);
+    const auto sid = healthy_stream(c);
+    if (!sid) return;
+    const StreamId id = *sid;
     Strm& s = streams_[id];
-    auto qit = std::next(s.q.begin(), static_cast<std::ptrdiff_t>(pick(s.q.size())));
+    auto qit = random_queue(s);
     const std::uint32_t qn = qit->first;
     Queue& q = qit->second;
     const unsigned mode = static_cast<unsigned>(pick(6));
@@ -1131,13 +1156,12 @@ class Generator {
   // (no sync, a random short delay) teardown, destroy, and the stream's buffers freed and their memory
   // handed to the other client.
   void race_teardown_and_reuse(int c) {
-    if (healthy(c).empty()) create_stream(c);
-    auto ids = healthy(c);
-    if (ids.empty()) return;
-    const StreamId id = any(ids);
+    const auto sid = healthy_stream(c);
+    if (!sid) return;
+    const StreamId id = *sid;
     {
       Strm& s = streams_[id];
-      auto qit = std::next(s.q.begin(), static_cast<std::ptrdiff_t>(pick(s.q.size())));
+      auto qit = random_queue(s);
       if (qit->second.prod < qit->second.peer_msn) {
         alloc(c, 1000 + pick(15000));
         post(c, id, qit->first);
@@ -1345,9 +1369,12 @@ class Generator {
   std::uint64_t unmatched_ = 0;
 
   std::uint64_t plant_at_ = 0;
+  bool keep_going_ = env_u64("RNIC_HOSTILE_KEEP_GOING", 0) != 0;
   Stats st_;
   std::vector<std::string> log_, history_, first_bad_log_;
-  std::uint64_t first_bad_step_ = 0;
+  std::uint64_t first_bad_step_ = 0, first_stray_step_ = 0;
+  std::string first_stray_;
+  std::vector<std::string> first_stray_log_;
 };
 
 Stats run_generator(std::uint64_t default_steps, int owner_deaths, std::chrono::seconds budget,
@@ -1371,6 +1398,11 @@ Stats run_generator(std::uint64_t default_steps, int owner_deaths, std::chrono::
     std::printf("first violation at step %llu; the actions up to it (replay: RNIC_TEST_SEED=%llu):\n",
                 static_cast<unsigned long long>(g.first_bad_step()), static_cast<unsigned long long>(seed));
     for (const std::string& l : g.first_bad_log()) std::printf("    %s\n", l.c_str());
+  }
+  if (g.first_stray_step() != 0 && g.first_stray_step() != g.first_bad_step()) {
+    std::printf("first stray write at step %llu: %s; the actions up to it:\n",
+                static_cast<unsigned long long>(g.first_stray_step()), g.first_stray().c_str());
+    for (const std::string& l : g.first_stray_log()) std::printf("    %s\n", l.c_str());
   }
   if (plant_at == 0) {
     EXPECT_EQ(s.stray, 0u) << "the card wrote memory it did not own (seed " << seed << ")";
