@@ -1,21 +1,27 @@
-// rnic_rx_deliver: in-order delivery (RFC 5041 5.3, 5.4; RFC 5043 DDP-SSN) and the completion ring.
+// rnic_rx_deliver: in-order delivery (RFC 5041 5.3, 5.4; RFC 5043 DDP-SSN), message order (RFC 5041
+// 4.3, 7.1 untagged #5: order errors), fences and the completion ring.
 //
 // Environment, one cycle at a time (inputs driven, clock low + eval, handshakes sampled, rising edge):
 // - a driver presents rnic_dlv_t items with random gaps (valid held until accepted); an item may be
-//   preceded by "place" writes: AW handshakes counted in aw_count with no data, acknowledged later;
+//   preceded by "place" segments: committed (commit_now_i counts them in their cycle), their AW a
+//   few cycles later on the shared write channel, their B later still (b_segs_i, like the mux's
+//   b_segs0_o, visible the cycle after);
 // - an AXI write slave: random awready/wready, B in order with random latency, aw_count/b_count as
 //   the write mux keeps them (AW handshakes and B handshakes, visible the cycle after); the data of
 //   a completion write lands in host memory when its B is given;
 // - a consume sink with random ready; a host that reads entries below cq_prod_o and returns them
-//   through cq_cons_i;
-// - a C++ reference of the delivery rules (per stream next_ssn and a window of slots) run at each
-//   item handover, which predicts every completion entry (byte for byte, phase aside), every consume
-//   event and the dup/msg event counts.
+//   through cq_cons_i; place's expected-MSN read port (a random or fixed queue each cycle);
+// - a C++ reference of the delivery rules (per stream next_ssn, a window of slots, an expected MSN
+//   per queue and the error bit) run at each item handover, which predicts every completion entry
+//   (byte for byte, phase aside; order errors included), every fence marker, every consume event
+//   (CONSUME, RESET, QSET, FAIL) and the dup/msg/order event counts.
 // Checked continuously: each completion AW (length, address = entry prod mod 2^log2, ring not full
-// and enable set when it was decided, every place write issued before its triggering item
-// acknowledged: earlier completion writes need not be),
-// W beats (count, wlast, all strobes), cq_prod_o never ahead of the acknowledged entries, every entry
-// read by the host equal to the prediction with the phase of its lap, every consume event.
+// and enable set when it was decided, b_segs_i at or past the commit count of its decision: no
+// write into a buffer can follow the completion that hands it back; earlier completion writes need
+// not be acknowledged), W beats (count, wlast, all strobes), cq_prod_o never ahead of the
+// acknowledged entries, every entry read by the host equal to the prediction with the phase of its
+// lap, every consume event, fence_done_o only for the next marker with every entry decided before
+// it written and acknowledged.
 // ThroughputBackToBack measures (and bounds) cycles with an always-ready slave and fixed B latency;
 // BackToBackHazards sends dependent items of one stream in consecutive cycles.
 // Seed: RNIC_TEST_SEED=<n>; waveform: RNIC_FST=<file> (use --gtest_filter to pick one test).
@@ -62,6 +68,7 @@ constexpr unsigned kBytes = kDw / 8;
 constexpr unsigned kBeats = 64 / kBytes;
 constexpr unsigned kStreams = DLV_STREAMS;
 constexpr unsigned kWin = DLV_WINDOW;
+constexpr unsigned kQns = DLV_QNS;
 
 using Entry = std::array<std::uint8_t, 64>;
 
@@ -112,7 +119,19 @@ std::string hex(const Entry& e) {
 
 // ---- items ---------------------------------------------------------------------------------------
 
-enum Kind : std::uint32_t { kPlaced = 0, kError = 1, kStreamReset = 2 };
+enum Kind : std::uint32_t { kPlaced = 0, kError = 1, kStreamReset = 2, kFence = 3, kQueueSet = 4 };
+
+// Consume-channel kinds (rnic_defs.svh RNIC_CONS_*).
+enum ConsKind : unsigned { kConsConsume = 0, kConsReset = 1, kConsQset = 2, kConsFail = 3 };
+
+// QN bits deliver uses to select a queue (rnic_rx_deliver QnW); lookup only passes QN < NumQns.
+constexpr unsigned log2_ceil(unsigned n) {
+  unsigned l = 0;
+  while ((1U << l) < n) ++l;
+  return l;
+}
+constexpr unsigned kQnW = kQns > 1 ? log2_ceil(kQns) : 1;
+constexpr unsigned qn_idx(std::uint32_t qn) { return qn & ((1U << kQnW) - 1); }
 
 struct Item {
   Kind kind = kPlaced;
@@ -127,15 +146,16 @@ struct Item {
   std::uint8_t err_type = 0;
   std::uint8_t err_code = 0;
   std::array<std::uint8_t, 18> hdr{};
-  // Testbench only: "place" writes issued (AW counted) right before the item, and their B latency.
+  // Testbench only: place segments committed (commit_now_i) right before the item, and their B
+  // latency.
   unsigned pre_writes = 0;
   unsigned pre_lat = 0;
 };
 
-// rnic_dlv_t, packed: kind is the MSB field, hdr_raw the LSB one (328 bits).
+// rnic_dlv_t, packed: kind is the MSB field (3 bits), hdr_raw the LSB one (329 bits).
 template <class W>
 void pack_item(W& w, const Item& it) {
-  static_assert(sizeof(w.m_storage) == 11 * 4, "rnic_dlv_t is 328 bits");
+  static_assert(sizeof(w.m_storage) == 11 * 4, "rnic_dlv_t is 329 bits");
   for (auto& x : w.m_storage) x = 0;
   std::uint32_t* p = w.m_storage;
   for (unsigned i = 0; i < 18; ++i) put_bits(p, 8 * i, 8, it.hdr[i]);
@@ -149,20 +169,27 @@ void pack_item(W& w, const Item& it) {
   put_bits(p, 293, 1, it.last ? 1 : 0);
   put_bits(p, 294, 16, it.ssn);
   put_bits(p, 310, 16, it.stream);
-  put_bits(p, 326, 2, it.kind);
+  put_bits(p, 326, 3, it.kind);
 }
 
 // ---- reference -----------------------------------------------------------------------------------
 
 struct ExpEntry {
   Entry bytes{};            // phase bit clear
-  std::uint32_t required_b = 0;  // B count covering every place write issued before the triggering item
+  std::uint32_t mark = 0;   // commit_now_i at the handover that decided it (a lower bound of the
+                            // mark at the decision): b_segs_i must have reached it before the write
+};
+
+// A fence marker (FENCE, QUEUE_SET): fence_done_o once every earlier written entry is acknowledged.
+struct ExpMarker {
+  std::size_t entries_before = 0;
+  std::uint32_t mark = 0;
 };
 
 struct ExpCons {
   std::uint16_t stream = 0;
   std::uint8_t qn = 0;
-  bool reset = false;
+  unsigned kind = kConsConsume;
 };
 
 Entry delivery_entry(const Item& it, std::uint16_t ssn) {
@@ -193,68 +220,164 @@ Entry error_entry(const Item& it) {
   return e;
 }
 
+// An order error found at delivery (RFC 5041 4.3, 5.3, 7.1 untagged #5; 7.2 type 2 code 3): FLAGS
+// error and order, STAG_QN = QN, MSN, LENGTH 0, no header.
+Entry order_entry(const Item& it, std::uint16_t ssn) {
+  Entry e{};
+  put_le(e, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8, it.stream);
+  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, hw::kCqeFlagError | hw::kCqeFlagOrder);
+  put_le(e, hw::kCQE_ERR_TYPE_OFFSET, 1, 0x2);
+  put_le(e, hw::kCQE_ERR_CODE_OFFSET, 1, 0x03);
+  put_le(e, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8, ssn);
+  put_le(e, hw::kCQE_STAG_QN_OFFSET, hw::kCQE_STAG_QN_BITS / 8, it.stag_qn);
+  put_le(e, hw::kCQE_MSN_OFFSET, hw::kCQE_MSN_BITS / 8, it.msn);
+  return e;
+}
+
 // The delivery rules, applied when an item is handed over.
 class RefDeliver {
  public:
-  RefDeliver() : next_(kStreams, 0), slots_(kStreams, std::vector<Slot>(kWin)) {}
+  RefDeliver() : st_(kStreams) {}
 
-  void process(const Item& it, std::uint32_t aw_count) {
+  void process(const Item& it, std::uint32_t mark) {
     switch (it.kind) {
       case kPlaced: {
         if (it.stream >= kStreams) {
           ++dups;
           return;
         }
-        std::uint16_t& nx = next_[it.stream];
-        auto& sl = slots_[it.stream];
-        const auto d = static_cast<std::uint16_t>(it.ssn - nx);
-        if (d >= kWin || sl[it.ssn % kWin].filled) {
+        Stream& st = st_[it.stream];
+        const auto d = static_cast<std::uint16_t>(it.ssn - st.next);
+        if (d >= kWin || st.slots[it.ssn % kWin].filled) {
           ++dups;
           return;
         }
-        sl[it.ssn % kWin] = Slot{true, it};
-        while (sl[nx % kWin].filled) {
-          Slot& s = sl[nx % kWin];
-          if (s.it.last) {
-            entries.push_back(ExpEntry{delivery_entry(s.it, nx), aw_count});
+        if (st.err) return;  // failed at delivery: ignored until STREAM_RESET (7.1)
+        st.slots[it.ssn % kWin] = Slot{true, it};
+        while (st.slots[st.next % kWin].filled) {
+          Slot& sl = st.slots[st.next % kWin];
+          const Item r = sl.it;
+          const std::uint16_t ssn = st.next;
+          sl.filled = false;
+          ++st.next;
+          const unsigned q = qn_idx(r.stag_qn);
+          if (!r.tagged && r.msn != (q < kQns ? st.exp[q] : 0U)) {
+            add_entry(order_entry(r, ssn), mark);
+            cons.push_back(ExpCons{it.stream, 0, kConsFail});
+            ++order_errs;
+            st.err = true;
+            return;
+          }
+          if (r.last) {
+            add_entry(delivery_entry(r, ssn), mark);
             ++msgs;
-            if (!s.it.tagged) {
-              cons.push_back(ExpCons{it.stream, static_cast<std::uint8_t>(s.it.stag_qn), false});
+            if (!r.tagged) {
+              cons.push_back(ExpCons{it.stream, static_cast<std::uint8_t>(q), kConsConsume});
+              if (q < kQns) st.exp[q] = r.msn + 1;  // mod 2^32 (RFC 5041 4.3)
+              st.port[q] = Port{true, r.msn + 1};
             }
           }
-          s.filled = false;
-          ++nx;
         }
         return;
       }
       case kError:
-        entries.push_back(ExpEntry{error_entry(it), aw_count});
+        add_entry(error_entry(it), mark);
         return;
       case kStreamReset:
         if (it.stream < kStreams) {
-          next_[it.stream] = 0;
-          for (auto& s : slots_[it.stream]) s.filled = false;
+          Stream& st = st_[it.stream];
+          const auto port = st.port;
+          st = Stream{};
+          // The expected-MSN copy on place's read port is not cleared by STREAM_RESET (only
+          // QUEUE_SET and completions write it): unknown until the queue is set again.
+          st.port = port;
+          for (auto& p : st.port) p.known = false;
         }
-        cons.push_back(ExpCons{it.stream, 0, true});
+        cons.push_back(ExpCons{it.stream, 0, kConsReset});
+        return;
+      case kFence:
+        markers.push_back(ExpMarker{entries.size(), mark});
+        return;
+      case kQueueSet:
+        if (it.stream < kStreams) {
+          Stream& st = st_[it.stream];
+          const unsigned q = qn_idx(it.stag_qn);
+          if (q < kQns) st.exp[q] = it.msn;
+          st.port[q] = Port{true, it.msn};
+        }
+        cons.push_back(ExpCons{it.stream, static_cast<std::uint8_t>(it.stag_qn), kConsQset});
+        markers.push_back(ExpMarker{entries.size(), mark});
         return;
     }
   }
 
-  unsigned next(unsigned s) const { return next_.at(s); }
-  bool filled(unsigned s, std::uint16_t ssn) const { return slots_.at(s)[ssn % kWin].filled; }
+  unsigned next(unsigned s) const { return st_.at(s).next; }
+  bool filled(unsigned s, std::uint16_t ssn) const { return st_.at(s).slots[ssn % kWin].filled; }
+  bool failed(unsigned s) const { return st_.at(s).err; }
+  std::uint32_t expected_msn(unsigned s, unsigned q) const { return st_.at(s).exp.at(q); }
+  // What place's read port must show for (stream, QN bits); false: unknown (see kStreamReset).
+  bool port(unsigned s, unsigned q, std::uint32_t& v) const {
+    v = st_.at(s).port.at(q).value;
+    return st_.at(s).port.at(q).known;
+  }
 
-  std::vector<ExpEntry> entries;  // every completion, in order
+  bool discard = false;           // the CQ is disabled: decided entries are dropped, not written
+  std::vector<ExpEntry> entries;  // every completion written, in order
+  std::vector<ExpMarker> markers;
   std::deque<ExpCons> cons;       // consume events not yet seen
   std::uint64_t dups = 0;
   std::uint64_t msgs = 0;
+  std::uint64_t order_errs = 0;
+  std::uint64_t discarded = 0;
 
  private:
   struct Slot {
     bool filled = false;
     Item it;
   };
-  std::vector<std::uint16_t> next_;
-  std::vector<std::vector<Slot>> slots_;
+  // place's copy of the expected MSNs is a RAM that reset does not clear (nor STREAM_RESET): known
+  // once QUEUE_SET or a completion writes it.
+  struct Port {
+    bool known = false;
+    std::uint32_t value = 0;
+  };
+  struct Stream {
+    std::uint16_t next = 0;
+    bool err = false;
+    std::vector<Slot> slots = std::vector<Slot>(kWin);
+    std::vector<std::uint32_t> exp = std::vector<std::uint32_t>(kQns, 0);
+    std::vector<Port> port = std::vector<Port>(1U << kQnW);
+  };
+  void add_entry(const Entry& e, std::uint32_t mark) {
+    if (discard) {
+      ++discarded;
+    } else {
+      entries.push_back(ExpEntry{e, mark});
+    }
+  }
+  std::vector<Stream> st_;
+};
+
+// Expected MSNs of the queues as a test sending messages in DDP-SSN order sees them: the MSN of the
+// next message of (stream, QN), advanced by each message's last segment.
+class MsnBook {
+ public:
+  std::uint32_t take(unsigned stream, std::uint32_t qn, bool last) {
+    EXPECT_LT(qn_idx(qn), kQns) << "test bug: a QN lookup would refuse";
+    std::uint32_t& v = exp_[{stream, qn_idx(qn)}];
+    const std::uint32_t r = v;
+    if (last) ++v;
+    return r;
+  }
+  void set(unsigned stream, std::uint32_t qn, std::uint32_t msn) { exp_[{stream, qn_idx(qn)}] = msn; }
+  void reset(unsigned stream) {
+    for (auto it = exp_.begin(); it != exp_.end();) {
+      it = it->first.first == stream ? exp_.erase(it) : std::next(it);
+    }
+  }
+
+ private:
+  std::map<std::pair<unsigned, unsigned>, std::uint32_t> exp_;
 };
 
 // ---- testbench -----------------------------------------------------------------------------------
@@ -266,11 +389,12 @@ struct Knobs {
   double p_cons_ready = 0.7;
   double p_b = 0.8;            // a due B is given in a cycle
   unsigned b_lat = 8;          // B latency 1 + [0, b_lat] cycles after AW and data
-  double p_fake = 0.05;        // background "place" AW in a cycle
+  double p_fake = 0.05;        // background place segment committed in a cycle
   unsigned fake_lat = 20;
   double p_consume = 0.5;      // host reads one entry in a cycle
   bool consume = true;         // host reads at all
   unsigned b_min = 0;          // minimum B latency added (fixed latency: b_lat 0, b_min L)
+  unsigned commit_aw_lat = 3;  // a committed place segment's AW comes 0..this cycles later
 };
 
 class Tb {
@@ -297,8 +421,8 @@ class Tb {
     top_->final();
   }
 
-  // Reset the module (and the environment: the write mux and host start over too), then wait until
-  // the slot RAM is cleared (dlv_ready_o).
+  // Reset the module (and the environment: the write mux, place and host start over too), then wait
+  // until the per-stream words are cleared (dlv_ready_o).
   void reset() {
     clear_env();
     drive_idle();
@@ -321,8 +445,10 @@ class Tb {
   }
 
   void clear_env() {
+    const bool discard = ref.discard;
     ref = RefDeliver{};
-    handovers = dup_events = msg_events = 0;
+    ref.discard = discard;
+    handovers = dup_events = msg_events = order_events = fences_done = 0;
     aw_seq = 0;
     aw_total = consumed_total = acked_total = 0;
     entries_read.clear();
@@ -330,13 +456,20 @@ class Tb {
     b_cycles.clear();
     handover_cycles.clear();
     prod_change_cycles.clear();
+    fence_cycles.clear();
+    port_log.clear();
     aw_count = b_count = 0;
+    commit_total = b_segs = 0;
     host_cons = 0;
     queue_.clear();
     generator = nullptr;
     gen_done_ = false;
     staged_ = presenting_ = false;
     fake_pending_ = 0;
+    commit_now_ = fake_aw_now_ = false;
+    aw_wait_.clear();
+    sched_commits_.clear();
+    commit_after_handover.clear();
     stale_aw_ = false;
     outstanding_.clear();
     w_done_.clear();
@@ -346,7 +479,6 @@ class Tb {
     prev_prod_ = 0;
     prev_awvalid_ = false;
     prev_aw_hs_ = false;
-    data_mark_ = 0;
   }
 
   // ---- stimulus ----
@@ -379,21 +511,26 @@ class Tb {
     if (!failed) {
       fail("timeout: queue " + std::to_string(queue_.size()) + ", entries " +
            std::to_string(consumed_total) + "/" + std::to_string(ref.entries.size()) +
+           ", fences " + std::to_string(fences_done) + "/" + std::to_string(ref.markers.size()) +
            ", cons pending " + std::to_string(ref.cons.size()) + ", writes outstanding " +
            std::to_string(outstanding_.size()));
     }
     return false;
   }
 
-  // Final checks at quiescence: event counts, producer index, every stream's next_ssn on the read port.
+  // Final checks at quiescence: event counts, producer index, every stream's next_ssn on the read
+  // port, the expected MSNs on place's read port.
   void check_final() {
     EXPECT_EQ(dup_events, ref.dups) << "dup_event_o pulses";
     EXPECT_EQ(msg_events, ref.msgs) << "msg_event_o pulses";
+    EXPECT_EQ(order_events, ref.order_errs) << "order_err_event_o pulses";
     EXPECT_EQ(consumed_total, ref.entries.size()) << "entries read by the host";
+    EXPECT_EQ(fences_done, ref.markers.size()) << "fence_done_o pulses";
     EXPECT_EQ(top_->cq_prod_o, aw_seq) << "cq_prod_o";
     EXPECT_EQ(acked_total, aw_total) << "completion writes acknowledged";
     EXPECT_TRUE(ref.cons.empty()) << "consume events missing";
     check_read_port();
+    check_exp_port();
   }
 
   void check_read_port() {
@@ -409,6 +546,26 @@ class Tb {
     }
   }
 
+  // The expected MSN of every queue of the first streams on place's read port (one cycle after the
+  // address), where the reference knows it.
+  void check_exp_port() {
+    const unsigned n = std::min<unsigned>(kStreams, 8);
+    for (unsigned s = 0; s < n && !failed; ++s) {
+      for (unsigned q = 0; q < std::min(kQns, 1U << kQnW) && !failed; ++q) {
+        exp_probe_ = {static_cast<std::uint16_t>(s), static_cast<std::uint8_t>(q)};
+        exp_probe_fixed = true;
+        step();
+        top_->clk_i = 0;
+        top_->eval();
+        std::uint32_t want = 0;
+        if (ref.port(s, q, want)) {
+          EXPECT_EQ(top_->exp_rd_data_o, want) << "exp_rd_data_o of stream " << s << " qn " << q;
+        }
+      }
+    }
+    exp_probe_fixed = false;
+  }
+
   // cq_reset_i pulse (with the regs' side effect: the consumer index is 0 again). A completion AW
   // offered then belongs to an entry already under way: it keeps its old address, is not counted.
   void cq_reset() {
@@ -421,11 +578,13 @@ class Tb {
     prev_prod_ = 0;
   }
 
-  // Place writes not tied to an item, with their B latency.
+  // Place segments not tied to an item, with their B latency.
   void fake_writes(unsigned n, unsigned lat) {
     fake_pending_ += n;
     fake_pending_lat_ = lat;
   }
+  // Commits one place segment in the next cycle with that B latency (directed tests).
+  void commit_next(unsigned lat) { fake_writes(1, lat); }
 
   // ---- configuration and observations ----
   Knobs knobs;
@@ -441,6 +600,8 @@ class Tb {
   std::uint64_t handovers = 0;
   std::uint64_t dup_events = 0;
   std::uint64_t msg_events = 0;
+  std::uint64_t order_events = 0;
+  std::uint64_t fences_done = 0;
   std::uint32_t aw_seq = 0;        // completion AWs since the last cq reset
   std::uint64_t aw_total = 0;      // completion AWs in all
   std::uint64_t consumed_total = 0;
@@ -449,9 +610,22 @@ class Tb {
   std::vector<std::uint64_t> b_cycles;       // cycle of each B (any write), index = b_count before
   std::vector<std::uint64_t> handover_cycles;
   std::vector<std::uint64_t> prod_change_cycles;
+  std::vector<std::uint64_t> fence_cycles;   // cycles of fence_done_o
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> port_log;  // (cycle, exp_rd_data_o) while
+                                                                  // exp_probe_fixed
+  // Place segments to commit relative to the next handover: (cycles after it, B latency).
+  std::vector<std::pair<unsigned, unsigned>> commit_after_handover;
   std::uint32_t aw_count = 0;
   std::uint32_t b_count = 0;
+  std::uint32_t commit_total = 0;  // place segments committed before this cycle
+  std::uint32_t b_segs = 0;        // place segments whose B has come (visible the cycle after)
   std::uint64_t acked_total = 0;   // completion entries acknowledged
+  bool exp_probe_fixed = false;    // exp_rd_* hold exp_probe_ (else a random queue each cycle)
+
+  void probe_exp(unsigned stream, unsigned qn) {
+    exp_probe_ = {static_cast<std::uint16_t>(stream), static_cast<std::uint8_t>(qn)};
+    exp_probe_fixed = true;
+  }
 
   bool chance(double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < p; }
   std::uint64_t rnd(std::uint64_t lo, std::uint64_t hi) {
@@ -466,18 +640,23 @@ class Tb {
 
  private:
   struct Write {
-    bool fake = false;
+    bool fake = false;         // a place segment's write (its B counts in b_segs)
     bool data_done = false;
     std::uint64_t addr = 0;
     Entry data{};
     std::uint64_t ready = 0;  // cycle from which B may be given
+  };
+  struct AwWait {
+    std::uint64_t due = 0;  // cycle from which its AW may go
+    unsigned lat = 0;
   };
 
   std::uint32_t cq_size() const { return 1U << cq_log2; }
 
   bool quiescent() const {
     return queue_.empty() && !staged_ && !presenting_ && !gen_live() && fake_pending_ == 0 &&
-           consumed_total == ref.entries.size() && ref.cons.empty() && outstanding_.empty() &&
+           aw_wait_.empty() && sched_commits_.empty() && consumed_total == ref.entries.size() &&
+           fences_done == ref.markers.size() && ref.cons.empty() && outstanding_.empty() &&
            top_->dlv_ready_o && !top_->awvalid_o && !top_->wvalid_o && !top_->cons_valid_o;
   }
   bool gen_live() const { return generator && !gen_done_; }
@@ -505,12 +684,22 @@ class Tb {
     top_->cq_cons_i = host_cons;
     top_->aw_count_i = aw_count;
     top_->b_count_i = b_count;
+    top_->commit_now_i = commit_total;
+    top_->b_segs_i = b_segs;
     top_->ssn_rd_stream_i = probe_;
+    top_->exp_rd_stream_i = exp_probe_.first;
+    top_->exp_rd_qn_i = exp_probe_.second;
   }
 
   void drive() {
+    // place's expected-MSN read: a fixed queue, or a random one of the first streams.
+    if (!exp_probe_fixed) {
+      exp_probe_ = {static_cast<std::uint16_t>(rnd(0, std::min(kStreams, 8U) - 1)),
+                    static_cast<std::uint8_t>(rnd(0, (1U << kQnW) - 1))};
+    }
     drive_idle();
-    // Driver: pick the next item; its place writes go first, then it is presented until accepted.
+    // Driver: pick the next item; its place segments are committed first, then it is presented
+    // until accepted (their AWs and Bs may come later).
     if (!presenting_ && !staged_) {
       Item it;
       bool have = false;
@@ -529,21 +718,36 @@ class Tb {
         if (it.pre_writes > 0) fake_pending_lat_ = it.pre_lat;
       }
     }
-    fake_now_ = false;
-    if (fake_pending_ > 0) {
-      fake_now_ = true;
+    // place commits a segment (commit_now_i counts it in this very cycle); its AW goes later.
+    commit_now_ = false;
+    sched_now_ = false;
+    unsigned lat = 0;
+    const auto sched = std::find_if(sched_commits_.begin(), sched_commits_.end(),
+                                    [&](const AwWait& w) { return w.due == cycle; });
+    if (sched != sched_commits_.end()) {
+      commit_now_ = true;
+      sched_now_ = true;
+      lat = sched->lat;
+      sched_commits_.erase(sched);
+    } else if (fake_pending_ > 0) {
+      commit_now_ = true;
+      lat = fake_pending_lat_;
     } else if (chance(knobs.p_fake)) {
-      fake_now_ = true;
-      fake_now_lat_ = static_cast<unsigned>(rnd(0, knobs.fake_lat));
+      commit_now_ = true;
+      lat = static_cast<unsigned>(rnd(0, knobs.fake_lat));
     }
-    if (fake_pending_ > 0) fake_now_lat_ = fake_pending_lat_;
+    if (commit_now_) {
+      top_->commit_now_i = commit_total + 1;
+      aw_wait_.push_back(AwWait{cycle + rnd(0, knobs.commit_aw_lat), lat});
+    }
+    fake_aw_now_ = !aw_wait_.empty() && aw_wait_.front().due <= cycle;
     if (staged_ && fake_pending_ == 0 && !presenting_ && chance(knobs.p_valid)) presenting_ = true;
     if (presenting_) {
       top_->dlv_valid_i = 1;
       pack_item(top_->dlv_i, cur_);
     }
     // The mux gives the AW channel to place in a cycle with a place AW.
-    top_->awready_i = !fake_now_ && chance(knobs.p_awready);
+    top_->awready_i = !fake_aw_now_ && chance(knobs.p_awready);
     top_->wready_i = chance(knobs.p_wready);
     top_->cons_ready_i = chance(knobs.p_cons_ready);
     if (cq_reset_pulse_) {
@@ -556,19 +760,44 @@ class Tb {
     auto& t = *top_;
     const std::uint32_t aw_next = aw_count;
     std::uint32_t aw_inc = 0;
-    std::uint32_t mark_next = data_mark_;
     std::uint32_t b_inc = 0;
+    std::uint32_t segs_inc = 0;
+    const std::uint32_t commit_now = t.commit_now_i;
 
-    // dlv handover: the reference sees the item with the writes issued before this cycle.
+    // dlv handover: the reference sees the item with the segments committed up to this cycle.
     if (t.dlv_valid_i && t.dlv_ready_o) {
-      ref.process(cur_, data_mark_);
+      ref.process(cur_, commit_now);
       handover_cycles.push_back(cycle);
+      for (const auto& [after, lat] : commit_after_handover) sched_commits_.push_back({cycle + after, lat});
+      commit_after_handover.clear();
       ++handovers;
       presenting_ = false;
       staged_ = false;
     }
     if (t.msg_event_o) ++msg_events;
     if (t.dup_event_o) ++dup_events;
+    if (t.order_err_event_o) ++order_events;
+    if (exp_probe_fixed) port_log.emplace_back(cycle, t.exp_rd_data_o);
+
+    // fence_done_o (registered): the next marker, once every entry decided before it is written
+    // and acknowledged and every segment committed before it acknowledged.
+    if (t.fence_done_o) {
+      fence_cycles.push_back(cycle);
+      if (fences_done >= ref.markers.size()) {
+        fail("fence_done_o without a fence pending");
+      } else {
+        const ExpMarker& m = ref.markers[fences_done];
+        if (aw_total < m.entries_before || acked_total < m.entries_before) {
+          fail("fence " + std::to_string(fences_done) + " done with " + std::to_string(acked_total) +
+               " entries acknowledged, " + std::to_string(m.entries_before) + " decided before it");
+        }
+        if (static_cast<std::int32_t>(b_segs - m.mark) < 0) {
+          fail("fence " + std::to_string(fences_done) + " done with b_segs " +
+               std::to_string(b_segs) + " below its mark " + std::to_string(m.mark));
+        }
+        ++fences_done;
+      }
+    }
 
     // A completion AW first presented (entries follow back to back): decided in an earlier cycle,
     // so check the conditions it was decided under.
@@ -591,10 +820,10 @@ class Tb {
       if (aw_total >= ref.entries.size()) {
         fail("completion write with no completion expected");
       } else {
-        const std::uint32_t req = ref.entries[aw_total].required_b;
-        if (static_cast<std::int32_t>(b_count - req) < 0) {
-          fail("completion " + std::to_string(aw_total) + " written with b_count " + std::to_string(b_count) +
-               " before the writes issued ahead of it (" + std::to_string(req) + ") were acknowledged");
+        const std::uint32_t mark = ref.entries[aw_total].mark;
+        if (static_cast<std::int32_t>(b_segs - mark) < 0) {
+          fail("completion " + std::to_string(aw_total) + " written with b_segs " + std::to_string(b_segs) +
+               " before the segments committed ahead of it (" + std::to_string(mark) + ") were acknowledged");
         }
       }
       Write w;
@@ -610,17 +839,20 @@ class Tb {
       ++aw_seq;
       ++aw_total;
       ++aw_inc;
-    } else if (fake_now_) {
+    } else if (fake_aw_now_) {
       Write w;
       w.fake = true;
       w.data_done = true;
-      w.ready = cycle + 1 + fake_now_lat_;
+      w.ready = cycle + 1 + aw_wait_.front().lat;
+      aw_wait_.pop_front();
       outstanding_.push_back(w);
       ++aw_inc;
-      mark_next = aw_count + 1;
-      if (fake_pending_ > 0) --fake_pending_;
     }
-    if (fake_now_ && t.awvalid_o && t.awready_i) fail("testbench: two AWs in one cycle");
+    if (fake_aw_now_ && t.awvalid_o && t.awready_i) fail("testbench: two AWs in one cycle");
+    if (commit_now_) {
+      ++commit_total;
+      if (fake_pending_ > 0 && !sched_now_) --fake_pending_;
+    }
 
     // W beats of a completion.
     if (t.wvalid_o && t.wready_i) {
@@ -655,6 +887,8 @@ class Tb {
         mem_[w.addr] = w.data;
         ++acked_since_reset_;
         ++acked_total;
+      } else {
+        ++segs_inc;
       }
       b_cycles.push_back(cycle);
       ++b_inc;
@@ -667,11 +901,10 @@ class Tb {
       } else {
         const ExpCons e = ref.cons.front();
         ref.cons.pop_front();
-        if (t.cons_stream_o != e.stream || static_cast<bool>(t.cons_reset_o) != e.reset ||
-            (!e.reset && t.cons_qn_o != e.qn)) {
+        if (t.cons_stream_o != e.stream || unsigned{t.cons_kind_o} != e.kind || t.cons_qn_o != e.qn) {
           fail("consume event stream " + std::to_string(t.cons_stream_o) + " qn " +
-               std::to_string(t.cons_qn_o) + " reset " + std::to_string(t.cons_reset_o) + ", want stream " +
-               std::to_string(e.stream) + " qn " + std::to_string(e.qn) + " reset " + std::to_string(e.reset));
+               std::to_string(t.cons_qn_o) + " kind " + std::to_string(t.cons_kind_o) + ", want stream " +
+               std::to_string(e.stream) + " qn " + std::to_string(e.qn) + " kind " + std::to_string(e.kind));
         }
       }
     }
@@ -714,7 +947,7 @@ class Tb {
     prev_cons_ = t.cq_cons_i;
     aw_count = aw_next + aw_inc;
     b_count += b_inc;
-    data_mark_ = mark_next;
+    b_segs += segs_inc;
   }
 
   std::unique_ptr<VerilatedContext> ctx_;
@@ -730,11 +963,15 @@ class Tb {
   bool presenting_ = false;
   unsigned fake_pending_ = 0;
   unsigned fake_pending_lat_ = 0;
-  bool fake_now_ = false;
-  unsigned fake_now_lat_ = 0;
+  bool commit_now_ = false;
+  bool sched_now_ = false;      // this cycle's commit is a scheduled one
+  bool fake_aw_now_ = false;
+  std::vector<AwWait> sched_commits_;  // commits at fixed cycles (due) with their B latency
+  std::deque<AwWait> aw_wait_;  // committed place segments whose AW has not gone
   bool cq_reset_pulse_ = false;
   bool stale_aw_ = false;  // the next completion AW was under way at cq_reset()
   std::uint16_t probe_ = 0;
+  std::pair<std::uint16_t, std::uint8_t> exp_probe_{0, 0};
 
   std::deque<Write> outstanding_;
   std::deque<Entry> w_done_;  // W bursts complete before their AW
@@ -745,7 +982,6 @@ class Tb {
   std::uint32_t prev_prod_ = 0;
   bool prev_awvalid_ = false;
   bool prev_aw_hs_ = false;
-  std::uint32_t data_mark_ = 0;  // aw_count after the last place write (visible the cycle after)
   bool prev_enable_ = true;
   std::uint32_t prev_cons_ = 0;
 };
@@ -753,8 +989,10 @@ class Tb {
 // ---- random traffic --------------------------------------------------------------------------------
 
 // Messages of consecutive DDP-SSNs per stream, sent in random order within the window, mixed with
-// duplicates (in-window filled slots, behind the delivery point, past the window), errors and
-// stream resets.
+// duplicates (in-window filled slots, behind the delivery point, past the window), errors, fences
+// and stream resets (each followed by a QUEUE_SET of every queue, first MSNs near the 2^32 wrap
+// too). Untagged messages carry the MSNs of their queue in DDP-SSN order (RFC 5041 4.3); with
+// p_order_err a message breaks that (MSN repeat, skip, an early L, an MSN change inside the message).
 class Traffic {
  public:
   struct Mix {
@@ -764,33 +1002,44 @@ class Traffic {
     double p_reset = 0.01;
     double p_dup = 0.08;
     double p_out_of_range = 0.0; // PLACED / STREAM_RESET to a stream >= NumStreams
-    double p_pre_writes = 0.2;   // place writes right before an item
+    double p_pre_writes = 0.2;   // place segments committed right before an item
     unsigned pre_lat = 40;
     std::uint64_t items = 2000;
     double p_in_order = 0.0;     // send the stream's lowest pending DDP-SSN (else a random one)
+    double p_fence = 0.0;
+    double p_order_err = 0.0;    // an untagged message breaking the MSN order
   };
 
   Traffic(Tb& tb, Mix mix) : tb_(tb), mix_(mix), gen_(kStreams) {}
 
   bool next(Item& it) {
+    if (!forced_.empty()) {
+      it = forced_.front();
+      forced_.pop_front();
+      return true;
+    }
     if (sent_ >= mix_.items) return false;
     ++sent_;
     const double r = std::uniform_real_distribution<double>(0.0, 1.0)(tb_.rng_);
     const auto s = static_cast<std::uint16_t>(tb_.rnd(0, mix_.streams - 1));
-    if (r < mix_.p_error) {
+    double c = mix_.p_error;
+    if (r < c) {
       it = random_fields(s, static_cast<std::uint16_t>(tb_.rnd(0, 0xFFFF)));
       it.kind = kError;
       it.stream = tb_.chance(0.1) ? static_cast<std::uint16_t>(tb_.rnd(0, 0xFFFF)) : s;
-    } else if (r < mix_.p_error + mix_.p_reset) {
-      it = Item{};
-      it.kind = kStreamReset;
-      it.stream = s;
-      gen_[s] = Gen{};
-    } else if (r < mix_.p_error + mix_.p_reset + mix_.p_out_of_range) {
+    } else if (r < (c += mix_.p_reset) || (tb_.ref.failed(s) && tb_.chance(0.2))) {
+      it = reset_stream(s);  // a failed stream is re-enabled sooner or later
+    } else if (r < (c += mix_.p_out_of_range)) {
       it = random_fields(static_cast<std::uint16_t>(tb_.rnd(kStreams, 0xFFFF)),
                          static_cast<std::uint16_t>(tb_.rnd(0, 0xFFFF)));
-      if (tb_.chance(0.3)) it.kind = kStreamReset;
-    } else if (r < mix_.p_error + mix_.p_reset + mix_.p_out_of_range + mix_.p_dup) {
+      const unsigned k = static_cast<unsigned>(tb_.rnd(0, 9));
+      if (k < 3) it.kind = kStreamReset;
+      if (k == 3) it.kind = kQueueSet;
+    } else if (r < (c += mix_.p_fence)) {
+      it = Item{};
+      it.kind = kFence;
+      it.stream = static_cast<std::uint16_t>(tb_.rnd(0, 0xFFFF));
+    } else if (r < (c += mix_.p_dup)) {
       it = duplicate(s);
     } else {
       it = segment(s);
@@ -809,7 +1058,27 @@ class Traffic {
   struct Gen {
     std::uint16_t next_new = 0;
     std::vector<Item> pending;  // generated, not sent
+    std::vector<std::uint32_t> msn = std::vector<std::uint32_t>(kQns, 0);  // next message's MSN
   };
+
+  // STREAM_RESET (STREAM_ENABLE), then a QUEUE_SET (QUEUE_CONFIG) of every queue of the stream.
+  Item reset_stream(std::uint16_t s) {
+    Item it;
+    it.kind = kStreamReset;
+    it.stream = s;
+    gen_[s] = Gen{};
+    for (unsigned q = 0; q < kQns; ++q) {
+      Item qs;
+      qs.kind = kQueueSet;
+      qs.stream = s;
+      qs.stag_qn = q;
+      qs.msn = tb_.chance(0.3) ? static_cast<std::uint32_t>(0xFFFFFFFFULL - tb_.rnd(0, 3))
+                               : static_cast<std::uint32_t>(tb_.rnd(0, 0xFFFFFFFF));
+      gen_[s].msn[q] = qs.msn;
+      forced_.push_back(qs);
+    }
+    return it;
+  }
 
   Item random_fields(std::uint16_t s, std::uint16_t ssn) {
     Item it;
@@ -831,13 +1100,26 @@ class Traffic {
     Gen& g = gen_[s];
     const unsigned n = static_cast<unsigned>(tb_.rnd(1, mix_.max_segs));
     const bool tagged = tb_.chance(0.5);
+    const auto q = static_cast<unsigned>(tb_.rnd(0, kQns - 1));
+    std::uint32_t msn = g.msn[q];
+    // Broken order (RFC 5041 4.3): 0 repeat, 1 skip, 2 early L, 3 MSN change inside the message.
+    const int bad = !tagged && tb_.chance(mix_.p_order_err) ? static_cast<int>(tb_.rnd(0, 3)) : -1;
+    if (bad == 0) msn -= static_cast<std::uint32_t>(tb_.rnd(1, 3));
+    if (bad == 1) msn += static_cast<std::uint32_t>(tb_.rnd(1, 3));
+    const unsigned cut = static_cast<unsigned>(tb_.rnd(0, n - 1));
     for (unsigned i = 0; i < n; ++i) {
       Item it = random_fields(static_cast<std::uint16_t>(s), g.next_new++);
       it.kind = kPlaced;
       it.tagged = tagged;
-      it.last = i + 1 == n;
+      it.last = i + 1 == n || (bad == 2 && i == cut);
+      if (!tagged) {
+        it.stag_qn = q;
+        it.msn = msn + (bad == 3 && i > cut ? 1U : 0U);
+      }
       g.pending.push_back(it);
     }
+    if (!tagged && bad != 0 && bad != 1) ++g.msn[q];
+    if (!tagged && bad == 1) g.msn[q] = msn + 1;
   }
 
   Item segment(std::uint16_t s) {
@@ -853,6 +1135,8 @@ class Traffic {
       if (static_cast<std::uint16_t>(g.pending[i].ssn - nx) < kWin) cand.push_back(i);
     }
     if (cand.empty()) {
+      // A failed stream does not advance: the driver enables it again.
+      if (tb_.ref.failed(s)) return reset_stream(s);
       ADD_FAILURE() << "traffic: nothing in the window of stream " << s;
       return duplicate(s);
     }
@@ -892,6 +1176,7 @@ class Traffic {
   Tb& tb_;
   Mix mix_;
   std::vector<Gen> gen_;
+  std::deque<Item> forced_;  // QUEUE_SETs after a reset
   std::uint64_t sent_ = 0;
 };
 
@@ -914,6 +1199,33 @@ unsigned entry_ssn(const Entry& e) { return static_cast<unsigned>(get_le(e, 6, 2
 
 class DeliverTest : public ::testing::Test {
  protected:
+  // A PLACED segment of a message sent in DDP-SSN order: untagged ones carry their queue's MSN.
+  Item msg(unsigned stream, unsigned ssn, bool last, bool tagged, std::uint32_t stag_qn,
+           std::uint32_t length = 0, std::uint64_t rsvd = 0) {
+    const std::uint32_t msn = tagged ? 0x5A5A5A5AU : book_.take(stream, stag_qn, last);
+    return placed(stream, ssn, last, tagged, stag_qn, msn, length, rsvd);
+  }
+  static Item queue_set(unsigned stream, std::uint32_t qn, std::uint32_t first_msn) {
+    Item it;
+    it.kind = kQueueSet;
+    it.stream = static_cast<std::uint16_t>(stream);
+    it.stag_qn = qn;
+    it.msn = first_msn;
+    return it;
+  }
+  static Item stream_reset(unsigned stream) {
+    Item it;
+    it.kind = kStreamReset;
+    it.stream = static_cast<std::uint16_t>(stream);
+    return it;
+  }
+  static Item fence(std::uint16_t tag) {
+    Item it;
+    it.kind = kFence;
+    it.stream = tag;
+    return it;
+  }
+  MsnBook book_;
   void SetUp() override {
     seed_ = rnic::tb::random_test_seed();
     tb_ = std::make_unique<Tb>(seed_);
@@ -962,6 +1274,7 @@ TEST_F(DeliverTest, EntryLayoutBytes) {
   // Byte offsets written out by hand from hw.def (not through hw.hpp).
   tb().cq_log2 = 4;
   const unsigned s = kStreams - 1;
+  tb().send(queue_set(s, 0xA1B2C3D4, 0x11223344));  // the queue's expected MSN
   tb().send(placed(s, 0, true, false, 0xA1B2C3D4, 0x11223344, 0x55667788, 0xF0E1D2C3B4ULL));
   tb().send(placed(s, 1, true, true, 0x0BADF00D, 0x99999999, 0x77777777, 0xAABBCCDDEEULL));
   Item err;
@@ -1021,7 +1334,7 @@ TEST_F(DeliverTest, InOrderMultiSegmentMessages) {
     const unsigned s = m % streams;
     const unsigned n = 1 + m % 5;
     for (unsigned i = 0; i < n; ++i) {
-      tb().send(placed(s, ssn[s]++, i + 1 == n, (m & 2) != 0, 100 + m, 1000 + m, 10 * m, m));
+      tb().send(msg(s, ssn[s]++, i + 1 == n, (m & 2) != 0, (100 + m) % kQns, 10 * m, m));
     }
   }
   finish(20000);
@@ -1052,17 +1365,18 @@ TEST_F(DeliverTest, WindowEdge) {
 
 TEST_F(DeliverTest, DuplicatesAreNotDeliveredTwice) {
   const unsigned s = kStreams > 1 ? 1 : 0;
-  // Out of order, each segment sent twice (the second time in its filled slot or after delivery).
-  tb().send(placed(s, 1, true, false, 5, 2, 30));
-  tb().send(placed(s, 1, true, false, 6, 3, 31));  // filled: dup
-  tb().send(placed(s, 0, true, false, 7, 1, 32));  // delivers 0 and 1
-  tb().send(placed(s, 0, true, false, 8, 1, 33));  // behind: dup
-  tb().send(placed(s, 1, true, false, 9, 2, 34));  // behind: dup
+  // Out of order, each segment sent twice (the second time in its filled slot or after delivery);
+  // the copies differ in their length field. Messages MSN 0 and 1 of QN 0.
+  tb().send(placed(s, 1, true, false, 0, 1, 30));
+  tb().send(placed(s, 1, true, false, 0, 1, 31));  // filled: dup
+  tb().send(placed(s, 0, true, false, 0, 0, 32));  // delivers 0 and 1
+  tb().send(placed(s, 0, true, false, 0, 0, 33));  // behind: dup
+  tb().send(placed(s, 1, true, false, 0, 1, 34));  // behind: dup
   finish(10000);
   ASSERT_EQ(tb().entries_read.size(), 2U);
   EXPECT_EQ(tb().dup_events, 3U);
-  EXPECT_EQ(get_le(tb().entries_read[0], 8, 4), 7U);  // the first copy's fields
-  EXPECT_EQ(get_le(tb().entries_read[1], 8, 4), 5U);
+  EXPECT_EQ(get_le(tb().entries_read[0], hw::kCQE_LENGTH_OFFSET, 4), 32U);  // the first copy's fields
+  EXPECT_EQ(get_le(tb().entries_read[1], hw::kCQE_LENGTH_OFFSET, 4), 30U);
 }
 
 TEST_F(DeliverTest, SsnWrap) {
@@ -1110,7 +1424,7 @@ TEST_F(DeliverTest, ErrorCompletionsInterleaved) {
     e.length = 1000 + i;
     for (unsigned b = 0; b < 18; ++b) e.hdr[b] = static_cast<std::uint8_t>(i * 18 + b);
     tb().send(e);
-    tb().send(placed(0, i, true, false, i, i + 1, 7 * i));
+    tb().send(placed(0, i, true, false, 0, i, 7 * i));  // QN 0, MSN i
   }
   finish(50000);
   ASSERT_EQ(tb().entries_read.size(), 24U);
@@ -1134,7 +1448,7 @@ TEST_F(DeliverTest, StreamResetClearsSlots) {
   EXPECT_EQ(tb().entries_read.size(), 0U);
   tb().check_read_port();
   // After the reset: SSN 0 delivers only itself, and SSNs 1..W-1 are new (not duplicates).
-  tb().send(placed(s, 0, true, false, 0x42, 9, 99));
+  tb().send(placed(s, 0, true, false, 0x42, 0, 99));  // MSN 0: the reset's expected MSN
   ASSERT_TRUE(tb().run_until_idle(20000));
   ASSERT_EQ(tb().entries_read.size(), 1U);
   EXPECT_EQ(get_le(tb().entries_read[0], 8, 4), 0x42U);
@@ -1154,7 +1468,7 @@ TEST_F(DeliverTest, RingFullStallsAndResumes) {
   tb().cq_log2 = 2;
   tb().knobs.consume = false;
   const unsigned n = 48;
-  for (unsigned i = 0; i < n; ++i) tb().send(placed(0, i, true, (i & 1) != 0, i, i, i));
+  for (unsigned i = 0; i < n; ++i) tb().send(msg(0, i, true, (i & 1) != 0, i, i));
   tb().run(3000);
   ASSERT_FALSE(tb().failed);
   EXPECT_EQ(tb().aw_total, 4U) << "wrote past a full ring";
@@ -1203,7 +1517,7 @@ TEST_F(DeliverTest, CompletionWaitsForEarlierWrites) {
   // Place writes with a long B latency just before the item completing a message: the entry may
   // only be written once they are acknowledged.
   tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 0, 0.0, 0, 1.0, true};
-  Item a = placed(0, 1, true, false, 1, 2, 3);
+  Item a = placed(0, 1, true, false, 0, 0, 3);  // MSN 0 of QN 0, with b
   tb().send(a);
   Item b = placed(0, 0, false, false);
   b.pre_writes = 3;
@@ -1222,20 +1536,298 @@ TEST_F(DeliverTest, CompletionWaitsForEarlierWrites) {
   EXPECT_GT(tb().cq_aw_cycles[0], tb().handover_cycles[1] + 290);
 }
 
-TEST_F(DeliverTest, EnableGatesWrites) {
+// CQ_CTRL enable = 0 (issue 11): completions reaching the head of the queue are discarded (nothing
+// written, the input keeps flowing), fences still complete, consume events still go out; enabled
+// again, the next completions are written from the producer index where it stood.
+TEST_F(DeliverTest, CqDisabledDiscards) {
+  tb().cq_log2 = 2;
+  unsigned ssn = 0;
+  for (; ssn < 3; ++ssn) tb().send(msg(0, ssn, true, true, ssn));
+  ASSERT_TRUE(tb().run_until_idle(20000));
+  ASSERT_EQ(tb().aw_total, 3U);
   tb().cq_enable = false;
-  const unsigned n = 48;
-  for (unsigned i = 0; i < n; ++i) tb().send(placed(0, i, true, true, i));
-  tb().run(1000);
-  EXPECT_EQ(tb().aw_total, 0U);
-  const std::uint64_t held = tb().handovers;
-  EXPECT_LT(held, n);
-  tb().run(500);
-  EXPECT_EQ(tb().handovers, held) << "the input did not back up";
+  tb().ref.discard = true;
+  const unsigned n = 48;  // more than deliver's queue of decided completions and the ring
+  for (unsigned i = 0; i < n; ++i, ++ssn) {
+    tb().send(msg(0, ssn, true, (i & 1) != 0, (i & 1) != 0 ? 0x300 + i : i % kQns));
+    if (i % 16 == 5) tb().send(fence(static_cast<std::uint16_t>(i)));
+  }
+  Item err;
+  err.kind = kError;
+  tb().send(err);
+  tb().send(fence(99));
+  ASSERT_TRUE(tb().run_until_idle(20000)) << "the input backed up with the CQ disabled";
+  EXPECT_EQ(tb().aw_total, 3U) << "completion written while the CQ was disabled";
+  EXPECT_EQ(tb().ref.discarded, n + 1);
+  EXPECT_EQ(tb().fences_done, 4U);
+  EXPECT_EQ(tb().top().cq_prod_o, 3U);
   tb().cq_enable = true;
-  tb().cq_log2 = 6;
+  tb().ref.discard = false;
+  for (unsigned i = 0; i < 5; ++i, ++ssn) tb().send(msg(0, ssn, true, true, 0x900 + i));
+  finish(20000);
+  ASSERT_EQ(tb().entries_read.size(), 8U);
+  for (unsigned i = 0; i < 5; ++i) EXPECT_EQ(get_le(tb().entries_read[3 + i], 8, 4), 0x900U + i);
+}
+
+// RFC 5041 4.3, 5.3, 7.1 untagged #5, 7.2 (2, 0x03): an untagged segment released in DDP-SSN order
+// carrying another MSN than its queue's expected one is an order error: one error completion with
+// FLAGS error + order (bit 3), type 2 code 3, the segment's QN and MSN, LENGTH 0 and no header; a
+// FAIL event for the stream (lookup: error state); order_err_event_o; nothing of the stream is
+// delivered afterwards (the error bit), until STREAM_RESET clears it.
+TEST_F(DeliverTest, OrderErrorEntryBytes) {
+  tb().cq_log2 = 4;
+  const unsigned s = kStreams - 1;
+  const std::uint32_t qn = kQns - 1;
+  tb().send(queue_set(s, qn, 0x10000005));
+  tb().send(placed(s, 0, true, false, qn, 0x10000005, 100, 0x11));  // completes; next 0x10000006
+  tb().send(placed(s, 1, true, false, qn, 0x10000005, 200, 0x22));  // MSN repeat: order error
+  tb().send(placed(s, 2, true, false, qn, 0x10000006, 300, 0x33));  // in order, but the stream failed
+  tb().send(placed(s, 3, true, true, 0x1234, 0, 0));                  // tagged: also ignored
+  finish(5000);
+  ASSERT_EQ(tb().entries_read.size(), 2U);
+  const Entry& e = tb().entries_read[1];
+  std::array<std::uint8_t, 64> want{};
+  want[0] = static_cast<std::uint8_t>(s);
+  want[1] = static_cast<std::uint8_t>(s >> 8);
+  want[2] = 0x0B;  // phase 1, error, order
+  want[3] = 0x02;  // type: untagged buffer error
+  want[4] = 0x03;  // code: invalid MSN, range not valid
+  want[6] = 0x01;  // DDP-SSN 1
+  want[8] = static_cast<std::uint8_t>(qn);
+  want[12] = 0x05;
+  want[15] = 0x10;  // MSN 0x10000005; LENGTH, RSVD, HEADER zero
+  for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(e[i], want[i]) << "order error entry byte " << i;
+  EXPECT_EQ(tb().order_events, 1U);
+  EXPECT_EQ(tb().msg_events, 1U);
+  EXPECT_EQ(tb().dup_events, 0U) << "items after the error are ignored, not duplicates";
+  EXPECT_EQ(tb().ref.next(s), 2U) << "the failing segment consumed its DDP-SSN";
+  // STREAM_RESET clears the error bit (and the expected MSNs); QUEUE_SET configures the queue again.
+  tb().send(stream_reset(s));
+  tb().send(queue_set(s, qn, 7));
+  tb().send(placed(s, 0, true, false, qn, 7, 1));
+  finish(5000);
+  ASSERT_EQ(tb().entries_read.size(), 3U);
+  EXPECT_EQ(tb().entries_read[2][2] & 0xE, 0) << "a normal completion again";
+  EXPECT_EQ(get_le(tb().entries_read[2], hw::kCQE_MSN_OFFSET, 4), 7U);
+}
+
+// The order-error cases of RFC 5041 4.3 (MSN + 1 per message, every segment of a message carries its
+// MSN), each found in DDP-SSN order (5.3) whatever the arrival order: MSN repeat, MSN skip, an early
+// L (a second L for one MSN), a late segment of a completed message, an MSN change inside a message,
+// and a bad segment arriving first and released after good ones. Each case on a freshly reset
+// stream whose queue starts at a random MSN (near the 2^32 wrap for some); the in-window segments
+// after the bad one are never delivered.
+TEST_F(DeliverTest, OrderErrorsInSsnOrder) {
+  struct Seg {
+    unsigned ssn;
+    bool last;
+    int dmsn;  // MSN - the queue's first MSN
+  };
+  struct Case {
+    const char* name;
+    std::vector<Seg> segs;  // in arrival order
+    unsigned completions;   // before the error
+    unsigned bad_ssn;
+    int bad_dmsn;
+  };
+  const std::vector<Case> cases = {
+      {"MSN repeat", {{0, true, 0}, {1, true, 0}}, 1, 1, 0},
+      {"MSN skip", {{0, true, 1}, {1, true, 2}}, 0, 0, 1},
+      {"early L", {{0, true, 0}, {1, false, 0}}, 1, 1, 0},
+      {"late segment of a completed message", {{0, false, 0}, {1, true, 0}, {2, false, 0}}, 1, 2, 0},
+      {"MSN change inside a message", {{0, false, 0}, {1, true, 1}}, 0, 1, 1},
+      {"bad one first, released after good ones",
+       {{2, true, 0}, {3, true, 1}, {1, true, 0}, {0, false, 0}}, 1, 2, 0},
+  };
+  const unsigned s = kStreams > 1 ? 1 : 0;
+  const std::uint32_t qn = kQns > 1 ? 1 : 0;
+  unsigned entries = 0;
+  unsigned errors = 0;
+  for (const Case& c : cases) {
+    bool fits = true;
+    for (const Seg& g : c.segs) fits = fits && g.ssn < kWin;
+    if (!fits) continue;
+    SCOPED_TRACE(c.name);
+    const std::uint32_t first =
+        tb().chance(0.5) ? 0xFFFFFFFFU - static_cast<std::uint32_t>(tb().rnd(0, 1))
+                         : static_cast<std::uint32_t>(tb().rnd(0, 0xFFFFFFFF));
+    tb().send(stream_reset(s));
+    tb().send(queue_set(s, qn, first));
+    for (const Seg& g : c.segs) {
+      tb().send(placed(s, g.ssn, g.last, false, qn, first + static_cast<std::uint32_t>(g.dmsn),
+                       100 + g.ssn));
+    }
+    // In-window segments after the error, in order for the queue: ignored.
+    const unsigned more = std::min(kWin, 6U);
+    for (unsigned k = 0; k < more; ++k) {
+      const unsigned ssn = c.bad_ssn + 1 + k;
+      bool sent = false;
+      for (const Seg& g : c.segs) sent = sent || g.ssn == ssn;
+      if (!sent && ssn < kWin) tb().send(placed(s, ssn, true, false, qn, first + 1 + k, 7));
+    }
+    finish(20000);
+    if (::testing::Test::HasFailure()) return;
+    entries += c.completions + 1;
+    ++errors;
+    ASSERT_EQ(tb().entries_read.size(), entries);
+    const Entry& e = tb().entries_read.back();
+    EXPECT_EQ(e[2] & 0xE, 0x0A) << "FLAGS error + order";
+    EXPECT_EQ(e[3], 0x02);
+    EXPECT_EQ(e[4], 0x03);
+    EXPECT_EQ(entry_ssn(e), c.bad_ssn);
+    EXPECT_EQ(get_le(e, hw::kCQE_STAG_QN_OFFSET, 4), qn);
+    EXPECT_EQ(get_le(e, hw::kCQE_MSN_OFFSET, 4), first + static_cast<std::uint32_t>(c.bad_dmsn));
+    EXPECT_EQ(get_le(e, hw::kCQE_LENGTH_OFFSET, 4), 0U);
+    EXPECT_EQ(tb().order_events, errors);
+    EXPECT_TRUE(tb().ref.failed(s));
+  }
+  EXPECT_EQ(tb().dup_events, 0U);
+}
+
+// QUEUE_SET sets a queue's expected MSN (RFC 5041 4.3: the first MSN of the queue) in DDP-SSN order
+// with the segments, independently per queue; the expected MSN wraps 0xFFFFFFFF -> 0.
+TEST_F(DeliverTest, QueueSetAndMsnWrap) {
+  const unsigned s = 0;
+  const std::uint32_t q0 = 0;
+  const std::uint32_t q1 = kQns - 1;
+  tb().send(queue_set(s, q0, 0xFFFFFFFEU));
+  if (q1 != q0) tb().send(queue_set(s, q1, 0x00ABCDEFU));
+  unsigned ssn = 0;
+  tb().send(placed(s, ssn++, false, false, q0, 0xFFFFFFFEU, 10));
+  tb().send(placed(s, ssn++, true, false, q0, 0xFFFFFFFEU, 11));
+  if (q1 != q0) tb().send(placed(s, ssn++, true, false, q1, 0x00ABCDEFU, 12));
+  tb().send(placed(s, ssn++, true, false, q0, 0xFFFFFFFFU, 13));
+  tb().send(placed(s, ssn++, true, false, q0, 0U, 14));  // wrapped
+  tb().send(placed(s, ssn++, true, false, q0, 1U, 15));
+  if (q1 != q0) tb().send(placed(s, ssn++, true, false, q1, 0x00ABCDF0U, 16));
   finish(10000);
-  EXPECT_EQ(tb().entries_read.size(), n);
+  EXPECT_EQ(tb().order_events, 0U);
+  EXPECT_EQ(tb().ref.expected_msn(s, q0), 2U);
+  ASSERT_EQ(tb().entries_read.size(), q1 != q0 ? 6U : 4U);
+  std::vector<std::uint32_t> msns;
+  for (const Entry& e : tb().entries_read) {
+    if (get_le(e, hw::kCQE_STAG_QN_OFFSET, 4) == q0) msns.push_back(static_cast<std::uint32_t>(get_le(e, 12, 4)));
+  }
+  EXPECT_EQ(msns, (std::vector<std::uint32_t>{0xFFFFFFFEU, 0xFFFFFFFFU, 0U, 1U}));
+  // A new QUEUE_SET mid-stream: the old next MSN is now out of order.
+  tb().send(queue_set(s, q0, 500));
+  tb().send(placed(s, ssn++, true, false, q0, 500, 17));
+  tb().send(placed(s, ssn++, true, false, q0, 2, 18));  // the MSN before the QUEUE_SET: error
+  finish(10000);
+  EXPECT_EQ(tb().order_events, 1U);
+  EXPECT_EQ(get_le(tb().entries_read.back(), hw::kCQE_MSN_OFFSET, 4), 2U);
+}
+
+// place's expected-MSN read port (issue 11): data one cycle after the address, deliver's write of
+// the address cycle included (forwarded). With nothing queued, a message's completion (or a
+// QUEUE_SET) is decided in the cycle after its handover h, and the port, addressed all along, shows
+// the new value from cycle h + 2: one cycle later without the forwarding.
+TEST_F(DeliverTest, ExpReadPortForwardsSameCycleWrite) {
+  tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 2, 0.0, 0, 1.0, true};
+  const unsigned s = kStreams - 1;
+  const std::uint32_t q = kQns - 1;
+  tb().probe_exp(s, q);
+  auto value_at = [&](std::uint64_t c) -> std::int64_t {
+    for (const auto& [cc, v] : tb().port_log) {
+      if (cc == c) return v;
+    }
+    return -1;
+  };
+  std::uint32_t expect = 0;
+  unsigned ssn = 0;
+  for (int round = 0; round < 6; ++round) {
+    const bool qset = round % 3 == 0;
+    const std::uint32_t next =
+        qset ? static_cast<std::uint32_t>(tb().rnd(0, 0xFFFFFFFF)) : expect + 1;
+    tb().send(qset ? queue_set(s, q, next) : placed(s, ssn++, true, false, q, expect, 5));
+    tb().port_log.clear();
+    ASSERT_TRUE(tb().run_until_idle(2000));
+    ASSERT_FALSE(tb().handover_cycles.empty());
+    const std::uint64_t h = tb().handover_cycles.back();
+    EXPECT_EQ(value_at(h + 1), expect) << "round " << round << ": the port changed too early";
+    EXPECT_EQ(value_at(h + 2), next) << "round " << round << ": the same-cycle write was not forwarded";
+    EXPECT_EQ(value_at(h + 3), next) << "round " << round;
+    expect = next;
+  }
+  tb().exp_probe_fixed = false;
+  tb().check_final();
+  EXPECT_EQ(tb().order_events, 0U);
+}
+
+// Completion marks (issue 11): commit_now_i sampled when the completion is decided (with nothing
+// queued, the cycle after the handover of the segment that completes the message). A place segment
+// committed in that very cycle is waited for: its B comes before the completion's AW (no write into
+// a buffer follows the completion that hands it back). One committed a cycle later is not.
+TEST_F(DeliverTest, CompletionMarkSampledAtDecision) {
+  tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 0, 0.0, 0, 1.0, true};
+  tb().knobs.commit_aw_lat = 0;
+  constexpr unsigned kLat = 200;
+  // Committed in the decision cycle: waited for.
+  tb().commit_after_handover = {{1, kLat}};
+  tb().send(msg(0, 0, true, false, 0, 1));
+  finish(2000);
+  ASSERT_EQ(tb().cq_aw_cycles.size(), 1U);
+  ASSERT_EQ(tb().b_cycles.size(), 2U);  // the segment's B, then the completion's
+  EXPECT_GT(tb().cq_aw_cycles[0], tb().b_cycles[0]) << "completion written before the B of a segment "
+                                                       "committed when it was decided";
+  EXPECT_GT(tb().cq_aw_cycles[0], tb().handover_cycles[0] + kLat);
+  // Committed in the cycle after the decision: not waited for.
+  tb().commit_after_handover = {{2, kLat}};
+  tb().send(msg(0, 1, true, false, 0, 2));
+  finish(2000);
+  ASSERT_EQ(tb().cq_aw_cycles.size(), 2U);
+  ASSERT_EQ(tb().b_cycles.size(), 4U);
+  EXPECT_LT(tb().cq_aw_cycles[1], tb().handover_cycles[1] + 20)
+      << "completion waited for a segment committed after its decision";
+}
+
+// FENCE (STAG_INVALIDATE, STREAM_TEARDOWN) and QUEUE_SET complete in deliver (issue 11): fence_done_o
+// pulses once every completion decided before the fence is written and acknowledged and every place
+// segment committed before it is acknowledged; a fence with nothing before it completes at once;
+// with the CQ disabled the completions before it are discarded and it completes too.
+TEST_F(DeliverTest, FenceDoneAfterEarlierCompletions) {
+  tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 2, 0.0, 0, 1.0, true};
+  tb().cq_log2 = 6;
+  // Nothing before it.
+  tb().send(fence(1));
+  finish(1000);
+  ASSERT_EQ(tb().fence_cycles.size(), 1U);
+  EXPECT_LE(tb().fence_cycles[0], tb().handover_cycles[0] + 6);
+  std::printf("[   INFO   ] fence with nothing before it: done %llu cycles after its handover\n",
+              static_cast<unsigned long long>(tb().fence_cycles[0] - tb().handover_cycles[0]));
+  // Completions whose B is held.
+  tb().knobs.p_b = 0.0;
+  unsigned ssn = 0;
+  for (unsigned i = 0; i < 3; ++i) tb().send(msg(0, ssn++, true, true, i));
+  tb().send(fence(2));
+  tb().send(msg(0, ssn++, true, true, 3));  // after the fence: behind its marker
+  tb().run(300);
+  ASSERT_FALSE(tb().failed);
+  EXPECT_EQ(tb().aw_total, 3U);
+  EXPECT_EQ(tb().fences_done, 1U) << "fence done before the completions before it were acknowledged";
+  tb().knobs.p_b = 1.0;
+  finish(2000);
+  ASSERT_EQ(tb().fence_cycles.size(), 2U);
+  ASSERT_GE(tb().b_cycles.size(), 3U);
+  EXPECT_GT(tb().fence_cycles[1], tb().b_cycles[2]);
+  // A segment committed before the fence, its B late; QUEUE_SET as the fence.
+  Item qs = queue_set(0, 0, 1);
+  qs.pre_writes = 1;
+  qs.pre_lat = 300;
+  const std::size_t b0 = tb().b_cycles.size();
+  tb().send(qs);
+  finish(2000);
+  ASSERT_EQ(tb().fence_cycles.size(), 3U);
+  ASSERT_EQ(tb().b_cycles.size(), b0 + 1);
+  EXPECT_GT(tb().fence_cycles[2], tb().b_cycles[b0]) << "fence done before a committed segment's B";
+  // CQ disabled: discarded completions, the fence completes.
+  tb().cq_enable = false;
+  tb().ref.discard = true;
+  for (unsigned i = 0; i < 20; ++i) tb().send(msg(0, ssn++, true, true, i));
+  tb().send(fence(3));
+  finish(2000);
+  EXPECT_EQ(tb().fence_cycles.size(), 4U);
+  EXPECT_EQ(tb().ref.discarded, 20U);
 }
 
 TEST_F(DeliverTest, CqResetRestartsRing) {
@@ -1285,20 +1877,27 @@ Throughput run_throughput(Tb& tb, Pattern p, unsigned n, unsigned b_latency) {
   tb.reset();
   const unsigned streams = std::min(kStreams, 4U);
   std::vector<std::uint16_t> ssn(streams, 0);
+  MsnBook book;  // untagged messages in MSN order per queue (RFC 5041 4.3)
   for (unsigned i = 0; i < n; ++i) {
     switch (p) {
       case Pattern::kTaggedSingle:
         tb.send(placed(0, i, true, true, 0x100 + i, 0, 0, i));
         break;
       case Pattern::kUntaggedSingle:
-        tb.send(placed(0, i, true, false, i % 4, i + 1, i, i));
+        tb.send(placed(0, i, true, false, i % kQns, book.take(0, i % kQns, true), i, i));
         break;
-      case Pattern::kEightSegment:
-        tb.send(placed(0, i, i % 8 == 7, (i / 8) % 2 == 0, 0x200 + i / 8, i / 8 + 1, i, i));
+      case Pattern::kEightSegment: {
+        const bool tagged = (i / 8) % 2 == 0;
+        const std::uint32_t qn = tagged ? 0x200 + i / 8 : (i / 8) % kQns;
+        const std::uint32_t msn = tagged ? 0 : book.take(0, qn, i % 8 == 7);
+        tb.send(placed(0, i, i % 8 == 7, tagged, qn, msn, i, i));
         break;
+      }
       case Pattern::kStreamsRoundRobin: {
         const unsigned s = i % streams;
-        tb.send(placed(s, ssn[s]++, true, (i & 2) != 0, i, i, i, i));
+        const bool tagged = (i & 2) != 0;
+        const std::uint32_t qn = tagged ? i : i % kQns;
+        tb.send(placed(s, ssn[s]++, true, tagged, qn, tagged ? i : book.take(s, qn, true), i, i));
         break;
       }
       case Pattern::kPairsSwapped:
@@ -1358,8 +1957,8 @@ TEST_F(DeliverTest, BackToBackHazards) {
   const unsigned a = 0;
   const unsigned b = kStreams > 1 ? 1 : 0;
   for (unsigned i = 0; i < 6; ++i) tb().send(placed(a, i, i % 2 == 1, true, 0x10 + i));  // in order
-  tb().send(placed(a, 7, true, false, 1, 7, 70));       // fill
-  tb().send(placed(a, 6, false, false, 1, 7, 60));      // release 6, 7
+  tb().send(placed(a, 7, true, false, 1, 0, 70));       // fill (MSN 0 of QN 1)
+  tb().send(placed(a, 6, false, false, 1, 0, 60));      // release 6, 7
   tb().send(placed(a, 8, true, true, 0x18));            // right after the release ends
   tb().send(placed(a, 9, true, true, 0x19));
   if (kWin >= 4) {
@@ -1371,7 +1970,7 @@ TEST_F(DeliverTest, BackToBackHazards) {
     tb().send(placed(a, 12, true, true, 0xEE));         // behind: duplicate
   }
   tb().send(placed(a, 15, true, true, 0x0F));           // fill (14 missing)
-  tb().send(placed(b, 0, true, false, 2, 1, 5));        // another stream in between
+  tb().send(placed(b, 0, true, false, kQns > 2 ? 2 : 0, 0, 5));  // another stream in between
   tb().send(placed(a, kWin > 2 ? 14 : 13, true, true, 0x0E));
   tb().send(placed(b, 1, true, true, 0xB1));
   tb().send(placed(b, 2, false, true, 0xB2));
@@ -1385,7 +1984,7 @@ TEST_F(DeliverTest, BackToBackHazards) {
   tb().send(placed(b, 4, true, true, 0xC4));            // slot 4 was cleared: fills again
   tb().send(r);
   tb().send(r);
-  tb().send(placed(b, 0, true, false, 3, 9, 90));
+  tb().send(placed(b, 0, true, false, kQns - 1, 0, 90));  // after the resets: MSN 0
   finish(5000);
   EXPECT_GT(tb().dup_events, 0U);
   EXPECT_GE(tb().entries_read.size(), 8U);
@@ -1449,12 +2048,18 @@ TEST_P(DeliverRandomTest, InterleavedStreams) {
   mix.p_out_of_range = kStreams < 65536 ? 0.01 : 0.0;
   mix.items = 3000;
   mix.p_in_order = c.in_order;
+  mix.p_reset = 0.015;
+  mix.p_fence = 0.01;
+  mix.p_order_err = 0.03;
   Traffic tr(tb(), mix);
   tb().generator = [&tr](Item& it) { return tr.next(it); };
   finish(400000);
-  std::printf("[   INFO   ] %llu items, %zu entries, %llu dups, %llu cycles\n",
+  std::printf("[   INFO   ] %llu items, %zu entries, %llu dups, %llu order errors, %llu fences, %llu "
+              "cycles\n",
               static_cast<unsigned long long>(tb().handovers), tb().entries_read.size(),
-              static_cast<unsigned long long>(tb().dup_events), static_cast<unsigned long long>(tb().cycle));
+              static_cast<unsigned long long>(tb().dup_events),
+              static_cast<unsigned long long>(tb().order_events),
+              static_cast<unsigned long long>(tb().fences_done), static_cast<unsigned long long>(tb().cycle));
   EXPECT_GT(tb().entries_read.size(), 50U);
   EXPECT_GT(tb().dup_events, 50U);
 }
