@@ -29,6 +29,7 @@ DataSink::DataSink(HostMemory& mem, Config cfg)
     s.queues.resize(cfg.num_qns);
     s.head_msn.assign(cfg.num_qns, 1);
     s.owed.assign(cfg.num_qns, 0);
+    s.configured.assign(cfg.num_qns, !cfg.queues_need_config);
   }
 }
 
@@ -49,6 +50,7 @@ void DataSink::reset_stream(std::uint32_t stream) {
   for (auto& q : s.queues) q.clear();
   s.head_msn.assign(cfg_.num_qns, 1);
   s.owed.assign(cfg_.num_qns, 0);
+  s.configured.assign(cfg_.num_qns, !cfg_.queues_need_config);
 }
 
 void DataSink::teardown_stream(std::uint32_t stream) {
@@ -61,6 +63,7 @@ void DataSink::configure_queue(std::uint32_t stream, std::uint32_t qn, std::uint
   s.queues.at(qn).clear();
   s.head_msn.at(qn) = first_msn == 0 ? 1 : first_msn;
   s.owed.at(qn) = 0;
+  s.configured.at(qn) = true;
 }
 
 void DataSink::post_buffer(std::uint32_t stream, std::uint32_t qn, std::uint64_t addr, std::uint32_t len) {
@@ -101,7 +104,7 @@ std::optional<DdpError> DataSink::validate_tagged(const Stream& s, std::uint32_t
 std::optional<DdpError> DataSink::validate_untagged(const Stream& s, const rnic::wire::UntaggedHeader& h,
                                                     std::uint64_t len, std::uint64_t& addr,
                                                     RecvBuffer& buf) {
-  if (h.qn >= cfg_.num_qns) return DdpError::kUntaggedInvalidQn;
+  if (h.qn >= cfg_.num_qns || !s.configured[h.qn]) return DdpError::kUntaggedInvalidQn;
   const auto& q = s.queues[h.qn];
   const std::uint32_t ahead = h.msn - s.head_msn[h.qn];  // modulo 2^32: MSN wraps (4.3)
   if (ahead >= 0x80000000u) return DdpError::kUntaggedMsnRange;  // before the first available buffer
@@ -137,6 +140,10 @@ void DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segme
   const auto decoded = rnic::wire::decode_segment(segment);
   if (!decoded) {  // shorter than its header: nothing to validate against
     fail(s, stream, ssn, DdpError::kLocalCatastrophic, segment, segment.size);
+    return;
+  }
+  if (cfg_.max_seg_bytes != 0 && segment.size > cfg_.max_seg_bytes) {  // longer than the sink takes
+    fail(s, stream, ssn, DdpError::kLocalCatastrophic, segment, rnic::wire::header_size(decoded->header));
     return;
   }
   const auto& hdr = decoded->header;

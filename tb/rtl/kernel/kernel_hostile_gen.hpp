@@ -189,6 +189,11 @@ class HostileRun {
       }
       env_.service();
       check_canaries();
+      if (!env_.errors().empty() && !scoreboard_seen_) {  // the model comparison or an AXI rule
+        scoreboard_seen_ = true;
+        const std::string t = env_.errors().text();
+        record_first("scoreboard: " + t.substr(0, t.find('\n')));
+      }
       if (env_.cycle() > o_.max_cycles) {
         violation("watchdog: " + std::to_string(env_.cycle()) + " cycles after " + std::to_string(st_.steps) +
                   " steps (limit " + std::to_string(o_.max_cycles) + ")");
@@ -285,6 +290,7 @@ class HostileRun {
     bool configured = false;
     std::uint32_t first = 1;
     std::uint32_t peer_msn = 1;  // the peer's next message
+    std::vector<std::uint32_t> recent;  // MSNs the peer sent lately (skipped ones too)
     std::map<std::uint32_t, Posted> posted;  // by MSN: posted, not completed
   };
   struct Stream {
@@ -296,6 +302,10 @@ class HostileRun {
     Queue q[kQns];
     std::set<unsigned> touch;  // chunks a diverged stream may have written
   };
+  void touch(unsigned s, unsigned ci) {
+    streams_[s].touch.insert(ci);
+    env_.excuse(chunks_[ci].addr, chunks_[ci].len);
+  }
   struct Tag {
     bool valid = false;
     unsigned chunk = 0;
@@ -520,6 +530,7 @@ class HostileRun {
     }
     q.posted.clear();
     q.configured = true;
+    q.recent.clear();
     q.first = first == 0 ? 1 : first;
     q.peer_msn = q.first;
     log("QUEUE_CONFIG stream " + std::to_string(s) + " qn " + std::to_string(qn) + " first MSN " + hex(q.first));
@@ -578,7 +589,7 @@ class HostileRun {
     take(static_cast<unsigned>(ci), Use::kPosted, static_cast<int>(s * 8 + qn), c.addr, c.addr + len);
     const std::uint32_t msn = env_.post_recv(static_cast<std::uint16_t>(s), qn, c.addr, len);
     q.posted[msn] = Posted{static_cast<unsigned>(ci), len};
-    if (env_.diverged(static_cast<std::uint16_t>(s))) streams_[s].touch.insert(static_cast<unsigned>(ci));
+    if (env_.diverged(static_cast<std::uint16_t>(s))) touch(s, static_cast<unsigned>(ci));
     bump(Transition::kPost);
     log("post stream " + std::to_string(s) + " qn " + std::to_string(qn) + " msn " + hex(msn) + " chunk " +
         std::to_string(ci) + " len " + std::to_string(len));
@@ -614,8 +625,7 @@ class HostileRun {
     t.base_to = a.base_to;
     t.len = a.length;
     for (unsigned s = 0; s < kStreams; ++s) {
-      if (env_.diverged(static_cast<std::uint16_t>(s)) && streams_[s].pd == a.pd)
-        streams_[s].touch.insert(static_cast<unsigned>(ci));
+      if (env_.diverged(static_cast<std::uint16_t>(s)) && streams_[s].pd == a.pd) touch(s, static_cast<unsigned>(ci));
     }
     bump(Transition::kRegister);
     log("STAG_WRITE " + hex(t.stag) + " pd " + std::to_string(a.pd) + " chunk " + std::to_string(ci) + " len " +
@@ -671,10 +681,10 @@ class HostileRun {
     env_.diverge(static_cast<std::uint16_t>(s));
     Stream& st = streams_[s];
     for (auto& q : st.q) {
-      for (auto& p : q.posted) st.touch.insert(p.second.chunk);
+      for (auto& p : q.posted) touch(s, p.second.chunk);
     }
     for (const Tag& t : tags_) {
-      if (t.valid && t.pd == st.pd) st.touch.insert(t.chunk);
+      if (t.valid && t.pd == st.pd) touch(s, t.chunk);
     }
   }
 
@@ -712,6 +722,7 @@ class HostileRun {
   std::vector<Seg> message(unsigned s, std::vector<unsigned>& brk) {
     Stream& st = streams_[s];
     msg_wraps_ = false;
+    msg_timing_ = false;
     auto has = [&](Break b) { return std::find(brk.begin(), brk.end(), static_cast<unsigned>(b)) != brk.end(); };
     const std::size_t mulpdu = std::array<std::size_t, 4>{24, 64, 200, 512}[uni(0, 3)];
     std::vector<rnic::wire::DdpHeader> hs;
@@ -781,8 +792,9 @@ class HostileRun {
       const auto it = q.posted.find(msn);
       std::uint32_t blen = it != q.posted.end() ? it->second.len : 600;
       bool consumes = it != q.posted.end();
-      if (has(Break::kMsnRepeat)) {
-        msn = q.peer_msn - static_cast<std::uint32_t>(uni(1, 3));
+      if (has(Break::kMsnRepeat)) {  // one sent lately (a skipped one too), or one just below
+        msn = !q.recent.empty() && chance(0.6) ? q.recent[uni(0, q.recent.size() - 1)]
+                                               : q.peer_msn - static_cast<std::uint32_t>(uni(1, 3));
         consumes = false;
       }
       if (has(Break::kMsnSkip)) {
@@ -793,6 +805,8 @@ class HostileRun {
         msn = q.peer_msn + static_cast<std::uint32_t>(q.posted.size() + uni(0, 4));
         consumes = false;
       }
+      q.recent.push_back(msn);
+      if (q.recent.size() > 4) q.recent.erase(q.recent.begin());
       msg_wraps_ = q.first >= 0xFFFFFFF0u && (msn == 0xFFFFFFFFu || msn == 0 || msn == 1);
       std::uint64_t len = uni(0, blen);
       if (has(Break::kTooLong)) len = blen + uni(1, 100);
@@ -831,7 +845,12 @@ class HostileRun {
       if (has(Break::kQnInvalid)) um.qn = chance(0.5) ? 4u + static_cast<std::uint32_t>(uni(0, 3)) : 0xFFFFFFFFu;
       if (has(Break::kQnUnconfigured)) um.qn = 2u + static_cast<std::uint32_t>(uni(0, 1));
       if (has(Break::kMoBeyondBuffer)) um.mo = blen + static_cast<std::uint32_t>(uni(0, 100));
-      if (consumes && !has(Break::kEarlyL) && !has(Break::kMsnChangeMid) && !has(Break::kQnChangeMid)) ++q.peer_msn;
+      // The peer's own bookkeeping: which queue's next MSN the message used up (its last segment's).
+      const bool last_changed = mid + 1 == hs.size();
+      if (has(Break::kQnChangeMid) && last_changed && st.q[qn ^ 1u].posted.count(um.msn) != 0) ++st.q[qn ^ 1u].peer_msn;
+      if (has(Break::kTChangeMid) && vt != nullptr && last_changed) consumes = false;  // ends tagged
+      if (consumes && !has(Break::kEarlyL) && !has(Break::kMsnChangeMid) && !(has(Break::kQnChangeMid) && last_changed))
+        ++q.peer_msn;
       if (has(Break::kTChangeMid) && vt != nullptr) {
         rnic::wire::TaggedHeader th;
         th.stag = vt->stag;
@@ -873,8 +892,13 @@ class HostileRun {
     if (has(Break::kSsnGap)) tx = static_cast<std::uint16_t>(tx + uni(1, 3));
     for (auto& g : out) g.ssn = tx++;
     if (has(Break::kSsnOutsideWindow)) {
+      // Ahead of the window whatever has been delivered; or behind the sender's own DDP-SSN, which is
+      // behind the delivery point, or a duplicate in the window, depending on what the kernel has
+      // delivered when it arrives (timing: see timing_dependent()).
       Seg& g = out[uni(0, out.size() - 1)];
-      g.ssn = static_cast<std::uint16_t>(g.ssn + (chance(0.5) ? uni(64, 3000) : 0x10000 - uni(1, 200)));
+      const bool behind = chance(0.5);
+      g.ssn = static_cast<std::uint16_t>(g.ssn + (behind ? 0x10000 - uni(1, 200) : uni(64, 3000)));
+      msg_timing_ = msg_timing_ || behind;
     }
     if (has(Break::kSsnDuplicate)) {
       Seg d = out[uni(0, out.size() - 1)];
@@ -1004,6 +1028,7 @@ class HostileRun {
         }
         if (div && !env_.diverged(static_cast<std::uint16_t>(s))) touch_all(s);
         auto msg = message(s, brk);
+        if (msg_timing_ && !env_.diverged(static_cast<std::uint16_t>(s))) touch_all(s);
         desc += "\n        stream " + std::to_string(s) + " message breaks:";
         for (unsigned b : brk) desc += std::string(" ") + break_name(b);
         desc += " segments:";
@@ -1062,6 +1087,8 @@ class HostileRun {
   std::vector<std::string> trail_;
   std::string first_trail_;
   bool msg_wraps_ = false;  // the last message() was untagged at an MSN of the 2^32 wrap
+  bool scoreboard_seen_ = false;
+  bool msg_timing_ = false;  // the last message()'s outcome may depend on timing when streamed
 };
 
 }  // namespace rnic::tb::test

@@ -73,7 +73,7 @@ void run_hostile(std::uint64_t default_seed, HostileOptions o, bool require_all_
 #ifndef RNIC_HOSTILE_SOAK
 TEST(KernelHostile, RandomPeerAndDriver) {
   HostileOptions o;
-  o.segments = env_u64("RNIC_HOSTILE_SEGMENTS", 6000);
+  o.segments = env_u64("RNIC_HOSTILE_SEGMENTS", 100000);
   run_hostile(1101, o, true, true);
 }
 #else

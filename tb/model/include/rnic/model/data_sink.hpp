@@ -84,6 +84,12 @@ class DataSink {
     std::uint32_t num_streams = 256;
     std::uint32_t num_qns = 4;
     std::uint16_t ssn_window = 64;  // segments of a stream accepted ahead of the delivery point
+    // Longest segment (packet) the Data Sink takes; a longer one is LocalCatastrophic (7.2 type 0).
+    // 0: no limit.
+    std::uint32_t max_seg_bytes = 0;
+    // true: a queue takes untagged segments only once configure_queue() has run for it since the
+    // stream was enabled (else InvalidQn, as the card); false: every QN below num_qns starts at MSN 1.
+    bool queues_need_config = false;
   };
   DataSink(HostMemory& mem, Config cfg);
 
@@ -129,6 +135,7 @@ class DataSink {
     // Per QN, MSNs completed while the queue held no buffer (a message placed under an earlier
     // configuration of the queue and delivered after QUEUE_CONFIG): the next posts take them.
     std::vector<std::uint32_t> owed;
+    std::vector<bool> configured;  // per QN (Config::queues_need_config)
   };
 
   std::optional<rnic::wire::DdpError> validate_tagged(const Stream& s, std::uint32_t stream,
