@@ -81,21 +81,18 @@ namespace rnic::tb::test {
   X(NoBuffer, "MSN past the last posted buffer")                                              \
   X(ToDisabledStream, "segment to a torn-down stream")
 
-enum class Break : unsigned {
-#define RNIC_X(n, d) k##n,
-  RNIC_HOSTILE_BREAKS(RNIC_X)
-#undef RNIC_X
-      kCount
+// The ownership transitions (below) are listed the same way. Each list gives the enum and the names.
+#define RNIC_HOSTILE_ENUM(n, d) k##n,
+#define RNIC_HOSTILE_NAME(n, d) {#n, d},
+struct BinName {
+  const char* name;
+  const char* what;
 };
+
+enum class Break : unsigned { RNIC_HOSTILE_BREAKS(RNIC_HOSTILE_ENUM) kCount };
 inline constexpr unsigned kNumBreaks = static_cast<unsigned>(Break::kCount);
-inline const char* break_name(unsigned b) {
-  static const char* const n[] = {
-#define RNIC_X(n, d) #n,
-      RNIC_HOSTILE_BREAKS(RNIC_X)
-#undef RNIC_X
-  };
-  return n[b];
-}
+inline constexpr BinName kBreakNames[] = {RNIC_HOSTILE_BREAKS(RNIC_HOSTILE_NAME)};
+inline const char* break_name(unsigned b) { return kBreakNames[b].name; }
 // Breaks that may be decided at lookup or at delivery depending on timing (see the top of the file).
 inline bool timing_dependent(unsigned b) {
   switch (static_cast<Break>(b)) {
@@ -121,21 +118,10 @@ inline bool timing_dependent(unsigned b) {
   X(ReusePost, "memory of another owner's buffer / STag posted on another stream")  \
   X(ReEnable, "stream enabled again")
 
-enum class Transition : unsigned {
-#define RNIC_X(n, d) k##n,
-  RNIC_HOSTILE_TRANSITIONS(RNIC_X)
-#undef RNIC_X
-      kCount
-};
+enum class Transition : unsigned { RNIC_HOSTILE_TRANSITIONS(RNIC_HOSTILE_ENUM) kCount };
 inline constexpr unsigned kNumTransitions = static_cast<unsigned>(Transition::kCount);
-inline const char* transition_name(unsigned t) {
-  static const char* const n[] = {
-#define RNIC_X(n, d) #n,
-      RNIC_HOSTILE_TRANSITIONS(RNIC_X)
-#undef RNIC_X
-  };
-  return n[t];
-}
+inline constexpr BinName kTransitionNames[] = {RNIC_HOSTILE_TRANSITIONS(RNIC_HOSTILE_NAME)};
+inline const char* transition_name(unsigned t) { return kTransitionNames[t].name; }
 
 struct HostileOptions {
   std::uint64_t segments = 4000;      // stop once this many segments were sent
@@ -235,19 +221,19 @@ class HostileRun {
       std::printf("    %-52s %10llu\n", k.c_str(), ull(n));
       if (n == 0) missing += "code " + k + "; ";
     }
-    std::printf("[ coverage ] ways of breaking 4.1/4.3 (generated, lock-step outcomes):\n");
+    std::printf("[ coverage ] ways of breaking 4.1/4.3: generated, sent in lock step, what: outcomes (lock step)\n");
     for (unsigned b = 0; b < kNumBreaks; ++b) {
       std::string outs;
       for (const auto& kv : st_.outcomes[b]) outs += kv.first + " x" + std::to_string(kv.second) + ", ";
       if (!outs.empty()) outs.resize(outs.size() - 2);
-      std::printf("    %-18s %9llu %8llu  %s\n", break_name(b), ull(st_.generated[b]), ull(st_.attributed[b]),
-                  outs.c_str());
+      std::printf("    %-18s %9llu %8llu  %s: %s\n", break_name(b), ull(st_.generated[b]), ull(st_.attributed[b]),
+                  kBreakNames[b].what, outs.c_str());
       if (st_.generated[b] == 0) missing += std::string("generated ") + break_name(b) + "; ";
       if (st_.attributed[b] == 0) missing += std::string("outcome ") + break_name(b) + "; ";
     }
     std::printf("[ coverage ] ownership transitions:\n");
     for (unsigned t = 0; t < kNumTransitions; ++t) {
-      std::printf("    %-24s %10llu\n", transition_name(t), ull(st_.transitions[t]));
+      std::printf("    %-24s %10llu  %s\n", transition_name(t), ull(st_.transitions[t]), kTransitionNames[t].what);
       if (st_.transitions[t] == 0) missing += std::string("transition ") + transition_name(t) + "; ";
     }
     return require_all ? missing : "";
