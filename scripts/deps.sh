@@ -15,6 +15,7 @@ PACKAGES=(
   libxrt-dev uuid-dev                # XRT backend of the driver (Alveo cards)
   nlohmann-json3-dev libbenchmark-dev # rnicctl --json, published driver state; benchmarks
   libusrsctp-dev                     # RFC 5043 adaptation layer over a real SCTP stack (driver/sctp)
+  z3                                 # formal: yosys-smtbmc's solver (scripts/formal.sh --engine smtbmc)
 )
 
 missing=()
