@@ -8,6 +8,7 @@
 // Both print RNIC_TEST_SEED (replay with it) and, at the end, the coverage table and the figures
 // (segments, invariant checks, stray writes, mismatches). RNIC_FST=<file> dumps a waveform. Knobs:
 //   RNIC_HOSTILE_SEGMENTS=n      segments to send
+//   RNIC_HOSTILE_MAX_CYCLES=n    the watchdog: the run fails once the simulation passes n cycles
 //   RNIC_HOSTILE_NO_MODEL=1      invariant checks only (no comparison with the reference model)
 //   RNIC_HOSTILE_STOP=1          stop at the first violation (printed with the steps before it)
 //   RNIC_HOSTILE_TRACE=1         print every step as it happens
@@ -38,6 +39,7 @@ void run_hostile(std::uint64_t default_seed, HostileOptions o, bool require_all_
   o.stop_at_first_violation = env_flag("RNIC_HOSTILE_STOP");
   o.abortive = !env_flag("RNIC_HOSTILE_NO_ABORTIVE");
   o.trace = env_flag("RNIC_HOSTILE_TRACE");
+  o.max_cycles = env_u64("RNIC_HOSTILE_MAX_CYCLES", o.max_cycles);
   if (std::getenv("RNIC_HOSTILE_RATE") != nullptr) o.hostile = std::atof(std::getenv("RNIC_HOSTILE_RATE"));
   if (std::getenv("RNIC_HOSTILE_LOCKSTEP") != nullptr) o.lockstep = std::atof(std::getenv("RNIC_HOSTILE_LOCKSTEP"));
   o.reconfigure = !env_flag("RNIC_HOSTILE_NO_RECONFIGURE");
@@ -80,7 +82,7 @@ TEST(KernelHostile, RandomPeerAndDriver) {
 TEST(KernelHostileSoak, TenMillionSegments) {
   HostileOptions o;
   o.segments = env_u64("RNIC_HOSTILE_SEGMENTS", 10000000);
-  o.max_cycles = ~std::uint64_t{0} >> 1;
+  o.max_cycles = 300 * o.segments;  // about 62 cycles per segment measured
   o.lockstep = 0.05;
   o.progress_every = 20000;
   run_hostile(1102, o, false, false);
