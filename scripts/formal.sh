@@ -164,7 +164,7 @@ run() {
     } > "$ys"
     yosys -q -l "$log" "$ys" > /dev/null 2>&1 || true
     local rc=0
-    timeout "$smt_timeout" yosys-smtbmc -s z3 -t "$depth" --vcd "$work/$name.vcd" "$smt" \
+    timeout "$smt_timeout" yosys-smtbmc -s z3 -t "$depth" --dump-vcd "$work/$name.vcd" "$smt" \
       >> "$log" 2>&1 || rc=$?
     reached=$(grep -oE 'Checking assertions in step [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+$' || echo 0)
     method="smtbmc z3 BMC"
