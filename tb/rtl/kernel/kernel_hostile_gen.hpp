@@ -186,9 +186,10 @@ class HostileRun {
         break;
       }
       if (o_.progress_every != 0 && st_.steps % o_.progress_every == 0) {
-        std::printf("[ hostile  ] step %llu: %llu segments, %llu cycles, %llu stray writes, %llu violations\n",
+        std::printf("[ hostile  ] step %llu: %llu segments, %llu cycles, %llu stray writes, %llu violations, %llu "
+                    "mismatches, %llu scoreboard errors\n",
                     ull(st_.steps), ull(st_.segments), ull(env_.cycle()), ull(st_.stray_writes),
-                    ull(st_.violations));
+                    ull(st_.violations), ull(env_.mismatches()), ull(env_.errors().count()));
         std::fflush(stdout);
       }
     }
@@ -777,19 +778,15 @@ class HostileRun {
       std::uint32_t msn = q.peer_msn;
       const auto it = q.posted.find(msn);
       std::uint32_t blen = it != q.posted.end() ? it->second.len : 600;
-      bool consumes = it != q.posted.end();
       if (has(Break::kMsnRepeat)) {  // one sent lately (a skipped one too), or one just below
         msn = !q.recent.empty() && chance(0.6) ? q.recent[uni(0, q.recent.size() - 1)]
                                                : q.peer_msn - static_cast<std::uint32_t>(uni(1, 3));
-        consumes = false;
       }
       if (has(Break::kMsnSkip)) {
         msn = q.peer_msn + static_cast<std::uint32_t>(uni(1, 2));
-        consumes = false;
       }
       if (has(Break::kNoBuffer)) {
         msn = q.peer_msn + static_cast<std::uint32_t>(q.posted.size() + uni(0, 4));
-        consumes = false;
       }
       q.recent.push_back(msn);
       if (q.recent.size() > 4) q.recent.erase(q.recent.begin());
@@ -826,17 +823,10 @@ class HostileRun {
       if (has(Break::kEarlyL) && hs.size() > 1) std::get<rnic::wire::UntaggedHeader>(hs[0]).last = true;
       if (has(Break::kMissingL)) {
         last.last = false;
-        consumes = false;
       }
       if (has(Break::kQnInvalid)) um.qn = chance(0.5) ? 4u + static_cast<std::uint32_t>(uni(0, 3)) : 0xFFFFFFFFu;
       if (has(Break::kQnUnconfigured)) um.qn = 2u + static_cast<std::uint32_t>(uni(0, 1));
       if (has(Break::kMoBeyondBuffer)) um.mo = blen + static_cast<std::uint32_t>(uni(0, 100));
-      // The peer's own bookkeeping: which queue's next MSN the message used up (its last segment's).
-      const bool last_changed = mid + 1 == hs.size();
-      if (has(Break::kQnChangeMid) && last_changed && st.q[qn ^ 1u].posted.count(um.msn) != 0) ++st.q[qn ^ 1u].peer_msn;
-      if (has(Break::kTChangeMid) && vt != nullptr && last_changed) consumes = false;  // ends tagged
-      if (consumes && !has(Break::kEarlyL) && !has(Break::kMsnChangeMid) && !(has(Break::kQnChangeMid) && last_changed))
-        ++q.peer_msn;
       if (has(Break::kTChangeMid) && vt != nullptr) {
         rnic::wire::TaggedHeader th;
         th.stag = vt->stag;
@@ -855,6 +845,15 @@ class HostileRun {
       uh.last = rnic::wire::is_last(hs[mid]);
       hs[mid] = uh;
       pls[mid].clear();
+    }
+    // The peer's own bookkeeping: an untagged segment with L completes its queue's next MSN if a buffer
+    // is posted for it (the delivery rule, errors aside: a stream that fails is enabled again, which
+    // restarts the peer's MSNs).
+    for (const auto& h : hs) {
+      const auto* u = std::get_if<rnic::wire::UntaggedHeader>(&h);
+      if (u == nullptr || !u->last || u->qn >= kQns) continue;
+      Queue& qq = st.q[u->qn];
+      if (u->msn == qq.peer_msn && qq.posted.count(u->msn) != 0) ++qq.peer_msn;
     }
     std::vector<Seg> out;
     for (std::size_t k = 0; k < hs.size(); ++k) {
