@@ -9,9 +9,9 @@
 //   p0  a copy of place's input register: the verdict dispatches when place is ready again, and
 //       reads the expected MSN (exp_rd_data_i, free) in that cycle;
 //   gq  in-order queue of the dispatched PLACE verdicts with payload that are not stale (addr,
-//       pay_bytes);
-//       the write beats belong to its head, in order (the bus beats a byte span covers: the spec of
-//       an in-order INCR writer, not the RTL's formula).
+//       pay_bytes); the write beats belong to its head, in order, one per bus word the byte span
+//       covers (the spec of an in-order INCR writer, not the RTL's formula).
+// FV_BREAK_STALE (define): the spec forgets the stale rule, so the proof must fail.
 //   awq the AXI slave's queue of accepted AW bursts; each W beat takes its address from the burst it
 //       belongs to. The slave accepts W only once it holds the burst's AW (legal AXI slave behaviour).
 // All other inputs are free: packet beats (any count, any TLAST), verdict fields, handshakes,
