@@ -199,7 +199,9 @@ module rnic_rx_deliver #(
     slot_rdata_q <= slot_mem[slot_raddr];
   end
 
-  // Expected MSN per queue, for place. The write of the read cycle is forwarded.
+  // Expected MSN per queue, for place. The write of the read cycle is forwarded. Neither reset nor
+  // STREAM_RESET clears it: a queue's entry means something from its QUEUE_SET on, and lookup
+  // places nothing for a queue before that (not configured: Invalid QN).
   logic [31:0] exp_mem [RamQueues];
   logic exp_we, exp_fw_q;
   logic [QueueW-1:0] exp_waddr, exp_raddr;
@@ -418,11 +420,11 @@ module rnic_rx_deliver #(
       free = 1'b1;
       unique case (item_q.kind)
         RNIC_DLV_PLACED: begin
-          if (!stream_ok || ahead[15:WinW] != '0 || w_fill[item_idx]) begin
+          if (stream_ok && word[ErrBit]) begin
+            // The stream failed at delivery: nothing more is filled, delivered or counted (its
+            // payload, if any, went to a buffer the card still owned; it comes back flushed).
+          end else if (!stream_ok || ahead[15:WinW] != '0 || w_fill[item_idx]) begin
             dup_event_o = 1'b1;
-          end else if (word[ErrBit]) begin
-            // The stream failed at delivery: nothing more is filled or delivered (its payload, if
-            // any, went to a buffer the card still owned; it comes back flushed).
           end else if (ahead != 16'd0) begin
             slot_we = 1'b1;
             st_we = 1'b1;

@@ -3,7 +3,7 @@
 # failure. Usage:
 #   ./scripts/test.sh                 # default preset, every label but `slow`
 #   ./scripts/test.sh --preset asan   # another preset: default, debug, asan
-#   ./scripts/test.sh --label unit    # one slice: unit, rtl, system, interop, slow
+#   ./scripts/test.sh --label unit    # one slice: unit, rtl, system, interop, formal, slow
 #   ./scripts/test.sh --slow          # the default regression plus the `slow` label
 # Random tests print their seed; RNIC_TEST_SEED=<n> reproduces one.
 set -euo pipefail

@@ -247,12 +247,12 @@ class RefDeliver {
           return;
         }
         Stream& st = st_[it.stream];
+        if (st.err) return;  // failed at delivery: ignored (not even a duplicate) until STREAM_RESET (7.1)
         const auto d = static_cast<std::uint16_t>(it.ssn - st.next);
         if (d >= kWin || st.slots[it.ssn % kWin].filled) {
           ++dups;
           return;
         }
-        if (st.err) return;  // failed at delivery: ignored until STREAM_RESET (7.1)
         st.slots[it.ssn % kWin] = Slot{true, it};
         while (st.slots[st.next % kWin].filled) {
           Slot& sl = st.slots[st.next % kWin];

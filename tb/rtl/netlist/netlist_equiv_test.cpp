@@ -325,9 +325,15 @@ TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
   k.mmio({true, hw::kRegCQ_LOG2_SIZE, 6, {}});
   k.mmio({true, hw::kRegCQ_CTRL, 1, {}});
   for (std::uint32_t st = 0; st < 2; ++st) command(k, hw::kCmdSTREAM_ENABLE, {st, 7});
+  // The card issues the keys (hw.def STAG_WRITE): the first write of an index on a fresh card gives
+  // key 1, which CMD_RESULT confirms.
   for (std::uint32_t i = 1; i <= 3; ++i) {
-    command(k, hw::kCmdSTAG_WRITE, {i, 0x40u | hw::kStagArgRemoteWrite | (i == 3 ? hw::kStagArgBound : 0), 7, 1, 0x1000,
+    command(k, hw::kCmdSTAG_WRITE, {i, hw::kStagArgRemoteWrite | (i == 3 ? hw::kStagArgBound : 0), 7, 1, 0x1000,
                                     0, 0x10000, 0, static_cast<std::uint32_t>(kTagged + i * 0x20000), 0});
+    k.mmio({false, hw::kRegCMD_RESULT, 0, [i](std::uint32_t v) {
+              EXPECT_EQ(v, i << 8 | 1u) << "CMD_RESULT after STAG_WRITE " << i;
+              return true;
+            }});
   }
   command(k, hw::kCmdQUEUE_CONFIG, {0, 0, static_cast<std::uint32_t>(kRing), 0, 4, 0});
   for (std::uint32_t slot = 0; slot < 12; ++slot) {  // 12 receive buffers of 4 KiB on (stream 0, QN 0)
@@ -347,7 +353,7 @@ TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
     const std::uint64_t len = rng() % 3000;
     std::vector<std::uint8_t> body(len);
     for (auto& b : body) b = static_cast<std::uint8_t>(rng());
-    const auto stag = static_cast<std::uint32_t>((1u + rng() % 2) << 8 | 0x40);
+    const auto stag = static_cast<std::uint32_t>((1u + rng() % 2) << 8 | 1u);
     auto seg = (st == 0 && m % 4 == 0) ? src.send_untagged(0, rng() & 0xFFFFFFFFFFull, len)
                                        : src.send_tagged(stag, 0x1000 + rng() % 0x8000, 0x42, len);
     ASSERT_TRUE(seg.ok());
@@ -357,7 +363,7 @@ TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
   }
   wire::TaggedHeader bad;  // wrong key on stream 1: an error, then stream 1 drops
   bad.last = true;
-  bad.stag = 1u << 8 | 0x41;
+  bad.stag = 1u << 8 | 0x02;
   bad.to = 0x1000;
   k.send(1, ssn[1]++, *wire::encode_segment(bad, wire::ConstBytes(std::vector<std::uint8_t>(100, 1))));
   k.send(1, ssn[1]++, *wire::encode_segment(bad, wire::ConstBytes(std::vector<std::uint8_t>(10, 1))));
