@@ -62,7 +62,7 @@ localparam logic [7:0] RNIC_CMD_STAG_WRITE = 8'h01;  // ARG0 index; ARG1 [7:0] i
 localparam logic [7:0] RNIC_CMD_STAG_INVALIDATE = 8'h02;  // ARG0 index: fenced: busy until no placement to it is in flight and none can start, and every completion decided before it is written (RFC 5041 8.3.1 #6)
 localparam logic [7:0] RNIC_CMD_STREAM_ENABLE = 8'h03;  // ARG0 stream; ARG1 [15:0] PD: state normal, DDP-SSN 0, every queue of the stream unconfigured (configure queues after enabling)
 localparam logic [7:0] RNIC_CMD_STREAM_TEARDOWN = 8'h04;  // ARG0 stream: state torn down; its segments are dropped from now on; fenced like STAG_INVALIDATE (no write for an earlier segment can follow)
-localparam logic [7:0] RNIC_CMD_QUEUE_CONFIG = 8'h05;  // ARG0 stream; ARG1 qn; ARG2/3 ring host address lo/hi (16-byte aligned); ARG4 log2 entries (0..16); ARG5 first MSN (0 means 1, RFC 5041 4.3); the queue starts empty; fenced like STAG_INVALIDATE
+localparam logic [7:0] RNIC_CMD_QUEUE_CONFIG = 8'h05;  // ARG0 stream; ARG1 qn; ARG2/3 ring host address lo/hi (16-byte aligned); ARG4 log2 entries (0..16); ARG5 first MSN (0 means 1, RFC 5041 4.3); the queue starts empty; fenced like STAG_INVALIDATE; refused for a queue already configured (configure it again after STREAM_ENABLE)
 
 // Host-memory records: bit offset (little-endian byte offset * 8) and width
 localparam int RNIC_RQD_ADDR_LSB = 0;  // receive buffer host address

@@ -15,6 +15,7 @@
 // STag keys: the card issues them. A separate key table (not cleared by reset) holds each index's
 // last key; STAG_WRITE writes key + 1 (mod 256) and returns the STag on cmd_result_o, so an STag
 // value is never issued twice in a row for an index, across owners, driver restarts and resets.
+// QUEUE_CONFIG of a configured queue is refused (configure again after STREAM_ENABLE).
 // STAG_INVALIDATE and STREAM_TEARDOWN send a FENCE item, QUEUE_CONFIG a QUEUE_SET item; deliver
 // completes them (fence_done) once everything before them is acknowledged. QUEUE_CONFIG writes the
 // queue tables only when deliver echoes its QUEUE_SET, and no segment is looked up meanwhile, so
@@ -236,9 +237,10 @@ module rnic_rx_lookup #(
   assign cfg_first = a5 == 32'd0 ? 32'd1 : a5;
 
   // ---- state ----------------------------------------------------------------------------------------
-  // C_SKEY: STAG_WRITE's second cycle (the key table read is there); C_QECHO: QUEUE_CONFIG waits
-  // for deliver's echo of its QUEUE_SET item.
-  typedef enum logic [2:0] {C_INIT, C_RUN, C_ECHO, C_QCLR, C_SKEY, C_QECHO} ctl_e;
+  // C_SKEY: STAG_WRITE's second cycle (the key table read is there); C_QCHK: QUEUE_CONFIG's second
+  // cycle (the queue's configuration read is there); C_QECHO: QUEUE_CONFIG waits for deliver's echo
+  // of its QUEUE_SET item.
+  typedef enum logic [2:0] {C_INIT, C_RUN, C_ECHO, C_QCLR, C_SKEY, C_QCHK, C_QECHO} ctl_e;
   typedef enum logic [1:0] {E_IDLE, E_CALC, E_ISSUE} eng_e;
   typedef enum logic [1:0] {D_NONE, D_WANT, D_WAIT, D_DONE} dir_e;  // B's direct descriptor read
 
@@ -526,7 +528,8 @@ module rnic_rx_lookup #(
     end else begin
       stag_raddr = b_seg_q.stag[8 +: StagIw];
       strm_raddr = b_seg_q.stream[StreamIw-1:0];
-      qa_raddr = b_queue;
+      // A command reads the queue it names (QUEUE_CONFIG checks it is not configured).
+      qa_raddr = cmd_exec ? QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]}) : b_queue;
       ssn_rd_stream_o = b_seg_q.stream;
       cache_raddr = CacheIw'({b_queue, PfIw'(b_seg_q.msn - 32'd1)});
     end
@@ -732,17 +735,7 @@ module rnic_rx_lookup #(
               lk_d.arg = a0[15:0];
               lk_valid_d = 1'b1;
             end
-            RNIC_CMD_QUEUE_CONFIG: begin
-              // Deliver sets the queue's expected MSN in order and echoes; the tables change then.
-              lk_d = '0;
-              lk_d.kind = RNIC_ITEM_QUEUE_SET;
-              lk_d.arg = a0[15:0];
-              lk_d.seg.stream = a0[15:0];
-              lk_d.seg.qn = a1;
-              lk_d.seg.msn = cfg_first;
-              lk_valid_d = 1'b1;
-              ctl_d = C_QECHO;
-            end
+            RNIC_CMD_QUEUE_CONFIG: ctl_d = C_QCHK;  // the queue's configuration is read this cycle
             default: cmd_done_o = 1'b1;  // NOP
           endcase
         end
@@ -767,6 +760,27 @@ module rnic_rx_lookup #(
         cmd_done_o = 1'b1;
         cmd_result_o = {a0[23:0], key_rdata + 8'd1};
         ctl_d = C_RUN;
+      end
+
+      // QUEUE_CONFIG, second cycle: a configured queue is refused (a queue is configured again only
+      // after STREAM_ENABLE, which clears the stream's delivery state: a message placed under one
+      // configuration can never complete under another). Else deliver sets the queue's expected
+      // MSN in order and echoes; the tables change then.
+      C_QCHK: begin
+        if (qc_a_rdata[QcCfg]) begin
+          cmd_done_o = 1'b1;
+          cmd_refused_o = 1'b1;
+          ctl_d = C_RUN;
+        end else begin
+          lk_d = '0;
+          lk_d.kind = RNIC_ITEM_QUEUE_SET;
+          lk_d.arg = a0[15:0];
+          lk_d.seg.stream = a0[15:0];
+          lk_d.seg.qn = a1;
+          lk_d.seg.msn = cfg_first;
+          lk_valid_d = 1'b1;
+          ctl_d = C_QECHO;
+        end
       end
 
       // QUEUE_CONFIG: deliver has the QUEUE_SET; the queue starts empty: producer = consumer =

@@ -111,7 +111,7 @@ inline bool timing_dependent(unsigned b) {
   X(Complete, "buffer back by its completion")                                      \
   X(FlushGracefulTeardown, "buffer back by a graceful teardown (fenced)")           \
   X(FlushAbortiveTeardown, "buffer back by an abortive teardown (fenced)")          \
-  X(FlushReconfigure, "buffer back by QUEUE_CONFIG (fenced)")                       \
+  X(ReconfigureRefused, "QUEUE_CONFIG of a configured queue refused (buffers stay posted)") \
   X(Register, "STag registered")                                                    \
   X(Invalidate, "STag range back by STAG_INVALIDATE (fenced)")                      \
   X(ReuseRegister, "memory of another owner's buffer / STag registered for a new PD") \
@@ -509,12 +509,17 @@ class HostileRun {
     Queue& q = streams_[s].q[qn];
     const std::uint32_t first = want ? *want : pick_first_msn();
     const bool refused = env_.queue_config(static_cast<std::uint16_t>(s), qn, kRingLog2, first);
+    if (q.configured) {
+      // A queue is configured again only after STREAM_ENABLE (hw.def QUEUE_CONFIG): the card refuses
+      // it and the queue, its posted buffers included, stays as it is.
+      if (!refused) violation("QUEUE_CONFIG of a configured queue accepted");
+      bump(Transition::kReconfigureRefused);
+      log("QUEUE_CONFIG stream " + std::to_string(s) + " qn " + std::to_string(qn) + " refused (configured)");
+      return;
+    }
     if (refused) violation("QUEUE_CONFIG refused");
     env_.service();  // every completion decided before the fenced command has been written
-    for (auto& p : q.posted) {
-      release(p.second.chunk);
-      bump(Transition::kFlushReconfigure);
-    }
+    for (auto& p : q.posted) release(p.second.chunk);  // none expected: the queue was not configured
     q.posted.clear();
     q.configured = true;
     q.recent.clear();
