@@ -58,16 +58,9 @@ Bytes tagged_seg(std::uint32_t stag, std::uint64_t to, std::size_t len, std::uin
 }
 Bytes untagged_seg(std::uint32_t qn, std::uint32_t msn, std::uint32_t mo, std::size_t len,
                    std::uint8_t dv = 1) {
-  UntaggedHeader h;
-  h.qn = qn;
-  h.msn = msn;
-  h.mo = mo;
-  h.last = true;
-  h.dv = dv;
-  h.rsvd_ulp = 0x1122334455ull;
   Bytes p(len);
   for (std::size_t i = 0; i < len; ++i) p[i] = static_cast<std::uint8_t>(i * 13 + 5);
-  return segment(h, p);
+  return untagged_segment(qn, msn, mo, true, p, dv, 0x1122334455ull);
 }
 
 // RFC 5041 7.1 tagged #1, 7.2 (1, 0x00): the STag's key differs from the entry's.

@@ -14,17 +14,6 @@ namespace {
 
 using namespace rnic::hw;
 
-// One untagged segment (control byte 0x41 when last: T 0, L 1, DV 1).
-Bytes useg(std::uint32_t qn, std::uint32_t msn, std::uint32_t mo, bool last, const Bytes& p) {
-  UntaggedHeader h;
-  h.qn = qn;
-  h.msn = msn;
-  h.mo = mo;
-  h.last = last;
-  h.dv = 1;
-  return segment(h, p);
-}
-
 // Three 100-byte buffers posted on (stream 0, QN 0) for MSNs 1, 2, 3.
 struct ThreeBuffers {
   std::uint64_t buf[3] = {};
@@ -59,12 +48,12 @@ TEST(KernelOrder, IssueReproductionMsnSkipThenRepeat) {
   Std s(env);
   ThreeBuffers b(env);
   const std::uint64_t msn_errs0 = env.error_counter(DdpError::kUntaggedMsnRange);
-  env.send(0, 0, useg(0, 1, 0, true, Bytes(10, 0x11)));
+  env.send(0, 0, untagged_segment(0, 1, 0, true, Bytes(10, 0x11)));
   ASSERT_TRUE(env.drain()) << env.finish();
-  env.send(0, 1, useg(0, 3, 0, true, Bytes(10, 0x33)));
+  env.send(0, 1, untagged_segment(0, 3, 0, true, Bytes(10, 0x33)));
   ASSERT_TRUE(env.drain()) << env.finish();
   const std::uint64_t drops0 = env.counter(kRegCNT_DROPS_LO);
-  env.send(0, 2, useg(0, 3, 0, true, Bytes(10, 0x77)));
+  env.send(0, 2, untagged_segment(0, 3, 0, true, Bytes(10, 0x77)));
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 2u);
   EXPECT_FALSE(env.cqes()[0].error()) << env.cqes()[0].str();
@@ -83,10 +72,10 @@ TEST(KernelOrder, RepeatAfterCompletionIsMsnRangeAtLookup) {
   Env env(test_config(602));
   Std s(env);
   ThreeBuffers b(env);
-  env.send(0, 0, useg(0, 1, 0, true, Bytes(10, 0x11)));
+  env.send(0, 0, untagged_segment(0, 1, 0, true, Bytes(10, 0x11)));
   ASSERT_TRUE(env.drain()) << env.finish();
   const Bytes before = env.host_bytes(b.buf[0], 100);
-  env.send(0, 1, useg(0, 1, 0, true, Bytes(10, 0x77)));
+  env.send(0, 1, untagged_segment(0, 1, 0, true, Bytes(10, 0x77)));
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 2u);
   const Cqe& c = env.cqes()[1];
@@ -106,8 +95,8 @@ TEST(KernelOrder, EarlyLastBitIsAnOrderError) {
   Std s(env);
   ThreeBuffers b(env);
   const Bytes b2 = env.host_bytes(b.buf[1], 100);
-  env.send(0, 1, useg(0, 1, 10, true, Bytes(10, 0x22)));
-  env.send(0, 0, useg(0, 1, 0, true, Bytes(10, 0x11)));
+  env.send(0, 1, untagged_segment(0, 1, 10, true, Bytes(10, 0x22)));
+  env.send(0, 0, untagged_segment(0, 1, 0, true, Bytes(10, 0x11)));
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 2u);
   EXPECT_FALSE(env.cqes()[0].error());
@@ -124,8 +113,8 @@ TEST(KernelOrder, MsnChangeInsideAMessageIsAnOrderError) {
   Env env(test_config(604));
   Std s(env);
   ThreeBuffers b(env);
-  env.send(0, 1, useg(0, 2, 0, true, Bytes(20, 0x22)));
-  env.send(0, 0, useg(0, 1, 0, false, Bytes(20, 0x11)));
+  env.send(0, 1, untagged_segment(0, 2, 0, true, Bytes(20, 0x22)));
+  env.send(0, 0, untagged_segment(0, 1, 0, false, Bytes(20, 0x11)));
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 1u);
   expect_order_error(env.cqes()[0], 0, 1, 0, 2);
@@ -138,7 +127,7 @@ TEST(KernelOrder, ReenableAfterOrderError) {
   Env env(test_config(605));
   Std s(env);
   ThreeBuffers b(env);
-  env.send(0, 0, useg(0, 2, 0, true, Bytes(10, 0x22)));  // MSN 1 expected
+  env.send(0, 0, untagged_segment(0, 2, 0, true, Bytes(10, 0x22)));  // MSN 1 expected
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 1u);
   expect_order_error(env.cqes()[0], 0, 0, 0, 2);
@@ -147,7 +136,7 @@ TEST(KernelOrder, ReenableAfterOrderError) {
   const std::uint64_t nb = env.alloc(100);
   EXPECT_EQ(env.post_recv(0, 0, nb, 100), 1u);
   const Bytes p = env.random_bytes(40);
-  env.send(0, 0, useg(0, 1, 0, true, p));
+  env.send(0, 0, untagged_segment(0, 1, 0, true, p));
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 2u);
   EXPECT_FALSE(env.cqes()[1].error()) << env.cqes()[1].str();
@@ -167,7 +156,7 @@ TEST(KernelOrder, ExpectedMsnWraps) {
     env.post_recv(1, 1, bufs[i], 64);
   }
   const std::uint32_t msns[4] = {0xFFFFFFFEu, 0xFFFFFFFFu, 0u, 2u};
-  for (unsigned i = 0; i < 4; ++i) env.send(1, static_cast<std::uint16_t>(i), useg(1, msns[i], 0, true, Bytes(8, static_cast<std::uint8_t>(0x40 + i))));
+  for (unsigned i = 0; i < 4; ++i) env.send(1, static_cast<std::uint16_t>(i), untagged_segment(1, msns[i], 0, true, Bytes(8, static_cast<std::uint8_t>(0x40 + i))));
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 4u);
   for (unsigned i = 0; i < 3; ++i) {
@@ -201,7 +190,7 @@ TEST(KernelOrder, TeardownIsFenced) {
   }
   // 40 single-segment messages of 1500 bytes, back to back; the command goes in while they land.
   for (unsigned i = 0; i < 40; ++i) {
-    env.send(0, static_cast<std::uint16_t>(i), useg(0, i + 1, 0, true, env.random_bytes(1500)));
+    env.send(0, static_cast<std::uint16_t>(i), untagged_segment(0, i + 1, 0, true, env.random_bytes(1500)));
   }
   env.run(200);
   const std::size_t n_before = env.cqes().size();
@@ -236,11 +225,11 @@ TEST(KernelOrder, QueueConfigOfAConfiguredQueueIsRefused) {
     env.post_recv(0, 0, bufs.back(), 2048);
     p.push_back(env.random_bytes(1500));
   }
-  for (unsigned i = 0; i < 4; ++i) env.send(0, static_cast<std::uint16_t>(i), useg(0, i + 1, 0, true, p[i]));
+  for (unsigned i = 0; i < 4; ++i) env.send(0, static_cast<std::uint16_t>(i), untagged_segment(0, i + 1, 0, true, p[i]));
   env.run(100);
   EXPECT_TRUE(env.drv().queue_config(0, 0, env.rq_ring_addr(0, 0), 6, 0)) << "must be refused";
   EXPECT_EQ(env.mmio().read32(kRegCMD_STATUS) & 2u, 2u) << "CMD_STATUS refused bit";
-  for (unsigned i = 4; i < 8; ++i) env.send(0, static_cast<std::uint16_t>(i), useg(0, i + 1, 0, true, p[i]));
+  for (unsigned i = 4; i < 8; ++i) env.send(0, static_cast<std::uint16_t>(i), untagged_segment(0, i + 1, 0, true, p[i]));
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 8u);
   for (unsigned i = 0; i < 8; ++i) {

@@ -80,6 +80,19 @@ struct Std {
   }
 };
 
+// One untagged segment with the header fields a test names (RFC 5041 4.3).
+inline Bytes untagged_segment(std::uint32_t qn, std::uint32_t msn, std::uint32_t mo, bool last, const Bytes& p,
+                              std::uint8_t dv = 1, std::uint64_t rsvd_ulp = 0) {
+  UntaggedHeader h;
+  h.qn = qn;
+  h.msn = msn;
+  h.mo = mo;
+  h.last = last;
+  h.dv = dv;
+  h.rsvd_ulp = rsvd_ulp;
+  return segment(h, p);
+}
+
 // "" when equal, else where the first difference is (readable where EXPECT_EQ on vectors is not).
 inline std::string diff_bytes(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want) {
   if (got.size() != want.size())
