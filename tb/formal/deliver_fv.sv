@@ -1,0 +1,440 @@
+`include "rnic_defs.svh"
+// Formal harness (issue 11, write safety (b) on the delivery side and (c)): rnic_rx_deliver at
+// small parameters (NumStreams 2, NumQns 2, SsnWindow 4; DataWidth 512 = one beat per entry).
+// What is checked (the rules of the module's header comment, written from the spec side):
+// (c) completion ring
+//   - every AW is offered for exactly one decided completion entry that left the head of the
+//     decided queue with cq_enable_i = 1, at {cq_base[63:6], 6'b0} + 64 * k with k = (entries
+//     written since the last cq_reset) mod 2^cq_log2 (so k < 2^cq_log2) for the ring as configured
+//     when it left the head, with room in the ring (written - cq_cons < 2^cq_log2), awlen =
+//     64/Bytes - 1; AW holds until accepted (AXI A3.2.1);
+//   - W: only for an issued AW (W bursts never ahead of AWs, at most one burst outstanding), 64/Bytes
+//     beats per burst, WLAST on the last, all strobes;
+//   - an entry at the head while cq_enable_i = 0 (no cq_reset) is discarded in that cycle, so
+//     nothing is ever written for it; nothing leaves the head during cq_reset_i;
+//   - fence markers leave only with no completion write on the bus, and fence_done_o pulses for
+//     exactly those.
+// (gate) an entry leaves the head to be written (so its AW follows), and a fence marker leaves, only
+//   when b_segs_i - mark >= 0 (32-bit wrapping), the mark being commit_now_i of the cycle it was
+//   decided (captured here, not read from the RTL). A discard (ring disabled) writes nothing and
+//   does not wait.
+// (b) message order, with a ghost expected MSN per (stream, QN): 0 after reset and STREAM_RESET
+//   (the stream word is cleared, as the RTL documents), the first MSN of a QUEUE_SET, + 1 per
+//   CONSUME event:
+//   - every untagged segment deliver delivers: MSN == ghost expected -> if last, an untagged
+//     completion (stream, QN, MSN = that expected MSN) and a CONSUME(stream, QN) event, no other
+//     event; MSN != ghost expected -> an order error completion (error + order flags, type 2 code
+//     0x03, the segment's QN and MSN) and a FAIL event, no CONSUME;
+//   - a CONSUME event is decided only in that case (so each MSN completes at most once between
+//     QUEUE_SETs); QUEUE_SET / STREAM_RESET echoes name the item's stream (and QN);
+//   - the consume channel hands lookup the decided events in order (ghost queue vs cons_*_o);
+//   - the completion written to the ring carries those fields: at every W beat the CQE (hw.def
+//     layout: stream, flags with the phase of its lap, SSN, STag/QN, MSN, type, code) equals the
+//     one built here from the ghost queue of decided completions.
+// Probes: "decided", "delivered" and "left the head" are internal events of deliver. The run uses a
+// copy of the RTL with output ports added (fv_*: the completion queue's push with its fields and
+// its pop, the consume queue's push, the delivered segment), made in the work dir by formal.sh's
+// `mutant` helper; no logic is changed. The expected values (MSN, marks, ring slot, CQE) come from
+// the ghosts, not from the RTL.
+// Free inputs: every item field used (kind, stream 0..3 so out-of-range streams occur, SSN, L, T,
+// QN/STag low byte, MSN), every handshake, cq_* inputs, commit_now_i, b_segs_i, aw/b counts.
+// Assumptions: reset in the first cycle; an untagged PLACED or QUEUE_SET item names a QN < NumQns
+// (lookup answers Invalid QN otherwise); cq_base_i / cq_log2_i do not change between two cycles
+// with cq_enable_i = 1 (what software must do: rnic_regs does NOT enforce it, see README).
+// Model reduction: length, RsvdULP, error type/code, header bytes and STag/QN bits 31:8 are tied to
+// zero (they only reach the CQE), so their queue storage folds away.
+// FV_AW_CFG_NOW (define): also require the AW address to lie in the ring configured in the cycle
+// the AW is accepted, whenever the ring is enabled then (see README: fails, disable/re-enable).
+module deliver_fv #(
+  parameter int DataWidth = 512,
+  parameter int GD = 16          // ghost queue entries (= the RTL's completion queue depth)
+) (
+  input logic         clk_i,
+  input logic         rst_ni,
+  input rnic_dlv_t    dlv_in,
+  input logic         dlv_valid_i,
+  input logic [15:0]  ssn_rd_stream_i,
+  input logic         cons_ready_i,
+  input logic [63:0]  cq_base_i,
+  input logic [4:0]   cq_log2_i,
+  input logic         cq_enable_i,
+  input logic         cq_reset_i,
+  input logic [31:0]  cq_cons_i,
+  input logic         awready_i,
+  input logic         wready_i,
+  input logic [15:0]  exp_rd_stream_i,
+  input logic [7:0]   exp_rd_qn_i,
+  input logic [31:0]  commit_now_i,
+  input logic [31:0]  b_segs_i,
+  input logic [31:0]  aw_count_i,
+  input logic [31:0]  b_count_i
+);
+  localparam int NumStreams = 2;
+  localparam int NumQns = 2;
+  localparam int Bytes = DataWidth / 8;
+  localparam int Beats = 64 / Bytes;
+  localparam int Gw = $clog2(GD);
+
+  rnic_dlv_t dlv_i;
+  always_comb begin
+    dlv_i = '0;
+    dlv_i.kind = dlv_in.kind;
+    dlv_i.stream = {14'b0, dlv_in.stream[1:0]};
+    dlv_i.ssn = dlv_in.ssn;
+    dlv_i.last = dlv_in.last;
+    dlv_i.is_tagged = dlv_in.is_tagged;
+    dlv_i.stag_qn = {24'b0, dlv_in.stag_qn[7:0]};
+    dlv_i.msn = dlv_in.msn;
+  end
+
+  logic                   dlv_ready, cons_valid, awvalid, wvalid, wlast, fence_done;
+  logic                   msg_ev, dup_ev, order_ev;
+  logic [15:0]            ssn_rd_next, cons_stream;
+  logic [7:0]             cons_qn, awlen;
+  logic [1:0]             cons_kind;
+  logic [31:0]            cq_prod, exp_rd_data;
+  logic [63:0]            awaddr;
+  logic [DataWidth-1:0]   wdata;
+  logic [Bytes-1:0]       wstrb;
+  // probes
+  logic        fv_ce_push, fv_ce_pop, fv_ce_marker, fv_ce_err, fv_ce_tagged, fv_ce_order;
+  logic [15:0] fv_ce_stream, fv_ce_ssn;
+  logic [31:0] fv_ce_stag_qn, fv_ce_msn;
+  logic [3:0]  fv_ce_type;
+  logic [7:0]  fv_ce_code;
+  logic        fv_co_push;
+  logic [1:0]  fv_co_kind;
+  logic [15:0] fv_co_stream;
+  logic [7:0]  fv_co_qn;
+  logic        fv_dlv_rel, fv_rel_last, fv_rel_tagged;
+  logic [31:0] fv_rel_stag_qn, fv_rel_msn;
+
+  rnic_rx_deliver #(.DataWidth(DataWidth), .NumStreams(NumStreams), .NumQns(NumQns),
+                    .SsnWindow(4)) dut (
+    .clk_i, .rst_ni, .dlv_i, .dlv_valid_i, .dlv_ready_o(dlv_ready),
+    .ssn_rd_stream_i, .ssn_rd_next_o(ssn_rd_next),
+    .cons_stream_o(cons_stream), .cons_qn_o(cons_qn), .cons_kind_o(cons_kind),
+    .cons_valid_o(cons_valid), .cons_ready_i,
+    .cq_base_i, .cq_log2_i, .cq_enable_i, .cq_reset_i, .cq_cons_i, .cq_prod_o(cq_prod),
+    .awaddr_o(awaddr), .awlen_o(awlen), .awvalid_o(awvalid), .awready_i,
+    .wdata_o(wdata), .wstrb_o(wstrb), .wlast_o(wlast), .wvalid_o(wvalid), .wready_i,
+    .exp_rd_stream_i, .exp_rd_qn_i, .exp_rd_data_o(exp_rd_data),
+    .commit_now_i, .b_segs_i, .aw_count_i, .b_count_i,
+    .fence_done_o(fence_done), .msg_event_o(msg_ev), .dup_event_o(dup_ev),
+    .order_err_event_o(order_ev),
+    .fv_ce_push, .fv_ce_pop, .fv_ce_marker, .fv_ce_err, .fv_ce_tagged, .fv_ce_order,
+    .fv_ce_stream, .fv_ce_ssn, .fv_ce_stag_qn, .fv_ce_msn, .fv_ce_type, .fv_ce_code,
+    .fv_co_push, .fv_co_kind, .fv_co_stream, .fv_co_qn,
+    .fv_dlv_rel, .fv_rel_last, .fv_rel_tagged, .fv_rel_stag_qn, .fv_rel_msn
+  );
+
+  // ---- ghost: the item deliver holds (the last one it accepted) ----
+  rnic_dlv_t gi;
+  always_ff @(posedge clk_i) if (dlv_valid_i && dlv_ready) gi <= dlv_i;
+
+  // ---- ghost: expected MSN per (stream, QN), at the decisions ----
+  logic [31:0] exp_g [NumStreams * NumQns];
+  logic        rel_s;                 // stream of the delivered segment (gi's)
+  logic        rel_q;
+  logic [31:0] rel_exp;
+  logic        rel_match;
+  assign rel_s = gi.stream[0];
+  assign rel_q = fv_rel_stag_qn[0];
+  assign rel_exp = exp_g[{rel_s, rel_q}];
+  assign rel_match = fv_rel_msn == rel_exp;
+
+  // ---- ghost: decided completion queue (entries and fence markers) ----
+  logic        gq_marker [GD];
+  logic [3:0]  gq_flags [GD];          // {order, tagged, error, cmp_qm}
+  logic [15:0] gq_stream [GD];
+  logic [15:0] gq_ssn [GD];
+  logic [31:0] gq_qn [GD];
+  logic [31:0] gq_msn [GD];
+  logic [31:0] gq_mark [GD];
+  logic [Gw:0] gq_wr, gq_rd;
+  logic        gq_empty;
+  logic [Gw-1:0] hd;
+  assign gq_empty = gq_wr == gq_rd;
+  assign hd = gq_rd[Gw-1:0];
+
+  // the decided entry's fields, spec side
+  logic [31:0] d_qn, d_msn;
+  logic        d_cmp;
+  always_comb begin
+    d_qn = fv_ce_stag_qn;
+    d_msn = fv_ce_msn;
+    d_cmp = 1'b0;
+    if (fv_dlv_rel && !fv_rel_tagged && !rel_match) begin       // order error: the segment's QN, MSN
+      d_qn = fv_rel_stag_qn;
+      d_msn = fv_rel_msn;
+      d_cmp = 1'b1;
+    end else if (fv_dlv_rel && !fv_rel_tagged && fv_rel_last) begin  // untagged completion
+      d_qn = {31'b0, rel_q};
+      d_msn = rel_exp;
+      d_cmp = 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (fv_ce_push) begin
+      gq_marker[gq_wr[Gw-1:0]] <= fv_ce_marker;
+      gq_flags[gq_wr[Gw-1:0]] <= {fv_ce_order, fv_ce_tagged, fv_ce_err, d_cmp};
+      gq_stream[gq_wr[Gw-1:0]] <= fv_ce_stream;
+      gq_ssn[gq_wr[Gw-1:0]] <= fv_ce_ssn;
+      gq_qn[gq_wr[Gw-1:0]] <= d_qn;
+      gq_msn[gq_wr[Gw-1:0]] <= d_msn;
+      gq_mark[gq_wr[Gw-1:0]] <= commit_now_i;
+    end
+  end
+
+  // ---- ghost: consume channel (decided events, in order) ----
+  logic [1:0]  cq_kind_g [GD];
+  logic [1:0]  cq_stream_g [GD];
+  logic [7:0]  cq_qn_g [GD];
+  logic [Gw:0] cg_wr, cg_rd;
+  always_ff @(posedge clk_i) begin
+    if (fv_co_push) begin
+      cq_kind_g[cg_wr[Gw-1:0]] <= fv_co_kind;
+      cq_stream_g[cg_wr[Gw-1:0]] <= fv_co_stream[1:0];
+      cq_qn_g[cg_wr[Gw-1:0]] <= fv_co_qn;
+    end
+  end
+
+  // ---- ghost: the write side ----
+  logic        hd_reached;            // b_segs_i has reached the head's mark (wrapping)
+  logic [31:0] hd_wait;
+  logic        pop_wr, pop_disc, pop_mk;
+  logic [31:0] gw;                    // entries written since the last cq_reset
+  logic [31:0] ring_size, ring_used;
+  assign hd_wait = b_segs_i - gq_mark[hd];
+  assign hd_reached = $signed(hd_wait) >= 0;
+  assign pop_wr = fv_ce_pop && !gq_marker[hd] && cq_enable_i;
+  assign pop_disc = fv_ce_pop && !gq_marker[hd] && !cq_enable_i;
+  assign pop_mk = fv_ce_pop && gq_marker[hd];
+  assign ring_size = 32'd1 << cq_log2_i;
+  assign ring_used = gw - cq_cons_i;
+  logic [31:0] gw_lap;                // the lap the next entry is written in
+  assign gw_lap = gw >> cq_log2_i;
+
+  // the entry being written (taken at its pop) and its ring slot
+  logic [3:0]  wr_flags;
+  logic [15:0] wr_stream, wr_ssn;
+  logic [31:0] wr_qn, wr_msn;
+  logic [63:0] wr_addr_exp;
+  logic        wr_phase;
+  logic        pop_wr_q, pop_mk_q;
+  always_ff @(posedge clk_i) begin
+    if (pop_wr) begin
+      wr_flags <= gq_flags[hd];
+      wr_stream <= gq_stream[hd];
+      wr_ssn <= gq_ssn[hd];
+      wr_qn <= gq_qn[hd];
+      wr_msn <= gq_msn[hd];
+      // {cq_base[63:6], 6'b0} + 64 * (gw mod 2^cq_log2); phase 1 on the first lap
+      wr_addr_exp <= {cq_base_i[63:6], 6'b0} + ({32'b0, gw & (ring_size - 32'd1)} << 6);
+      wr_phase <= !gw_lap[0];
+    end
+  end
+
+  // AXI bookkeeping: AWs issued (new presentations), W bursts completed, the beat in the burst
+  logic        awv_q, awr_q;
+  logic [63:0] awaddr_q;
+  logic [7:0]  awlen_q;
+  logic        awnew;
+  logic [7:0]  n_aw, n_wb;            // mod 256: only their difference matters
+  logic [7:0]  gbeat;
+  logic [7:0]  issued;
+  assign awnew = awvalid && !(awv_q && !awr_q);
+  assign issued = n_aw + 8'(awnew);
+
+  // CQE expected for the entry being written (hw.def layout) and which bits are compared
+  logic [511:0] cqe_exp, cqe_msk;
+  always_comb begin
+    cqe_exp = '0;
+    cqe_msk = '0;
+    cqe_exp[RNIC_CQE_STREAM_LSB +: 16] = wr_stream;
+    cqe_msk[RNIC_CQE_STREAM_LSB +: 16] = '1;
+    cqe_exp[RNIC_CQE_FLAGS_LSB +: 8] = {4'b0, wr_flags[3:1], wr_phase};
+    cqe_msk[RNIC_CQE_FLAGS_LSB +: 8] = '1;
+    cqe_exp[RNIC_CQE_SSN_LSB +: 16] = wr_ssn;
+    cqe_msk[RNIC_CQE_SSN_LSB +: 16] = '1;
+    if (wr_flags[0] || !wr_flags[1]) begin   // compared QN/MSN, or a delivery's STag/QN
+      cqe_exp[RNIC_CQE_STAG_QN_LSB +: 32] = wr_qn;
+      cqe_msk[RNIC_CQE_STAG_QN_LSB +: 32] = '1;
+    end
+    if (wr_flags[0]) begin
+      cqe_exp[RNIC_CQE_MSN_LSB +: 32] = wr_msn;
+      cqe_msk[RNIC_CQE_MSN_LSB +: 32] = '1;
+    end
+    if (wr_flags[3]) begin                    // order error: RFC 5041 7.2 type 2 code 0x03
+      cqe_exp[RNIC_CQE_ERR_TYPE_LSB +: 8] = 8'd2;
+      cqe_exp[RNIC_CQE_ERR_CODE_LSB +: 8] = 8'h03;
+      cqe_msk[RNIC_CQE_ERR_TYPE_LSB +: 8] = '1;
+      cqe_msk[RNIC_CQE_ERR_CODE_LSB +: 8] = '1;
+    end
+  end
+  logic [DataWidth-1:0] w_exp, w_msk;
+  always_comb begin
+    w_exp = cqe_exp[DataWidth-1:0];
+    w_msk = cqe_msk[DataWidth-1:0];
+    for (int i = 1; i < Beats; i++) begin
+      if (gbeat == 8'(i)) begin
+        w_exp = cqe_exp[i*DataWidth +: DataWidth];
+        w_msk = cqe_msk[i*DataWidth +: DataWidth];
+      end
+    end
+  end
+
+  logic        w_hs, aw_hs, c_hs;
+  assign w_hs = wvalid && wready_i;
+  assign aw_hs = awvalid && awready_i;
+  assign c_hs = cons_valid && cons_ready_i;
+
+  // ghost state updates
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      for (int i = 0; i < NumStreams * NumQns; i++) exp_g[i] <= '0;
+      gq_wr <= '0;
+      gq_rd <= '0;
+      cg_wr <= '0;
+      cg_rd <= '0;
+      gw <= '0;
+      awv_q <= 1'b0;
+      awr_q <= 1'b0;
+      n_aw <= '0;
+      n_wb <= '0;
+      gbeat <= '0;
+      pop_wr_q <= 1'b0;
+      pop_mk_q <= 1'b0;
+    end else begin
+      // expected MSN: QUEUE_SET, STREAM_RESET (cleared), + 1 per CONSUME (at the decision)
+      if (fv_co_push && fv_co_kind == RNIC_CONS_QSET && !gi.stream[1])
+        exp_g[{gi.stream[0], gi.stag_qn[0]}] <= gi.msn;
+      if (fv_co_push && fv_co_kind == RNIC_CONS_RESET && !gi.stream[1])
+        for (int q = 0; q < NumQns; q++) exp_g[{gi.stream[0], 1'(q)}] <= '0;
+      if (fv_co_push && fv_co_kind == RNIC_CONS_CONSUME)
+        exp_g[{rel_s, rel_q}] <= rel_exp + 32'd1;
+      gq_wr <= gq_wr + (Gw + 1)'(fv_ce_push);
+      gq_rd <= gq_rd + (Gw + 1)'(fv_ce_pop);
+      cg_wr <= cg_wr + (Gw + 1)'(fv_co_push);
+      cg_rd <= cg_rd + (Gw + 1)'(c_hs);
+      if (cq_reset_i) gw <= '0;
+      else if (pop_wr) gw <= gw + 32'd1;
+      awv_q <= awvalid;
+      awr_q <= awready_i;
+      n_aw <= issued;
+      if (w_hs) begin
+        if (wlast) begin
+          n_wb <= n_wb + 8'd1;
+          gbeat <= '0;
+        end else begin
+          gbeat <= gbeat + 8'd1;
+        end
+      end
+      pop_wr_q <= pop_wr;
+      pop_mk_q <= pop_mk;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    awaddr_q <= awaddr;
+    awlen_q <= awlen;
+  end
+
+`ifdef FORMAL
+  logic init = 1'b1;
+  always_ff @(posedge clk_i) init <= 1'b0;
+  always_comb if (init) assume (!rst_ni);
+
+  // Environment.
+  logic        en_q;
+  logic [63:0] base_q;
+  logic [4:0]  log2_q;
+  always_ff @(posedge clk_i) begin
+    en_q <= cq_enable_i;
+    base_q <= cq_base_i;
+    log2_q <= cq_log2_i;
+  end
+  always_comb begin
+    // lookup sends untagged segments and QUEUE_SET only for a QN < NumQns (else Invalid QN)
+    if (dlv_valid_i && ((dlv_i.kind == RNIC_DLV_PLACED && !dlv_i.is_tagged) ||
+                        dlv_i.kind == RNIC_DLV_QUEUE_SET))
+      assume (dlv_i.stag_qn < 32'(NumQns));
+    // the ring configuration does not change while the ring stays enabled
+    if (!init && en_q && cq_enable_i) assume (cq_base_i == base_q && cq_log2_i == log2_q);
+  end
+
+  always_comb begin
+    if (rst_ni && !init) begin
+      // ghost queues never overflow (the RTL's queues hold 16 and 8)
+      assert (gq_wr - gq_rd <= (Gw + 1)'(GD));
+      assert (cg_wr - cg_rd <= (Gw + 1)'(GD));
+
+      // (b) decisions: every delivered untagged segment against the ghost expected MSN
+      if (fv_dlv_rel) assert (!gi.stream[1]);            // only streams < NumStreams deliver
+      if (fv_dlv_rel && !fv_rel_tagged) begin
+        if (!rel_match) begin
+          // order error: entry with error + order flags, 7.2 type 2 code 0x03; FAIL; no CONSUME
+          assert (fv_ce_push && !fv_ce_marker && fv_ce_err && fv_ce_order && !fv_ce_tagged);
+          assert (fv_ce_type == 4'd2 && fv_ce_code == 8'h03);
+          assert (fv_co_push && fv_co_kind == RNIC_CONS_FAIL && fv_co_stream == gi.stream);
+          assert (order_ev);
+        end else if (fv_rel_last) begin
+          // completion of that MSN + CONSUME(stream, QN)
+          assert (fv_ce_push && !fv_ce_marker && !fv_ce_err && !fv_ce_order && !fv_ce_tagged);
+          assert (fv_co_push && fv_co_kind == RNIC_CONS_CONSUME && fv_co_stream == gi.stream &&
+                  fv_co_qn == 8'(rel_q));
+        end else begin
+          assert (!fv_ce_push && !fv_co_push);
+        end
+      end
+      // a CONSUME only for that case; an order entry only for an MSN mismatch
+      if (fv_co_push && fv_co_kind == RNIC_CONS_CONSUME)
+        assert (fv_dlv_rel && !fv_rel_tagged && fv_rel_last && rel_match);
+      if (fv_ce_push && fv_ce_order) assert (fv_dlv_rel && !fv_rel_tagged && !rel_match);
+      if (fv_ce_push && !fv_ce_marker && !fv_ce_err && !fv_ce_tagged)
+        assert (fv_co_push && fv_co_kind == RNIC_CONS_CONSUME);
+      // echoes name the item deliver holds
+      if (fv_co_push && fv_co_kind == RNIC_CONS_QSET)
+        assert (gi.kind == RNIC_DLV_QUEUE_SET && fv_co_stream == gi.stream &&
+                fv_co_qn == gi.stag_qn[7:0]);
+      if (fv_co_push && fv_co_kind == RNIC_CONS_RESET)
+        assert (gi.kind == RNIC_DLV_STREAM_RESET && fv_co_stream == gi.stream);
+      // the consume channel gives lookup the decided events, in order
+      if (cons_valid) begin
+        assert (cg_wr != cg_rd);
+        assert (cons_kind == cq_kind_g[cg_rd[Gw-1:0]] && cons_stream[15:2] == 14'd0 &&
+                cons_stream[1:0] == cq_stream_g[cg_rd[Gw-1:0]] &&
+                cons_qn == cq_qn_g[cg_rd[Gw-1:0]]);
+      end
+
+      // (gate) and (c): what leaves the head of the decided queue, and when
+      if (fv_ce_pop) assert (!gq_empty && !cq_reset_i);
+      if (pop_wr || pop_mk) assert (hd_reached);          // b_segs_i reached its mark
+      // an entry at the head of a disabled ring is discarded at once: never written later
+      if (!gq_empty && !gq_marker[hd] && !cq_enable_i && !cq_reset_i) assert (fv_ce_pop);
+      if (pop_wr) assert (ring_used < ring_size);         // the ring has room
+      if (pop_mk) assert (!awvalid && !wvalid);           // no completion write on the bus
+      assert (fence_done == pop_mk_q);
+      // an AW is issued exactly for an entry written in the previous cycle, in its ring slot
+      assert (awnew == pop_wr_q);
+      if (awnew) assert (awaddr == wr_addr_exp);
+      if (awvalid) assert (awlen == 8'(Beats - 1));
+      if (awv_q && !awr_q) assert (awvalid && awaddr == awaddr_q && awlen == awlen_q);
+      // W only for an issued AW, one burst of Beats beats, all strobes, the ghost's CQE
+      assert (issued - n_wb <= 8'd1);
+      if (wvalid) begin
+        assert (n_wb != issued);
+        assert (wstrb == '1);
+        assert (wlast == (gbeat == 8'(Beats - 1)));
+        assert (((wdata ^ w_exp) & w_msk) == '0);
+      end
+`ifdef FV_AW_CFG_NOW
+      if (aw_hs && cq_enable_i) begin
+        assert (awaddr[5:0] == 6'd0);
+        assert (((awaddr - {cq_base_i[63:6], 6'b0}) >> 6) < {32'b0, ring_size});
+      end
+`endif
+    end
+  end
+`endif
+endmodule
