@@ -43,6 +43,9 @@
 // with cq_enable_i = 1 (what software must do: rnic_regs does NOT enforce it, see README).
 // Model reduction: length, RsvdULP, error type/code, header bytes and STag/QN bits 31:8 are tied to
 // zero (they only reach the CQE), so their queue storage folds away.
+// FV_REACH=reach_<x> (define): assert that scenario x never occurs, so the run must FAIL (a
+// reachability check by hand: order error written, untagged completion written, an untagged
+// segment delivered from its reorder slot, discard, CONSUME at the output, second lap).
 // FV_AW_CFG_NOW (define): also require the AW address to lie in the ring configured in the cycle
 // the AW is accepted, whenever the ring is enabled then (see README: fails, disable/re-enable).
 module deliver_fv #(
@@ -340,6 +343,17 @@ module deliver_fv #(
     awlen_q <= awlen;
   end
 
+  // scenarios for FV_REACH (see the end)
+  logic reach_order_wr, reach_untagged_wr, reach_drain, reach_disc, reach_consume_out, reach_lap2;
+  logic acc_q;
+  always_ff @(posedge clk_i) acc_q <= dlv_valid_i && dlv_ready;
+  assign reach_order_wr = wvalid && wr_flags[3];                 // an order error written
+  assign reach_untagged_wr = wvalid && wr_flags[0] && !wr_flags[1];  // an untagged completion written
+  assign reach_drain = fv_dlv_rel && !acc_q && !fv_rel_tagged;  // an untagged segment from its slot
+  assign reach_disc = pop_disc;                                  // an entry discarded
+  assign reach_consume_out = c_hs && cons_kind == RNIC_CONS_CONSUME;
+  assign reach_lap2 = awnew && !wr_phase;                        // second lap of the ring
+
 `ifdef FORMAL
   logic init = 1'b1;
   always_ff @(posedge clk_i) init <= 1'b0;
@@ -428,6 +442,10 @@ module deliver_fv #(
         assert (wlast == (gbeat == 8'(Beats - 1)));
         assert (((wdata ^ w_exp) & w_msk) == '0);
       end
+`ifdef FV_REACH
+      // reachability by hand: -DFV_REACH=reach_<x> must FAIL (the scenario occurs within the depth)
+      assert (!`FV_REACH);
+`endif
 `ifdef FV_AW_CFG_NOW
       if (aw_hs && cq_enable_i) begin
         assert (awaddr[5:0] == 6'd0);
