@@ -33,7 +33,13 @@
 // Full rate (docs/rtl-architecture.md, performance model): a verdict, an input beat, an AW and a
 // W beat per cycle, limited only by the queue depths below.
 module rnic_rx_place #(
-  parameter int DataWidth = 512  // bits (64..512)
+  parameter int DataWidth = 512,  // bits (64..512)
+  // Queue depths (powers of two): distributed RAM is 32 entries deep, so 32 (per W queue bank) costs
+  // what 4 would. Smaller values are for formal proofs (tb/formal/place_fv.sv).
+  parameter int SqDepth = 32,  // segments accepted ahead of the data engine (2..256)
+  parameter int AqDepth = 32,  // PLACE segments accepted ahead of the AW generator (2..256)
+  parameter int CqDepth = 32,  // dlv entries waiting for their writes (2..256)
+  parameter int WqDepth = 64   // write beats produced ahead of W, two banks of WqDepth/2 (4..1024)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -70,11 +76,6 @@ module rnic_rx_place #(
   // Bursts never cross a block: 4 KiB, or 256 beats when that is less (64-bit bus: 2 KiB).
   localparam int LogBnd = (Lb + 8 < 12) ? Lb + 8 : 12;
   localparam int BlkW = LogBnd - Lb;  // beat index within a block
-  // Queue depths: distributed RAM is 32 entries deep, so 32 (per W queue bank) costs what 4 would.
-  localparam int SqDepth = 32;  // segments accepted ahead of the data engine
-  localparam int AqDepth = 32;  // PLACE segments accepted ahead of the AW generator
-  localparam int CqDepth = 32;  // dlv entries waiting for their writes
-  localparam int WqDepth = 64;  // write beats produced ahead of W (two banks of 32)
   localparam int SqPw = $clog2(SqDepth);
   localparam int AqPw = $clog2(AqDepth);
   localparam int CqPw = $clog2(CqDepth);
@@ -91,6 +92,17 @@ module rnic_rx_place #(
   initial begin
     if (DataWidth < 64 || DataWidth > 512 || (DataWidth & (DataWidth - 1)) != 0)
       $fatal(1, "rnic_rx_place: DataWidth must be 64, 128, 256 or 512");
+    // Pointers carry a wrap bit over $clog2(depth) index bits (>= 1; the W queue's bank index is
+    // one bit narrower); aw_ahead_q (16 bits signed) counts AW bursts issued ahead of W, at most
+    // about 33 per aq entry.
+    if (SqDepth < 2 || SqDepth > 256 || (SqDepth & (SqDepth - 1)) != 0)
+      $fatal(1, "rnic_rx_place: SqDepth must be a power of two in 2..256");
+    if (AqDepth < 2 || AqDepth > 256 || (AqDepth & (AqDepth - 1)) != 0)
+      $fatal(1, "rnic_rx_place: AqDepth must be a power of two in 2..256");
+    if (CqDepth < 2 || CqDepth > 256 || (CqDepth & (CqDepth - 1)) != 0)
+      $fatal(1, "rnic_rx_place: CqDepth must be a power of two in 2..256");
+    if (WqDepth < 4 || WqDepth > 1024 || (WqDepth & (WqDepth - 1)) != 0)
+      $fatal(1, "rnic_rx_place: WqDepth must be a power of two in 4..1024");
   end
 
 
