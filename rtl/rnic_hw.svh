@@ -32,10 +32,10 @@ localparam logic [15:0] RNIC_REG_CMD = 16'h0040;  // WO write an opcode (RNIC_CM
 localparam logic [15:0] RNIC_REG_CMD_STATUS = 16'h0044;  // RO bit 0 busy; bit 1 last command refused (bad opcode or index); [15:8] last opcode
 localparam logic [15:0] RNIC_REG_CMD_RESULT = 16'h0048;  // RO result of the last command once busy clears: STAG_WRITE the STag the card issued (index << 8 | key); 0 for every other command and when refused
 localparam logic [15:0] RNIC_REG_CMD_ARG0 = 16'h0080;  // RW command argument words CMD_ARG0..CMD_ARG15 at 0x80 + 4*i
-localparam logic [15:0] RNIC_REG_CQ_BASE_LO = 16'h0100;  // RW completion ring host address, low 32 bits (64-byte aligned)
-localparam logic [15:0] RNIC_REG_CQ_BASE_HI = 16'h0104;  // RW completion ring host address, high 32 bits
-localparam logic [15:0] RNIC_REG_CQ_LOG2_SIZE = 16'h0108;  // RW completion ring entries = 2^CQ_LOG2_SIZE (1..16)
-localparam logic [15:0] RNIC_REG_CQ_CTRL = 16'h010C;  // RW bit 0 enable; writing 1 resets producer and consumer to 0 and the phase to 1; while disabled, decided completions are discarded (nothing is written)
+localparam logic [15:0] RNIC_REG_CQ_BASE_LO = 16'h0100;  // RW completion ring host address, low 32 bits (64-byte aligned); written only while CQ_CTRL reads 0 (disabled, not busy), else ignored
+localparam logic [15:0] RNIC_REG_CQ_BASE_HI = 16'h0104;  // RW completion ring host address, high 32 bits; written only while CQ_CTRL reads 0, else ignored
+localparam logic [15:0] RNIC_REG_CQ_LOG2_SIZE = 16'h0108;  // RW completion ring entries = 2^CQ_LOG2_SIZE (1..16; 0 after reset); written only while CQ_CTRL reads 0, other values ignored
+localparam logic [15:0] RNIC_REG_CQ_CTRL = 16'h010C;  // RW bit 0 enable; writing 1 resets producer and consumer to 0 and the phase to 1; while disabled, decided completions are discarded (nothing is written). Bit 1 busy (RO): a completion write loaded before the disable is not yet acknowledged; the ring memory is the card's until busy reads 0
 localparam logic [15:0] RNIC_REG_CQ_PROD = 16'h0110;  // RO completion producer index (free-running, 32 bits)
 localparam logic [15:0] RNIC_REG_CQ_CONS = 16'h0114;  // RW completion consumer doorbell (free-running, 32 bits)
 localparam logic [15:0] RNIC_REG_CNT_SEGMENTS_LO = 16'h0200;  // RC segments received (64-bit counter, low word)

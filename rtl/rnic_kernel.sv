@@ -134,6 +134,7 @@ module rnic_kernel #(
   logic [4:0] cq_log2;
   logic cq_enable, cq_reset;
   logic [31:0] cq_cons, cq_prod;
+  logic cq_busy;
   logic ev_bytes, ev_msg, ev_drop, ev_access, ev_dup, ev_error, ev_wr_err, ev_rd_err, ev_order;
   logic [15:0] ev_bytes_n;
   logic [4:0] ev_error_idx;
@@ -156,7 +157,7 @@ module rnic_kernel #(
     .db_stream_o(db_stream), .db_qn_o(db_qn), .db_prod_o(db_prod), .db_valid_o(db_valid),
     .db_ready_i(db_ready),
     .cq_base_o(cq_base), .cq_log2_o(cq_log2), .cq_enable_o(cq_enable), .cq_reset_o(cq_reset),
-    .cq_cons_o(cq_cons), .cq_prod_i(cq_prod),
+    .cq_cons_o(cq_cons), .cq_prod_i(cq_prod), .cq_busy_i(cq_busy),
     .seg_event_i(ev_seg), .bytes_event_i(ev_bytes), .bytes_i(ev_bytes_n), .msg_event_i(ev_msg),
     .drop_event_i(ev_drop), .access_event_i(ev_access), .dup_event_i(ev_dup),
     .write_err_event_i(ev_wr_err), .read_err_event_i(ev_rd_err),
@@ -241,7 +242,7 @@ module rnic_kernel #(
     .cons_stream_o(cons_stream), .cons_qn_o(cons_qn), .cons_kind_o(cons_kind),
     .cons_valid_o(cons_valid), .cons_ready_i(cons_ready),
     .cq_base_i(cq_base), .cq_log2_i(cq_log2), .cq_enable_i(cq_enable), .cq_reset_i(cq_reset),
-    .cq_cons_i(cq_cons), .cq_prod_o(cq_prod),
+    .cq_cons_i(cq_cons), .cq_prod_o(cq_prod), .cq_busy_o(cq_busy),
     .awaddr_o(d_awaddr), .awlen_o(d_awlen), .awvalid_o(d_awvalid), .awready_i(d_awready),
     .wdata_o(d_wdata), .wstrb_o(d_wstrb), .wlast_o(d_wlast), .wvalid_o(d_wvalid), .wready_i(d_wready),
     .exp_rd_stream_i(exp_rd_stream), .exp_rd_qn_i(exp_rd_qn), .exp_rd_data_o(exp_rd_data),

@@ -10,6 +10,12 @@
 //   RO/RC registers are ignored (OKAY); reads of the write-only CMD and doorbells return 0 (OKAY).
 // - wstrb selects the bytes written to RW registers; CMD and doorbell writes take wdata as is.
 //   CQ_LOG2_SIZE keeps bits [4:0] and CQ_CTRL bit 0; their other bits read 0.
+// - The completion ring's configuration (CQ_BASE_LO/HI, CQ_LOG2_SIZE) is taken only while the ring
+//   is disabled and not busy (CQ_CTRL bit 1 = cq_busy_i: a completion write loaded before the
+//   disable is still on the bus or awaits its B); a write at another time is ignored (OKAY), as is a
+//   CQ_LOG2_SIZE value outside 1..16. So every completion write lies in the ring that was configured
+//   when it was loaded, and software knows when the card is done with a ring: disable, then poll
+//   busy = 0 before freeing or reusing its memory.
 // - A CMD write while CMD_STATUS.busy is IGNORED (OKAY response): software polls busy first.
 //   Otherwise the opcode and CMD_ARG0..9 are latched and offered on cmd_* until cmd_ready_i; busy
 //   clears on cmd_done_i (refused = cmd_refused_i), except for the fenced commands: STAG_INVALIDATE
@@ -72,6 +78,7 @@ module rnic_regs #(
   output logic              cq_reset_o,
   output logic [31:0]       cq_cons_o,
   input  logic [31:0]       cq_prod_i,
+  input  logic              cq_busy_i,      // deliver: a completion write is not finished
   input  logic              seg_event_i,
   input  logic              bytes_event_i,
   input  logic [15:0]       bytes_i,
@@ -251,6 +258,9 @@ module rnic_regs #(
   logic                   cq_en_q, cq_en_d;
   logic                   cq_reset_q, cq_reset_d;
   logic [31:0]            cq_cons_q, cq_cons_d;
+  logic                   cq_busy_q;             // cq_busy_i, registered (it comes from deliver)
+  logic                   cq_idle;               // the ring configuration may be written
+  assign cq_idle = !cq_en_q && !cq_busy_q;
 
   logic [NUM_CNT-1:0]     ev_q, ev_d;            // registered counter events, one bit per slot
   logic [15:0]            ev_bytes_q, ev_bytes_d;
@@ -349,13 +359,14 @@ module rnic_regs #(
         end
       end
       RNIC_REG_CQ_BASE_LO: begin
-        if (wr_go) cq_base_d[31:0] = merge(cq_base_q[31:0], w_data_q, w_strb_q);
+        if (wr_go && cq_idle) cq_base_d[31:0] = merge(cq_base_q[31:0], w_data_q, w_strb_q);
       end
       RNIC_REG_CQ_BASE_HI: begin
-        if (wr_go) cq_base_d[63:32] = merge(cq_base_q[63:32], w_data_q, w_strb_q);
+        if (wr_go && cq_idle) cq_base_d[63:32] = merge(cq_base_q[63:32], w_data_q, w_strb_q);
       end
       RNIC_REG_CQ_LOG2_SIZE: begin
-        if (wr_go && w_strb_q[0]) cq_log2_d = w_data_q[4:0];
+        if (wr_go && cq_idle && w_strb_q[0] && w_data_q[4:0] != 5'd0 && w_data_q[4:0] <= 5'd16)
+          cq_log2_d = w_data_q[4:0];
       end
       RNIC_REG_CQ_CTRL: begin
         if (wr_go && w_strb_q[0]) begin
@@ -421,7 +432,7 @@ module rnic_regs #(
       RNIC_REG_CQ_BASE_LO:     rd_data = cq_base_q[31:0];
       RNIC_REG_CQ_BASE_HI:     rd_data = cq_base_q[63:32];
       RNIC_REG_CQ_LOG2_SIZE:   rd_data = {27'b0, cq_log2_q};
-      RNIC_REG_CQ_CTRL:        rd_data = {31'b0, cq_en_q};
+      RNIC_REG_CQ_CTRL:        rd_data = {30'b0, cq_busy_q, cq_en_q};
       RNIC_REG_CQ_PROD:        rd_data = cq_prod_i;
       RNIC_REG_CQ_CONS:        rd_data = cq_cons_q;
       default: begin
@@ -531,6 +542,7 @@ module rnic_regs #(
       cq_en_q     <= 1'b0;
       cq_reset_q  <= 1'b0;
       cq_cons_q   <= '0;
+      cq_busy_q   <= 1'b0;
       ev_q        <= '0;
       ev_bytes_q  <= '0;
       ev_order_q  <= 1'b0;
@@ -567,6 +579,7 @@ module rnic_regs #(
       cq_en_q     <= cq_en_d;
       cq_reset_q  <= cq_reset_d;
       cq_cons_q   <= cq_cons_d;
+      cq_busy_q   <= cq_busy_i;
       ev_q        <= ev_d;
       ev_bytes_q  <= ev_bytes_d;
       ev_order_q <= ev_order_d;

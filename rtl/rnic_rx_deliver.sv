@@ -58,7 +58,11 @@
 // - cq_reset_i: producer 0 (phase 1), nothing in flight counted any more. An entry whose write is
 //   under way is finished on the bus but not counted; decided entries not yet started are written
 //   to the new ring.
-// - cq_enable_i = 0: entries reaching the head are discarded (nothing written).
+// - cq_enable_i = 0: entries reaching the head are discarded (nothing written). An entry already
+//   loaded is still written, to the ring it was loaded for: cq_busy_o is 1 from its load until the B
+//   of the last completion write issued has come (b_count_i reaching that AW's aw_count_i + 1, B in
+//   AW order). Regs takes no new ring configuration while it is 1, and software does not free or
+//   reuse the ring memory until it has read CQ_CTRL.busy = 0 after disabling.
 // - Fence markers (FENCE, QUEUE_SET) leave the head once its mark is reached and every completion
 //   before them is written and acknowledged; fence_done_o pulses (the command completes).
 module rnic_rx_deliver #(
@@ -85,6 +89,7 @@ module rnic_rx_deliver #(
   input  logic                   cq_reset_i,       // pulse: producer 0, phase 1
   input  logic [31:0]            cq_cons_i,
   output logic [31:0]            cq_prod_o,
+  output logic                   cq_busy_o,        // a completion write is on the bus or awaits its B
   output logic [63:0]            awaddr_o,         // write master port 1 of the mux
   output logic [7:0]             awlen_o,
   output logic                   awvalid_o,
@@ -528,6 +533,7 @@ module rnic_rx_deliver #(
 
   logic aw_hs, w_hs, aw_fin, w_fin, load, discard, mk_done, gate, ack_push, ack_pop, ack_any;
   logic fdone_q;
+  logic [31:0] last_aw_q, last_b_wait;    // aw_count_i + 1 at this module's last AW handshake
   logic [31:0] cq_size, cq_used, cq_index, cq_lap, inflight, mark_wait, ack_head, ack_wait;
 
   assign aw_hs = awvalid_o && awready_i;
@@ -551,6 +557,10 @@ module rnic_rx_deliver #(
   assign mk_done = gate && ce_rdata[CeMarker] && !wv_q && inflight == 32'd0 && !cq_reset_i;
   assign ce_pop = load || discard || mk_done;
   assign fence_done_o = fdone_q;
+
+  // Busy: an entry loaded and not yet fully on the bus, or its B (and so every earlier one) not in.
+  assign last_b_wait = b_count_i - last_aw_q;
+  assign cq_busy_o = wv_q || last_b_wait[31];
 
   assign ack_any = ack_wp_q != ack_rp_q;
   assign ack_head = ack_mem[ack_rp_q[AckAw-1:0]];
@@ -624,6 +634,7 @@ module rnic_rx_deliver #(
       prod_q <= '0;
       ack_wp_q <= '0;
       ack_rp_q <= '0;
+      last_aw_q <= '0;
     end else begin
       init_q <= init_d;
       icnt_q <= icnt_d;
@@ -640,6 +651,7 @@ module rnic_rx_deliver #(
       prod_q <= prod_d;
       ack_wp_q <= ack_wp_d;
       ack_rp_q <= ack_rp_d;
+      if (aw_hs) last_aw_q <= aw_count_i + 32'd1;
     end
   end
 
@@ -702,6 +714,6 @@ module rnic_rx_deliver #(
   // Address bits past NumStreams, the base's offset bits, the compare differences' low bits, the
   // queues' fill levels.
   logic unused_bits;
-  assign unused_bits = ^{ssn_rd_stream_i, exp_rd_stream_i, exp_rd_qn_i, cq_base_i[5:0], mark_wait[30:0], ack_wait[30:0], cq_lap,
+  assign unused_bits = ^{ssn_rd_stream_i, exp_rd_stream_i, exp_rd_qn_i, cq_base_i[5:0], mark_wait[30:0], ack_wait[30:0], last_b_wait[30:0], cq_lap,
                          ce_count, co_count};
 endmodule

@@ -126,10 +126,19 @@ Core::~Core() { close(); }
 void Core::setup_cq() {
   cq_log2_ = opts_.cq_log2_entries;
   cq_ = be_->alloc(std::size_t{kCQE_BYTES} << cq_log2_, 4096);
-  wr(kRegCQ_CTRL, 0);
+  // The card takes a ring configuration only while the ring is disabled and no completion write is
+  // in flight (CQ_CTRL reads 0); read it back, so a card that did not take it is an error here.
+  if (!disable_cq_and_wait()) {
+    throw Error(Errc::kTimeout, "completion ring still busy after disabling it (CQ_CTRL " + hex(rd(kRegCQ_CTRL)) + ")");
+  }
   wr(kRegCQ_BASE_LO, lo32(cq_.device_addr));
   wr(kRegCQ_BASE_HI, hi32(cq_.device_addr));
   wr(kRegCQ_LOG2_SIZE, cq_log2_);
+  const std::uint64_t base = (std::uint64_t{rd(kRegCQ_BASE_HI)} << 32) | rd(kRegCQ_BASE_LO);
+  if (base != cq_.device_addr || rd(kRegCQ_LOG2_SIZE) != cq_log2_) {
+    throw Error(Errc::kBackend, "the card did not take the completion ring configuration (base " + hex(base) +
+                                    ", log2 " + std::to_string(rd(kRegCQ_LOG2_SIZE)) + ")");
+  }
   wr(kRegCQ_CTRL, 1);  // resets producer and consumer to 0, phase 1
   cq_enabled_ = true;
   cq_cons_ = cq_cons_written_ = 0;
@@ -150,8 +159,9 @@ void Core::close() noexcept {
     }
     if (cq_enabled_) {
       try {
-        wr(kRegCQ_CTRL, 0);
-        be_->free(cq_);
+        // A completion write loaded before the disable still lands in the ring: free it only once
+        // the card says none is in flight. If that never comes, the ring is left allocated.
+        if (disable_cq_and_wait()) be_->free(cq_);
       } catch (const std::exception&) {
         // The transport is gone: nothing more to disable.
       }
@@ -209,6 +219,16 @@ Counters Core::counters() {
     }
   }
   return c;
+}
+
+bool Core::disable_cq_and_wait() {
+  wr(kRegCQ_CTRL, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::uint64_t polls = 1;; ++polls) {
+    if ((rd(kRegCQ_CTRL) & 3u) == 0) return true;  // disabled, not busy
+    if (polls >= cmd_limits_.max_polls || std::chrono::steady_clock::now() - t0 >= cmd_limits_.timeout) return false;
+    if (polls >= cmd_limits_.spin_polls) std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
 }
 
 void Core::wait_not_busy(std::uint32_t op, std::uint32_t* status) {

@@ -142,6 +142,9 @@ class Core {
   std::chrono::steady_clock::time_point last_publish_{};
 
   void setup_cq();
+  // CQ_CTRL = 0, then polls CQ_CTRL.busy (bounded like a command): true once the card has finished
+  // every completion write it had loaded, i.e. the ring memory is the driver's again.
+  bool disable_cq_and_wait();
   void scrub_tables();
   void command(std::uint32_t op, const std::vector<std::uint32_t>& args);
   void wait_not_busy(std::uint32_t op, std::uint32_t* status);

@@ -586,8 +586,9 @@ class Server::Impl {
   // RFC 5041 8.3.2: what a kernel driver does when the owning process exits. The CQ goes off first:
   // nobody drains the ring any more, and with the CQ disabled the card discards completions, so the
   // fenced commands (STAG_INVALIDATE, STREAM_TEARDOWN: busy until every write and completion decided
-  // before them is done) can finish. When every command finished, nothing the owner left can be
-  // written and sweep() frees its memory; otherwise (false) the memory is quarantined.
+  // before them is done) can finish; then CQ_CTRL.busy must read 0 (no completion write loaded before
+  // the disable still in flight). When all of that finished, nothing the owner left can be written
+  // and sweep() frees its memory; otherwise (false) the memory is quarantined.
   bool owner_gone() {
     log("rnic-sim: owner gone: disabling the CQ, invalidating {} STags, tearing down {} streams",
         owner_stags_.size(), owner_streams_.size());
@@ -595,9 +596,16 @@ class Server::Impl {
     try {
       mmio_write(hw::kRegCQ_CTRL, 0);
       for (std::uint32_t idx : owner_stags_) clean = command(hw::kCmdSTAG_INVALIDATE, idx) && clean;
-      // At least one fenced command, so no completion-ring write of the owner is still in flight.
-      if (owner_streams_.empty()) owner_streams_.insert(0);
       for (std::uint32_t s : owner_streams_) clean = command(hw::kCmdSTREAM_TEARDOWN, s) && clean;
+      // The ring is the owner's memory: free only once no completion write is in flight.
+      const std::uint64_t t0 = cycle();
+      while ((mmio_read(hw::kRegCQ_CTRL) & 2u) != 0) {
+        if (cycle() - t0 > kCmdTimeoutCycles) {
+          fmt::print(stderr, "rnic-sim: completion ring still busy after {} cycles\n", kCmdTimeoutCycles);
+          clean = false;
+          break;
+        }
+      }
     } catch (const std::exception& e) {
       fmt::print(stderr, "rnic-sim: owner cleanup: {}\n", e.what());
       clean = false;

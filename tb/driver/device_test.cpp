@@ -126,12 +126,45 @@ TEST(Open, OwnerProgramsTheCompletionRing) {
   EXPECT_FALSE(fake->published.empty());
 }
 
+// hw.def CQ_CTRL: the card takes a ring configuration only while disabled and not busy. A card
+// whose previous ring still has a completion write in flight: the driver waits, then programs.
+TEST(Open, WaitsForTheCardToFinishWithTheOldRing) {
+  auto fake = std::make_shared<FakeState>();
+  fake->cq_busy_reads = 3;
+  auto dev = open_fake(fake);
+  EXPECT_EQ(fake->cq_busy_reads, 0u);
+  EXPECT_EQ(fake->cq_config_writes_ignored, 0u);
+  ASSERT_EQ(fake->regions.size(), 1u);
+  EXPECT_EQ(fake->cq_base(), fake->regions.begin()->first);
+  EXPECT_EQ(fake->reg(kRegCQ_CTRL), 1u);
+}
+
 TEST(Open, CqSizeOutOfRange) {
   for (std::uint32_t log2 : {0u, 17u}) {
     auto fake = std::make_shared<FakeState>();
     OpenOptions o;
     o.cq_log2_entries = log2;
     EXPECT_ERRC(open_fake(fake, o), Errc::kInvalidArgument, "cq_log2_entries " + std::to_string(log2));
+  }
+}
+
+// The ring is the card's until CQ_CTRL.busy reads 0 after the disable: a card that stays busy
+// keeps it (the memory is leaked, never handed to anyone), one that finishes gets it freed.
+TEST(Close, RingIsFreedOnlyOnceTheCardIsNotBusy) {
+  for (const std::uint64_t busy : {std::uint64_t{5}, UINT64_MAX}) {
+    auto fake = std::make_shared<FakeState>();
+    auto dev = open_fake(fake);
+    detail::core_of(*dev).command_limits().max_polls = 50;
+    fake->cq_busy_reads = busy;
+    dev.reset();
+    EXPECT_EQ(fake->reg(kRegCQ_CTRL), 0u);
+    if (busy == UINT64_MAX) {
+      EXPECT_EQ(fake->regions.size(), 1u) << "the ring of a card that stays busy is not freed";
+      EXPECT_EQ(fake->frees, 0u);
+    } else {
+      EXPECT_TRUE(fake->regions.empty());
+      EXPECT_EQ(fake->cq_busy_reads, 0u);
+    }
   }
 }
 

@@ -97,6 +97,10 @@ struct FakeState {
 
   // Completion ring as programmed through CQ_BASE / CQ_LOG2_SIZE / CQ_CTRL.
   std::uint32_t cq_prod = 0;
+  // CQ_CTRL.busy (a completion write in flight) reads 1 for this many more CQ_CTRL reads; like the
+  // card, CQ_BASE / CQ_LOG2_SIZE writes are ignored while the ring is enabled or busy.
+  std::uint64_t cq_busy_reads = 0;
+  std::size_t cq_config_writes_ignored = 0;
 
   ~FakeState() {
     for (auto& [a, r] : regions) std::free(r.host);
@@ -191,6 +195,11 @@ class FakeBackend : public detail::Backend {
         return s_->ssn_window;
       case kRegCQ_PROD:
         return s_->cq_prod;
+      case kRegCQ_CTRL: {
+        const bool busy = s_->cq_busy_reads > 0;
+        if (busy && s_->cq_busy_reads != UINT64_MAX) --s_->cq_busy_reads;
+        return (s_->reg(kRegCQ_CTRL) & 1u) | (busy ? 2u : 0u);
+      }
       case kRegCMD_RESULT:
         return s_->cmd_result ^ s_->result_xor;
       case kRegCMD_STATUS: {
@@ -241,6 +250,9 @@ class FakeBackend : public detail::Backend {
       s_->status_reads_at_last_command = s_->status_reads;
     } else if (off >= kDOORBELL_BASE) {
       s_->doorbells.emplace_back(off, v);
+    } else if ((off == kRegCQ_BASE_LO || off == kRegCQ_BASE_HI || off == kRegCQ_LOG2_SIZE) &&
+               ((s_->reg(kRegCQ_CTRL) & 1u) != 0 || s_->cq_busy_reads > 0)) {
+      ++s_->cq_config_writes_ignored;
     } else {
       s_->regs[off] = v;
       if (off == kRegCQ_CTRL && (v & 1u) != 0) s_->cq_prod = 0;

@@ -240,5 +240,41 @@ TEST(KernelOrder, QueueConfigOfAConfiguredQueueIsRefused) {
   EXPECT_EQ(env.finish(), "");
 }
 
+// The completion ring is the driver's memory again only once the card says so (hw.def CQ_CTRL): a
+// completion write loaded before CQ_CTRL = 0 still lands in the ring it was loaded for, CQ_CTRL.busy
+// reads 1 until its B, and the ring cannot be moved meanwhile (CQ_BASE / CQ_LOG2_SIZE writes are
+// ignored). Found by the deliver formal harness (tb/formal/deliver_fv.sv): the ring was made smaller
+// under an entry on its way, which then landed past the new ring's end.
+TEST(KernelOrder, CqDisableWaitsForTheCompletionWriteInFlight) {
+  EnvConfig cfg = test_config(609, false);
+  cfg.mem.b_latency_min = cfg.mem.b_latency_max = 400;  // a long window with the completion in flight
+  Env env(cfg);
+  Std s(env);
+  const std::uint64_t buf = env.alloc(100);
+  ASSERT_EQ(env.post_recv(0, 0, buf, 100), 1u);
+  env.send(0, 0, untagged_segment(0, 1, 0, true, Bytes(10, 0x11)));
+  // The completion is written once the data's B is in, and awaits its own B for 400 cycles.
+  std::uint32_t ctrl = 0;
+  for (int i = 0; i < 400 && (ctrl & 2u) == 0; ++i) ctrl = env.mmio().read32(kRegCQ_CTRL);
+  ASSERT_EQ(ctrl, 3u) << "CQ_CTRL: enabled and busy while the completion write awaits its B";
+  env.mmio().write32(kRegCQ_CTRL, 0);
+  EXPECT_EQ(env.mmio().read32(kRegCQ_CTRL), 2u) << "disabled, still busy";
+  env.mmio().write32(kRegCQ_BASE_LO, static_cast<std::uint32_t>(kCqBase + 0x40000));
+  env.mmio().write32(kRegCQ_LOG2_SIZE, 1);
+  EXPECT_EQ(env.mmio().read32(kRegCQ_BASE_LO), static_cast<std::uint32_t>(kCqBase)) << "ignored while busy";
+  EXPECT_EQ(env.mmio().read32(kRegCQ_LOG2_SIZE), env.cfg().cq_log2) << "ignored while busy";
+  ASSERT_TRUE(env.run_until([&] { return env.mmio().read32(kRegCQ_CTRL) == 0u; }, 2000));
+  // It landed in the ring it was loaded for, and the scoreboard takes it from there.
+  ASSERT_TRUE(env.drain()) << env.finish();
+  ASSERT_EQ(env.cqes().size(), 1u);
+  EXPECT_FALSE(env.cqes()[0].error()) << env.cqes()[0].str();
+  EXPECT_EQ(env.cqes()[0].msn, 1u);
+  // Idle: a new configuration is taken (and the ring set up again the way a driver does it).
+  env.mmio().write32(kRegCQ_LOG2_SIZE, 1);
+  EXPECT_EQ(env.mmio().read32(kRegCQ_LOG2_SIZE), 1u);
+  env.cq_setup(env.cfg().cq_log2);
+  EXPECT_EQ(env.finish(), "");
+}
+
 }  // namespace
 }  // namespace rnic::tb::test

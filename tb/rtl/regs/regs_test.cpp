@@ -215,6 +215,9 @@ TEST_F(Regs, RwRegistersHonourWstrbUnderRandomTiming) {
   };
   const std::size_t i_ctrl = idx_of(A(hw::kRegCQ_CTRL));
   const std::size_t i_cons = idx_of(A(hw::kRegCQ_CONS));
+  const std::size_t i_log2 = idx_of(A(hw::kRegCQ_LOG2_SIZE));
+  const std::size_t i_base_lo = idx_of(A(hw::kRegCQ_BASE_LO));
+  const std::size_t i_base_hi = idx_of(A(hw::kRegCQ_BASE_HI));
   std::size_t expected_resets = 0;
 
   for (const RwReg& r : regs) EXPECT_EQ(tb_.rd(r.addr), 0u) << std::hex << r.addr;
@@ -239,7 +242,13 @@ TEST_F(Regs, RwRegistersHonourWstrbUnderRandomTiming) {
       EXPECT_EQ(tb_.read_result().data, model[ri]) << "reg 0x" << std::hex << regs[ri].addr;
     }
     const std::uint32_t m = strb_mask(strb) & regs[wi].mask;
-    model[wi] = (model[wi] & ~m) | (data & m);
+    if (wi == i_log2) {
+      // Taken only while the ring is disabled, and only 1..16 (hw.def CQ_LOG2_SIZE).
+      const std::uint32_t v = data & 0x1Fu;
+      if ((strb & 1u) && model[i_ctrl] == 0 && v >= 1 && v <= 16) model[wi] = v;
+    } else if ((wi != i_base_lo && wi != i_base_hi) || model[i_ctrl] == 0) {
+      model[wi] = (model[wi] & ~m) | (data & m);
+    }
     if (wi == i_ctrl && (strb & 1u) && (data & 1u)) {
       model[i_cons] = 0;
       ++expected_resets;
@@ -292,7 +301,8 @@ TEST_F(Regs, EveryWordAddressDecodesAndUnmappedGivesSlverr) {
   std::vector<RwReg> regs = rw_regs();
   std::vector<std::uint32_t> model;
   for (const RwReg& r : regs) {
-    const std::uint32_t v = r.addr == hw::kRegCQ_CTRL ? 0u : tb_.rand32();
+    std::uint32_t v = r.addr == hw::kRegCQ_CTRL ? 0u : tb_.rand32();
+    if (r.addr == hw::kRegCQ_LOG2_SIZE) v = static_cast<std::uint32_t>(tb_.uniform(1, 16));  // others ignored
     tb_.wr(r.addr, v);
     model.push_back(v & r.mask);
   }
@@ -829,6 +839,62 @@ TEST_F(Regs, CqRegistersAndResetPulse) {
     d.cq_prod_i = tb.rand32();
     EXPECT_EQ(tb.rd(A(hw::kRegCQ_PROD)), d.cq_prod_i);
   }
+}
+
+// The ring configuration is taken only while CQ_CTRL reads 0: disabled, and no completion write
+// loaded before the disable still in flight (cq_busy_i, CQ_CTRL bit 1). Otherwise a write of
+// CQ_BASE / CQ_LOG2_SIZE could move the ring under a completion write already on its way (found by
+// the deliver formal harness: an entry loaded for a 16-entry ring written at base + 0x40 after the
+// ring had been made 1 entry long). CQ_LOG2_SIZE takes 1..16 only (hw.def).
+TEST_F(Regs, CqConfigurationOnlyWhileDisabledAndNotBusy) {
+  random_timing();
+  Tb& tb = tb_;
+  Vrnic_regs& d = tb.dut();
+  tb.wr(A(hw::kRegCQ_BASE_LO), 0x1000u);
+  tb.wr(A(hw::kRegCQ_LOG2_SIZE), 4u);
+  EXPECT_EQ(d.cq_log2_o, 4u);
+  // Out of range: ignored.
+  for (std::uint32_t v : {0u, 17u, 31u}) {
+    tb.wr(A(hw::kRegCQ_LOG2_SIZE), v);
+    EXPECT_EQ(tb.rd(A(hw::kRegCQ_LOG2_SIZE)), 4u) << v;
+  }
+  tb.wr(A(hw::kRegCQ_LOG2_SIZE), 16u);
+  EXPECT_EQ(d.cq_log2_o, 16u);
+  tb.wr(A(hw::kRegCQ_LOG2_SIZE), 1u);
+  EXPECT_EQ(d.cq_log2_o, 1u);
+  tb.wr(A(hw::kRegCQ_LOG2_SIZE), 4u);
+
+  // Enabled: ignored.
+  tb.wr(A(hw::kRegCQ_CTRL), 1u);
+  tb.wr(A(hw::kRegCQ_BASE_LO), 0x2000u);
+  tb.wr(A(hw::kRegCQ_BASE_HI), 0x5u);
+  tb.wr(A(hw::kRegCQ_LOG2_SIZE), 2u);
+  EXPECT_EQ(d.cq_base_o, 0x1000u);
+  EXPECT_EQ(d.cq_log2_o, 4u);
+  EXPECT_EQ(tb.rd(A(hw::kRegCQ_CTRL)), 1u);
+
+  // Disabled but busy: CQ_CTRL reads 2, still ignored.
+  d.cq_busy_i = 1;
+  tb.wr(A(hw::kRegCQ_CTRL), 0u);
+  EXPECT_EQ(tb.rd(A(hw::kRegCQ_CTRL)), 2u);
+  tb.wr(A(hw::kRegCQ_BASE_LO), 0x2000u);
+  tb.wr(A(hw::kRegCQ_LOG2_SIZE), 2u);
+  EXPECT_EQ(d.cq_base_o, 0x1000u);
+  EXPECT_EQ(d.cq_log2_o, 4u);
+
+  // Idle: taken.
+  d.cq_busy_i = 0;
+  EXPECT_EQ(tb.rd(A(hw::kRegCQ_CTRL)), 0u);
+  tb.wr(A(hw::kRegCQ_BASE_LO), 0x2000u);
+  tb.wr(A(hw::kRegCQ_BASE_HI), 0x5u);
+  tb.wr(A(hw::kRegCQ_LOG2_SIZE), 2u);
+  EXPECT_EQ(d.cq_base_o, 0x500002000ull);
+  EXPECT_EQ(d.cq_log2_o, 2u);
+  // Busy while enabled reads 3.
+  tb.wr(A(hw::kRegCQ_CTRL), 1u);
+  d.cq_busy_i = 1;
+  EXPECT_EQ(tb.rd(A(hw::kRegCQ_CTRL)), 3u);
+  d.cq_busy_i = 0;
 }
 
 // ---- counters ----------------------------------------------------------------------------------
