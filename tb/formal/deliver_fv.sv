@@ -13,7 +13,13 @@
 //   - an entry at the head while cq_enable_i = 0 (no cq_reset) is discarded in that cycle, so
 //     nothing is ever written for it; nothing leaves the head during cq_reset_i;
 //   - fence markers leave only with no completion write on the bus, and fence_done_o pulses for
-//     exactly those.
+//     exactly those;
+//   - every AW deliver presents, whether the ring is enabled or not, lies in the ring configured
+//     in that cycle (64-byte aligned, slot < 2^cq_log2 from cq_base), and so does the AW of every
+//     W beat (the entry being written);
+// (busy) cq_busy_o = 0 only when no entry deliver loaded (left the head to be written) still has
+//   its AW, a W beat or its B to come; the B of an AW is the (aw_count + 1 - b_count)-th B after its
+//   handshake (bus model below: B in AW order), counted here, not read from the RTL's last_aw_q.
 // (gate) an entry leaves the head to be written (so its AW follows), and a fence marker leaves, only
 //   when b_segs_i - mark >= 0 (32-bit wrapping), the mark being commit_now_i of the cycle it was
 //   decided (captured here, not read from the RTL). A discard (ring disabled) writes nothing and
@@ -37,17 +43,23 @@
 // `mutant` helper; no logic is changed. The expected values (MSN, marks, ring slot, CQE) come from
 // the ghosts, not from the RTL.
 // Free inputs: every item field used (kind, stream 0..3 so out-of-range streams occur, SSN, L, T,
-// QN/STag low byte, MSN), every handshake, cq_* inputs, commit_now_i, b_segs_i, aw/b counts.
+// QN/STag low byte, MSN), every handshake, cq_* inputs, commit_now_i, b_segs_i; the mux's aw/b
+// counts are a bus model: equal after reset at any value, aw_count + 1 in each cycle with
+// deliver's AW handshake or (free) another port's AW, b_count + 1 at a free B only while
+// b_count != aw_count (one B per counted AW, in AW order).
 // Assumptions: reset in the first cycle; an untagged PLACED or QUEUE_SET item names a QN < NumQns
-// (lookup answers Invalid QN otherwise); cq_base_i / cq_log2_i do not change between two cycles
-// with cq_enable_i = 1 (what software must do: rnic_regs does NOT enforce it, see README).
+// (lookup answers Invalid QN otherwise); cq_log2_i <= 16; cq_base_i / cq_log2_i change from cycle
+// t to t + 1 only as rnic_regs allows: a reset in t, or cq_enable_i = 0 in t - 1 and t and
+// cq_busy_o = 0 in t - 1 (regs registers busy; its cq_idle = !cq_en_q && !cq_busy_q, and two
+// register writes are at least two cycles apart, so the enable did not fall in t).
 // Model reduction: length, RsvdULP, error type/code, header bytes and STag/QN bits 31:8 are tied to
 // zero (they only reach the CQE), so their queue storage folds away.
 // FV_REACH=reach_<x> (define): assert that scenario x never occurs, so the run must FAIL (a
 // reachability check by hand: order error written, untagged completion written, an untagged
 // segment delivered from its reorder slot, discard, CONSUME at the output, second lap).
-// FV_AW_CFG_NOW (define): also require the AW address to lie in the ring configured in the cycle
-// the AW is accepted, whenever the ring is enabled then (see README: fails, disable/re-enable).
+// FV_CFG_NO_GAP (define): drop "cq_enable_i = 0 in t - 1" from the configuration rule (regs' write
+// spacing); the ring check then FAILS (see README): an entry loaded in the cycle the ring is
+// disabled is not yet counted by regs' registered busy in the next cycle.
 module deliver_fv #(
   parameter int DataWidth = 512,
   parameter int GD = 16          // ghost queue entries (= the RTL's completion queue depth)
@@ -69,8 +81,9 @@ module deliver_fv #(
   input logic [7:0]   exp_rd_qn_i,
   input logic [31:0]  commit_now_i,
   input logic [31:0]  b_segs_i,
-  input logic [31:0]  aw_count_i,
-  input logic [31:0]  b_count_i
+  input logic         aw_other_i,    // bus model: another port's AW is taken this cycle
+  input logic         b_i,           // bus model: a B handshake this cycle
+  input logic [31:0]  cnt0_i         // bus model: the counters' value after a reset (free)
 );
   localparam int NumStreams = 2;
   localparam int NumQns = 2;
@@ -111,6 +124,8 @@ module deliver_fv #(
   logic [7:0]  fv_co_qn;
   logic        fv_dlv_rel, fv_rel_last, fv_rel_tagged;
   logic [31:0] fv_rel_stag_qn, fv_rel_msn;
+  logic        cq_busy;
+  logic [31:0] aw_count_i, b_count_i;  // the mux's counters, modelled below
 
   rnic_rx_deliver #(.DataWidth(DataWidth), .NumStreams(NumStreams), .NumQns(NumQns),
                     .SsnWindow(4)) dut (
@@ -118,7 +133,7 @@ module deliver_fv #(
     .ssn_rd_stream_i, .ssn_rd_next_o(ssn_rd_next),
     .cons_stream_o(cons_stream), .cons_qn_o(cons_qn), .cons_kind_o(cons_kind),
     .cons_valid_o(cons_valid), .cons_ready_i,
-    .cq_base_i, .cq_log2_i, .cq_enable_i, .cq_reset_i, .cq_cons_i, .cq_prod_o(cq_prod),
+    .cq_base_i, .cq_log2_i, .cq_enable_i, .cq_reset_i, .cq_cons_i, .cq_prod_o(cq_prod), .cq_busy_o(cq_busy),
     .awaddr_o(awaddr), .awlen_o(awlen), .awvalid_o(awvalid), .awready_i,
     .wdata_o(wdata), .wstrb_o(wstrb), .wlast_o(wlast), .wvalid_o(wvalid), .wready_i,
     .exp_rd_stream_i, .exp_rd_qn_i, .exp_rd_data_o(exp_rd_data),
@@ -293,6 +308,27 @@ module deliver_fv #(
   assign aw_hs = awvalid && awready_i;
   assign c_hs = cons_valid && cons_ready_i;
 
+  // ---- bus model: the write mux's counters (rnic_axi_wr_mux): aw_count counts the AWs taken from
+  // its ports, at most one per cycle (deliver's handshakes and other ports' AWs), and includes an AW
+  // from the cycle after its handshake; b_count counts B handshakes: one B per AW, in AW order, only
+  // for an AW already counted (so b_count never passes aw_count). Both start equal at any value.
+  logic [31:0] aw_cnt, b_cnt;
+  logic        b_inc;
+  assign aw_count_i = aw_cnt;
+  assign b_count_i = b_cnt;
+  assign b_inc = b_i && b_cnt != aw_cnt;
+
+  // ---- ghost: deliver's completion writes not finished on the bus ----
+  logic [7:0]  n_load, n_awhs;        // entries loaded to be written, deliver's AW handshakes
+  logic [31:0] b_due;                 // B handshakes still to come until deliver's last AW has its B
+
+  // the ring configured now: 64-byte slots [base, base + 64 * 2^cq_log2)
+  logic aw_in_ring, w_in_ring;
+  assign aw_in_ring = awaddr[5:0] == 6'd0 &&
+                      ((awaddr - {cq_base_i[63:6], 6'b0}) >> 6) < {32'b0, ring_size};
+  assign w_in_ring = wr_addr_exp[5:0] == 6'd0 &&
+                     ((wr_addr_exp - {cq_base_i[63:6], 6'b0}) >> 6) < {32'b0, ring_size};
+
   // ghost state updates
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -309,6 +345,11 @@ module deliver_fv #(
       gbeat <= '0;
       pop_wr_q <= 1'b0;
       pop_mk_q <= 1'b0;
+      aw_cnt <= cnt0_i;
+      b_cnt <= cnt0_i;
+      n_load <= '0;
+      n_awhs <= '0;
+      b_due <= '0;
     end else begin
       // expected MSN: QUEUE_SET, STREAM_RESET (cleared), + 1 per CONSUME (at the decision)
       if (fv_co_push && fv_co_kind == RNIC_CONS_QSET && !gi.stream[1])
@@ -336,6 +377,13 @@ module deliver_fv #(
       end
       pop_wr_q <= pop_wr;
       pop_mk_q <= pop_mk;
+      aw_cnt <= aw_cnt + 32'(aw_hs || aw_other_i);
+      b_cnt <= b_cnt + 32'(b_inc);
+      n_load <= n_load + 8'(pop_wr);
+      n_awhs <= n_awhs + 8'(aw_hs);
+      // deliver's AW: every AW counted before it and not acknowledged, then itself
+      if (aw_hs) b_due <= aw_cnt - b_cnt + 32'd1 - 32'(b_inc);
+      else if (b_inc && b_due != 32'd0) b_due <= b_due - 32'd1;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -360,21 +408,36 @@ module deliver_fv #(
   always_comb if (init) assume (!rst_ni);
 
   // Environment.
-  logic        en_q;
+  logic        en_q, en_qq, rstn_q, busy_r, busy_rq;
   logic [63:0] base_q;
   logic [4:0]  log2_q;
   always_ff @(posedge clk_i) begin
     en_q <= cq_enable_i;
+    en_qq <= en_q;
+    rstn_q <= rst_ni;
+    busy_r <= rst_ni && cq_busy;       // rnic_regs' cq_busy_q
+    busy_rq <= busy_r;
     base_q <= cq_base_i;
     log2_q <= cq_log2_i;
   end
+  // rnic_regs takes CQ_BASE_LO/HI and CQ_LOG2_SIZE (1..16) only in a write cycle t with cq_en_q = 0
+  // and cq_busy_q = 0 (cq_busy_o of t - 1); its writes are at least two cycles apart (b_valid_q or
+  // db_valid_q blocks the next wr_go), so the enable did not change in t either (cq_en_q(t - 1) = 0).
+  // A reset may load anything (the regs reset to 0 / 0, disabled).
+  logic cfg_may_change;
+`ifdef FV_CFG_NO_GAP
+  assign cfg_may_change = !rstn_q || (!en_q && !busy_rq);
+`else
+  assign cfg_may_change = !rstn_q || (!en_q && !busy_rq && !en_qq);
+`endif
   always_comb begin
     // lookup sends untagged segments and QUEUE_SET only for a QN < NumQns (else Invalid QN)
     if (dlv_valid_i && ((dlv_i.kind == RNIC_DLV_PLACED && !dlv_i.is_tagged) ||
                         dlv_i.kind == RNIC_DLV_QUEUE_SET))
       assume (dlv_i.stag_qn < 32'(NumQns));
-    // the ring configuration does not change while the ring stays enabled
-    if (!init && en_q && cq_enable_i) assume (cq_base_i == base_q && cq_log2_i == log2_q);
+    // the ring configuration changes only as rnic_regs allows; 2^0..2^16 entries
+    if (!init && !cfg_may_change) assume (cq_base_i == base_q && cq_log2_i == log2_q);
+    assume (cq_log2_i <= 5'd16);
   end
 
   always_comb begin
@@ -446,13 +509,69 @@ module deliver_fv #(
       // reachability by hand: -DFV_REACH=reach_<x> must FAIL (the scenario occurs within the depth)
       assert (!`FV_REACH);
 `endif
-`ifdef FV_AW_CFG_NOW
-      if (aw_hs && cq_enable_i) begin
-        assert (awaddr[5:0] == 6'd0);
-        assert (((awaddr - {cq_base_i[63:6], 6'b0}) >> 6) < {32'b0, ring_size});
-      end
-`endif
+      // every AW deliver presents, enabled or not, lies in the ring configured now; so does the
+      // AW of every W beat (the entry being written)
+      if (awvalid) assert (aw_in_ring);
+      if (wvalid) assert (w_in_ring);
+      // (busy) cq_busy_o = 0: no entry loaded whose AW, W beats or B (B in AW order) is to come
+      if (!cq_busy) assert (n_awhs == n_load && n_wb == n_load && b_due == 32'd0);
     end
+  end
+`endif
+endmodule
+
+// regs_cq_fv: the lemma behind deliver_fv's configuration assumption, proven by k-induction on
+// rnic_regs with every input free (formal.sh run regs-cq, top regs_cq_fv, this file): cq_base_o /
+// cq_log2_o change from a non-reset cycle t to t + 1 only if t - 1 is no reset cycle either,
+// cq_enable_o = 0 in t - 1 and t, and cq_busy_i = 0 in t - 1; cq_log2_o <= 16 always.
+module regs_cq_fv (
+  input logic clk_i, input logic rst_ni,
+  input logic [15:0] s_axi_awaddr_i, input logic s_axi_awvalid_i, input logic [31:0] s_axi_wdata_i,
+  input logic [3:0] s_axi_wstrb_i, input logic s_axi_wvalid_i, input logic s_axi_bready_i,
+  input logic [15:0] s_axi_araddr_i, input logic s_axi_arvalid_i, input logic s_axi_rready_i,
+  input logic cmd_ready_i, input logic cmd_done_i, input logic cmd_refused_i, input logic fence_done_i,
+  input logic [31:0] cmd_result_i, input logic db_ready_i, input logic [31:0] cq_prod_i,
+  input logic cq_busy_i, input logic seg_event_i, input logic bytes_event_i, input logic [15:0] bytes_i,
+  input logic msg_event_i, input logic drop_event_i, input logic access_event_i, input logic dup_event_i,
+  input logic write_err_event_i, input logic read_err_event_i, input logic error_event_i,
+  input logic [4:0] error_idx_i, input logic order_err_event_i
+);
+  logic [63:0] cq_base;
+  logic [4:0] cq_log2;
+  logic cq_enable;
+  rnic_regs #(.DataWidth(512), .StagEntries(16), .NumStreams(2), .NumQns(2), .SsnWindow(4)) dut (
+    .clk_i, .rst_ni, .s_axi_awaddr_i, .s_axi_awvalid_i, .s_axi_awready_o(), .s_axi_wdata_i,
+    .s_axi_wstrb_i, .s_axi_wvalid_i, .s_axi_wready_o(), .s_axi_bresp_o(), .s_axi_bvalid_o(),
+    .s_axi_bready_i, .s_axi_araddr_i, .s_axi_arvalid_i, .s_axi_arready_o(), .s_axi_rdata_o(),
+    .s_axi_rresp_o(), .s_axi_rvalid_o(), .s_axi_rready_i, .cmd_op_o(), .cmd_args_o(), .cmd_valid_o(),
+    .cmd_ready_i, .cmd_done_i, .cmd_refused_i, .fence_done_i, .cmd_result_i, .db_stream_o(),
+    .db_qn_o(), .db_prod_o(), .db_valid_o(), .db_ready_i, .cq_base_o(cq_base), .cq_log2_o(cq_log2),
+    .cq_enable_o(cq_enable), .cq_reset_o(), .cq_cons_o(), .cq_prod_i, .cq_busy_i, .seg_event_i,
+    .bytes_event_i, .bytes_i, .msg_event_i, .drop_event_i, .access_event_i, .dup_event_i,
+    .write_err_event_i, .read_err_event_i, .error_event_i, .error_idx_i, .order_err_event_i
+  );
+`ifdef FORMAL
+  logic init = 1'b1, init_q = 1'b1;
+  logic rstn_q, rstn_qq, en_q, en_qq, busy_q, busy_qq;
+  logic [63:0] base_q;
+  logic [4:0] log2_q;
+  always_ff @(posedge clk_i) begin
+    init <= 1'b0;
+    init_q <= init;
+    rstn_q <= rst_ni;
+    rstn_qq <= rstn_q;
+    en_q <= cq_enable;
+    en_qq <= en_q;
+    busy_q <= cq_busy_i;
+    busy_qq <= busy_q;
+    base_q <= cq_base;
+    log2_q <= cq_log2;
+  end
+  always_comb begin
+    if (init) assume (!rst_ni);
+    if (!init && !init_q && rstn_q && (cq_base != base_q || cq_log2 != log2_q))
+      assert (rstn_qq && !en_qq && !en_q && !busy_qq);
+    if (!init) assert (cq_log2 <= 5'd16);
   end
 `endif
 endmodule
