@@ -9,14 +9,14 @@
 //       invalidated, never written since reset): stag_valid 0. Also: STAG_WRITE returns
 //       {index, key} and never the index's previous key; refusals are exactly the bad indexes.
 //   (b) CK_WIN: every untagged SEG item with rq_status OK of a stream in range (in any state; an
-//       out-of-range stream must read torn down, so validate drops it) names a configured queue (stream, QN) and an MSN m posted and not
-//       completed: m in (cons, prod] in wrapping 32-bit MSN arithmetic (RFC 5041 4.3), where
+//       out-of-range stream must read torn down, so validate drops it) names a configured queue
+//       (stream, QN) and an MSN m posted and not completed: m in (cons, prod] in wrapping 32-bit MSN arithmetic (RFC 5041 4.3), where
 //       head = next MSN to deliver and cons = head - 1 (hw.def / docs "Untagged buffers"), i.e.
 //       m - head < prod - cons. Ghost prod := accepted doorbells; ghost head := QUEUE_CONFIG's
 //       first MSN (0 means 1), + 1 per RNIC_CONS_CONSUME.
 //       CK_DESC: such an item of a normal stream without local_fault (all validate PLACEs, level 1)
-//       carries the descriptor (address, length) the
-//       host ring holds for m's slot: ring base + 16 * ((m - 1) mod 2^log2).
+//       carries the descriptor (address, length) the host ring holds for m's slot:
+//       ring base + 16 * ((m - 1) mod 2^log2) (docs: "the buffer for MSN m is ring slot (m - 1)").
 //   CK_STAT (exactness, beyond write safety): rq_status is exactly the documented one: BAD_QN for
 //       QN >= NumQns or an unconfigured queue; MSN_RANGE for m - head >= 2^31; NO_BUF for
 //       m - head >= min(prod - cons, 2^log2) ("a producer beyond the ring is not believed");
@@ -45,8 +45,10 @@
 // Also asserted: ARLEN 0 and ARADDR 16-byte aligned (one beat per descriptor at 128 bits),
 // ARVALID/ARADDR held until ARREADY (AXI A3.2.1), at most MaxReads reads outstanding.
 // Options (parameters): AS_DB_FWD assumes doorbells never move the producer backwards
-// (prod - cons never shrinks); AS_NO_QRACE assumes no doorbell or consume coincides with the
-// cycle a QUEUE_CONFIG writes lookup's queue tables (see tb/formal/README.md for why).
+// (prod - cons never shrinks); AS_CONS_POSTED that deliver consumes only a posted buffer of a
+// configured queue; AS_NO_QRACE that no doorbell is accepted in, and no consume one cycle before,
+// the cycle QUEUE_CONFIG's echo writes lookup's queue tables: that cycle's prod/head writes win
+// over the doorbell's and the consume's (the finding in tb/formal/README.md).
 // The ports (all free inputs): w_addr_i is the watched host word's address (taken at the first
 // cycle), host_i its next value (when the host may change it).
 `define LOOKUP_FV_PORTS \
