@@ -22,8 +22,10 @@
 // (SqDepth = AqDepth = CqDepth = 2, WqDepth = 4, the minimums; the defaults 32/32/32/64 only add
 // pointer bits and entries): small queues fill, back-pressure and wrap within a few cycles.
 // FV_INDUCT (define; scripts/formal.sh's induct mode): strengthening invariants for k-induction,
-// below, with the slave holding at most GA AW bursts ahead of W. NOT PROVEN: the induction step
-// (k = 1) did not finish in 10 minutes (MiniSat, ~430k variables); see tb/formal/README.md.
+// below, with the slave holding at most GA AW bursts ahead of W. NOT PROVEN: with AW = 16 the base
+// case holds and the k = 1 induction step did not finish in 10 minutes (Yosys sat / MiniSat, ~430k
+// variables; ~940k on the gate netlist) after two counterexamples to induction were closed by
+// invariants (flush => engine idle; p0's address within AW bits).
 module place_fv #(
   parameter int GD = 8,       // ghost queue entries (power of two)
   parameter int GA = 4,       // AW bursts the slave holds ahead of W (at most GD)
@@ -436,6 +438,7 @@ module place_fv #(
                 p0.hdr_bytes == x_p0.hdr_bytes);
         if (p0.action != RNIC_ACT_TOKEN)
           assert (p0.hdr_bytes == (p0.seg.is_tagged ? 5'd14 : 5'd18));
+        assert (p0.addr == 64'(p0.addr[AW-1:0]));  // the modelled address bits
       end
       assert (commit_g == x_commit);
       assert (sq_cnt <= (SqPw + 1)'(SqDepth));
