@@ -56,7 +56,8 @@
 // zero (they only reach the CQE), so their queue storage folds away.
 // FV_REACH=reach_<x> (define): assert that scenario x never occurs, so the run must FAIL (a
 // reachability check by hand: order error written, untagged completion written, an untagged
-// segment delivered from its reorder slot, discard, CONSUME at the output, second lap).
+// segment delivered from its reorder slot, discard, CONSUME at the output, second lap, busy back
+// to 0 after a completion write, the ring reconfigured after one).
 // FV_CFG_NO_GAP (define): drop "cq_enable_i = 0 in t - 1" from the configuration rule (regs' write
 // spacing); the ring check then FAILS (see README): an entry loaded in the cycle the ring is
 // disabled is not yet counted by regs' registered busy in the next cycle.
@@ -430,6 +431,10 @@ module deliver_fv #(
 `else
   assign cfg_may_change = !rstn_q || (!en_q && !busy_rq && !en_qq);
 `endif
+  // scenarios for FV_REACH: busy back to 0 after a completion write; a new ring after one
+  logic reach_busy_done, reach_reconfig;
+  assign reach_busy_done = !cq_busy && n_load != 8'd0;
+  assign reach_reconfig = rstn_q && n_load != 8'd0 && cq_base_i != base_q;
   always_comb begin
     // lookup sends untagged segments and QUEUE_SET only for a QN < NumQns (else Invalid QN)
     if (dlv_valid_i && ((dlv_i.kind == RNIC_DLV_PLACED && !dlv_i.is_tagged) ||
