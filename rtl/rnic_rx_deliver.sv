@@ -558,9 +558,11 @@ module rnic_rx_deliver #(
   assign ce_pop = load || discard || mk_done;
   assign fence_done_o = fdone_q;
 
-  // Busy: an entry loaded and not yet fully on the bus, or its B (and so every earlier one) not in.
+  // Busy: an entry loading now or loaded and not yet fully on the bus, or its B (and so every
+  // earlier one) not in. The load cycle counts, so regs (which registers this) never takes a new
+  // ring configuration in the cycle after a load, however close together its writes come.
   assign last_b_wait = b_count_i - last_aw_q;
-  assign cq_busy_o = wv_q || last_b_wait[31];
+  assign cq_busy_o = load || wv_q || last_b_wait[31];
 
   assign ack_any = ack_wp_q != ack_rp_q;
   assign ack_head = ack_mem[ack_rp_q[AckAw-1:0]];

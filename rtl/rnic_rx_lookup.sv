@@ -239,8 +239,11 @@ module rnic_rx_lookup #(
   // ---- state ----------------------------------------------------------------------------------------
   // C_SKEY: STAG_WRITE's second cycle (the key table read is there); C_QCHK: QUEUE_CONFIG's second
   // cycle (the queue's configuration read is there); C_QECHO: QUEUE_CONFIG waits for deliver's echo
+// of its QUEUE_SET item; C_QWR: the cycle after the echo, QUEUE_CONFIG writes the queue tables (prod,
+// head, req, landed): no doorbell, engine request or descriptor landing uses their write ports in that
+// cycle, and no consume does (the echo took the consume channel in the cycle before).
   // of its QUEUE_SET item.
-  typedef enum logic [2:0] {C_INIT, C_RUN, C_ECHO, C_QCLR, C_SKEY, C_QCHK, C_QECHO} ctl_e;
+  typedef enum logic [2:0] {C_INIT, C_RUN, C_ECHO, C_QCLR, C_SKEY, C_QCHK, C_QECHO, C_QWR} ctl_e;
   typedef enum logic [1:0] {E_IDLE, E_CALC, E_ISSUE} eng_e;
   typedef enum logic [1:0] {D_NONE, D_WANT, D_WAIT, D_DONE} dir_e;  // B's direct descriptor read
 
@@ -416,7 +419,7 @@ module rnic_rx_lookup #(
   assign echo_seen = cons_valid_i && cons_kind_i == RNIC_CONS_RESET && ctl_q == C_ECHO;
   assign qecho_seen = cons_valid_i && cons_kind_i == RNIC_CONS_QSET && ctl_q == C_QECHO;
   // Doorbells take the producer write port, which a command may use.
-  assign db_ready_o = ctl_q != C_INIT && !cmd_exec;
+  assign db_ready_o = ctl_q != C_INIT && ctl_q != C_QWR && !cmd_exec;
 
   logic db_take, db_in_range;
   assign db_take = db_valid_i && db_ready_o;
@@ -455,7 +458,8 @@ module rnic_rx_lookup #(
   assign dir_addr = bq_base + {28'b0, dir_slot, 4'b0};
   assign eng_addr = e_base_q + {28'b0, (e_msn_q - 32'd1) & ((32'd1 << e_log2_q) - 32'd1), 4'b0};
   assign ar_load_dir = b_dir_q == D_WANT && ar_free && rd_in_ready;
-  assign ar_load_eng = !ar_load_dir && b_dir_q != D_WANT && eng_q == E_ISSUE && ar_free && rd_in_ready;
+  assign ar_load_eng = !ar_load_dir && b_dir_q != D_WANT && eng_q == E_ISSUE && ar_free && rd_in_ready &&
+                       ctl_q != C_QWR;  // its last request writes req
   assign ar_load = ar_load_dir || ar_load_eng;
   assign rd_push = ar_load;
   always_comb begin
@@ -471,9 +475,9 @@ module rnic_rx_lookup #(
   assign {rd_dir, rd_queue, rd_msn, rd_off} = rd_out;
   logic [127:0] r_shifted;
   assign r_shifted = 128'(512'(m_axi_rdata_i) >> (8 * (rd_off & 6'(Bytes - 1))));
-  assign m_axi_rready_o = 1'b1;
+  assign m_axi_rready_o = ctl_q != C_QWR;  // a landing descriptor writes landed
   logic r_take, r_done;
-  assign r_take = m_axi_rvalid_i;
+  assign r_take = m_axi_rvalid_i && m_axi_rready_o;
   assign r_done = r_take && m_axi_rlast_i;
   assign rd_pop = r_done;
   logic [127:0] r_desc_now;
@@ -783,27 +787,29 @@ module rnic_rx_lookup #(
         end
       end
 
-      // QUEUE_CONFIG: deliver has the QUEUE_SET; the queue starts empty: producer = consumer =
-      // first MSN - 1, nothing requested or cached.
-      C_QECHO: if (qecho_seen) begin
-              qc_we = 1'b1;
-              qc_wdata[QcCfg] = 1'b1;
-              qc_wdata[QcBase +: 64] = {a3, a2};
-              qc_wdata[QcLog2 +: 5] = a4[4:0];
-              prod_we = 1'b1;
-              prod_waddr = qc_waddr;
-              prod_wdata = cfg_first - 32'd1;
-              head_we = 1'b1;
-              head_waddr = qc_waddr;
-              head_wdata = cfg_first;
-              req_we = 1'b1;
-              req_waddr = qc_waddr;
-              req_wdata = cfg_first - 32'd1;
-              landed_we = 1'b1;
-              landed_waddr = qc_waddr;
-              landed_wdata = cfg_first - 32'd1;
-              cmd_done_o = 1'b1;
-              ctl_d = C_RUN;
+      // QUEUE_CONFIG: deliver has the QUEUE_SET; in the next cycle (C_QWR, the queue tables' write
+      // ports free) the queue starts empty: producer = consumer = first MSN - 1, nothing requested
+      // or cached.
+      C_QECHO: if (qecho_seen) ctl_d = C_QWR;
+      C_QWR: begin
+        qc_we = 1'b1;
+        qc_wdata[QcCfg] = 1'b1;
+        qc_wdata[QcBase +: 64] = {a3, a2};
+        qc_wdata[QcLog2 +: 5] = a4[4:0];
+        prod_we = 1'b1;
+        prod_waddr = qc_waddr;
+        prod_wdata = cfg_first - 32'd1;
+        head_we = 1'b1;
+        head_waddr = qc_waddr;
+        head_wdata = cfg_first;
+        req_we = 1'b1;
+        req_waddr = qc_waddr;
+        req_wdata = cfg_first - 32'd1;
+        landed_we = 1'b1;
+        landed_waddr = qc_waddr;
+        landed_wdata = cfg_first - 32'd1;
+        cmd_done_o = 1'b1;
+        ctl_d = C_RUN;
       end
 
       // STREAM_ENABLE: the echo says every earlier item of the stream is through deliver.

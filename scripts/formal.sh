@@ -1,18 +1,42 @@
 #!/usr/bin/env bash
 # Formal proofs of the write-safety property (issue 11, docs/rtl-architecture.md) with Yosys 0.23.
-#   scripts/formal.sh [--work DIR] [--place-depth N] [--only NAME]... [--no-mutants]
+#   scripts/formal.sh [--work DIR] [--place-depth N] [--deliver-depth N] [--lookup-depth N]
+#                     [--only NAME]... [--no-mutants]
 #                     [--engine sat|smtbmc] [--smt-timeout S]
 # Proofs (harnesses in tb/formal/, see its README.md):
 #   validate        rnic_rx_validate, all lookup inputs: a PLACE lies in the STag range / receive
 #                   buffer the 7.1 checks passed for. k-induction (proven: unbounded).
-#   place           rnic_rx_place at 64 bits: every W beat's strobe lanes lie in its PLACE verdict's
-#                   [addr, addr + pay_bytes); no write for DROP/ERROR/TOKEN/zero-length/stale. BMC from
-#                   reset to --place-depth cycles (default 8).
+#   place           rnic_rx_place at 64 bits, queue depths 2/2/2/4: every W beat's strobe lanes lie in
+#                   its PLACE verdict's [addr, addr + pay_bytes); no write for DROP/ERROR/TOKEN/
+#                   zero-length/stale. BMC from reset to --place-depth cycles (default 9).
+#   deliver         rnic_rx_deliver (512 bits, 2 streams, 2 QNs, window 4): completion ring slots,
+#                   the b_segs gate, CONSUME only in MSN order, order errors, CQE fields, cq_busy_o
+#                   covers every completion write until its B. BMC from reset to
+#                   --deliver-depth cycles (default 8). Runs on a copy of the RTL with
+#                   observation ports added (deliver_probe).
+#   lookup-a        rnic_rx_lookup (128 bits, 2 STags, 1 stream x 1 QN): every tagged item carries the
+#                   STag entry the commands programmed (key as the card issued it). BMC to
+#                   --lookup-depth cycles (default 12).
+#   lookup-bw       the same, 1 QN: an untagged RQ OK item names a posted, not completed MSN (slow).
+#   lookup-b        2 QNs: the window and the descriptor the host ring holds for the MSN's slot (slow).
+#   lookup-race     2 QNs, well-behaved doorbells and consumes, the window: QUEUE_CONFIG's table
+#                   writes racing a consume / doorbell of another queue (depth 13; failed at cycle 12
+#                   before the C_QWR fix).
+#   regs-cq         rnic_regs, all inputs free: CQ_BASE / CQ_LOG2_SIZE change only with the ring
+#                   disabled in that cycle and the one before and cq_busy_i = 0 the cycle before;
+#                   log2 <= 16 (deliver's configuration assumption). k-induction (proven: unbounded).
 # Each proof is also run against a MUTANT copy of its RTL module (made in the work dir, rtl/ is never
 # touched) that skips one bounds check; the mutant must FAIL, its counterexample depth is printed.
 #   validate-mut    rnic_rx_validate without the 7.1 tagged #4 bounds check (past_end)
 #   place-mut-strb  rnic_rx_place without the last write beat's strobe mask
 #   place-mut-stale rnic_rx_place writing a stale untagged PLACE
+#   deliver-mut-ring  rnic_rx_deliver without the cq_log2 mask of the ring index
+#   deliver-mut-order rnic_rx_deliver without the MSN order check
+#   deliver-mut-gate  rnic_rx_deliver without the b_segs gate
+#   deliver-mut-busy  rnic_rx_deliver whose cq_busy_o ignores the B of its last completion write
+#   regs-cq-mut     rnic_regs taking ring configuration writes while cq_busy is 1
+#   lookup-mut-stag rnic_rx_lookup without the STag index range check (index 2 aliases entry 0)
+#   lookup-mut-prod rnic_rx_lookup without the producer bound of the RQ status (no NO_BUF)
 # Engines (default): k-induction with Yosys's SAT prover (`sat -tempinduct`); BMC with the AIG of the
 # design in ABC's incremental bmc3 (yosys-abc, shipped with Yosys). Both read the same harness
 # (read_verilog -formal, immediate assert/assume). With
@@ -24,7 +48,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work="$root/build/formal"
-place_depth=8
+place_depth=9
+deliver_depth=8
+lookup_depth=12
 mutants=1
 engine=sat
 smt_timeout=120
@@ -33,11 +59,13 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --work) work=$2; shift 2 ;;
     --place-depth) place_depth=$2; shift 2 ;;
+    --deliver-depth) deliver_depth=$2; shift 2 ;;
+    --lookup-depth) lookup_depth=$2; shift 2 ;;
     --only) only+=("$2"); shift 2 ;;
     --no-mutants) mutants=0; shift ;;
     --engine) engine=$2; shift 2 ;;
     --smt-timeout) smt_timeout=$2; shift 2 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n "2,$(($(grep -n '^set -euo' "$0" | cut -d: -f1) - 1))p" "$0"; exit 0 ;;
     *) echo "formal.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -116,6 +144,7 @@ run() {
   elif [[ "$engine" == sat ]]; then
     # BMC from reset: the AIG of the design, ABC's incremental bmc3 (ships with Yosys as yosys-abc).
     local aig="$work/$name.aig"
+    rm -f "$aig"  # never read an earlier run's AIG if Yosys fails
     {
       frontend "$top" "$@"
       echo "memory_map"
@@ -193,9 +222,59 @@ run() {
   esac
 }
 
+# rnic_rx_deliver with observation ports (fv_*) for its internal decide / completion-queue events:
+# a copy made in the work dir (no logic changed), used by deliver_fv.sv and its mutants.
+deliver_probe() {  # SRC NAME
+  local m
+  m=$(mutant "$1" "$2_p1" "order_err_event_o // an order error completion was decided" \
+"order_err_event_o, // an order error completion was decided
+  output logic fv_ce_push, output logic fv_ce_pop, output logic fv_ce_marker,
+  output logic fv_ce_err, output logic fv_ce_tagged, output logic fv_ce_order,
+  output logic [15:0] fv_ce_stream, output logic [15:0] fv_ce_ssn,
+  output logic [31:0] fv_ce_stag_qn, output logic [31:0] fv_ce_msn,
+  output logic [3:0] fv_ce_type, output logic [7:0] fv_ce_code,
+  output logic fv_co_push, output logic [1:0] fv_co_kind, output logic [15:0] fv_co_stream,
+  output logic [7:0] fv_co_qn, output logic fv_dlv_rel, output logic fv_rel_last,
+  output logic fv_rel_tagged, output logic [31:0] fv_rel_stag_qn, output logic [31:0] fv_rel_msn")
+  mutant "$m" "$2" "endmodule" \
+"  assign fv_ce_push = ce_push;
+  assign fv_ce_pop = ce_pop;
+  assign fv_ce_marker = ce_wdata[CeMarker];
+  assign fv_ce_err = ce_wdata[CeErr];
+  assign fv_ce_tagged = ce_wdata[CeTagged];
+  assign fv_ce_order = ce_wdata[CeOrder];
+  assign fv_ce_stream = ce_wdata[CeStreamLsb +: 16];
+  assign fv_ce_ssn = ce_wdata[CeSsnLsb +: 16];
+  assign fv_ce_stag_qn = ce_wdata[CeAuxLsb +: 32];
+  assign fv_ce_msn = ce_wdata[CeAuxLsb + 32 +: 32];
+  assign fv_ce_type = ce_wdata[CeTypeLsb +: 4];
+  assign fv_ce_code = ce_wdata[CeCodeLsb +: 8];
+  assign fv_co_push = co_push;
+  assign fv_co_kind = co_wdata[25:24];
+  assign fv_co_stream = co_wdata[23:8];
+  assign fv_co_qn = co_wdata[7:0];
+  assign fv_dlv_rel = deliver_rel;
+  assign fv_rel_last = rel[PLast];
+  assign fv_rel_tagged = rel[PTagged];
+  assign fv_rel_stag_qn = rel[PStagQnLsb +: 32];
+  assign fv_rel_msn = rel[PMsnLsb +: 32];
+endmodule" > /dev/null
+  echo "$work/$2.sv"
+}
+
 printf '%-16s %-26s %-16s %-58s %7s\n' proof method '      depth' result time
 run validate validate_fv induct 4 pass "$rtl/rnic_rx_validate.sv" "$fv/validate_fv.sv"
 run place place_fv bmc "$place_depth" pass "$rtl/rnic_rx_place.sv" "$fv/place_fv.sv"
+if wanted deliver; then
+  m=$(deliver_probe "$rtl/rnic_rx_deliver.sv" deliver_probe_rtl)
+  run deliver deliver_fv bmc "$deliver_depth" pass "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
+fi
+run regs-cq regs_cq_fv induct 4 pass "$rtl/rnic_regs.sv" "$fv/deliver_fv.sv"
+lk=("$rtl/rnic_rx_lookup.sv" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv")
+run lookup-a lookup_fv_a bmc "$lookup_depth" pass "${lk[@]}"
+wanted lookup-bw && [[ ${#only[@]} -gt 0 ]] && run lookup-bw lookup_fv_bw bmc "$lookup_depth" pass "${lk[@]}"
+wanted lookup-b && [[ ${#only[@]} -gt 0 ]] && run lookup-b lookup_fv_b bmc "$lookup_depth" pass "${lk[@]}"
+run lookup-race lookup_fv_race bmc 13 pass "${lk[@]}"
 if [[ $mutants -eq 1 ]]; then
   if wanted validate-mut; then
     m=$(mutant "$rtl/rnic_rx_validate.sv" validate_mut_rtl \
@@ -211,6 +290,45 @@ if [[ $mutants -eq 1 ]]; then
     m=$(mutant "$rtl/rnic_rx_place.sv" place_mut_stale_rtl \
       "v_place_w = v_place && !v_stale &&" "v_place_w = v_place &&")
     run place-mut-stale place_fv bmc "$place_depth" fail "$m" "$fv/place_fv.sv"
+  fi
+  if wanted deliver-mut-ring; then
+    m=$(mutant "$rtl/rnic_rx_deliver.sv" deliver_mut_ring_src \
+      "assign cq_index = widx_q & (cq_size - 32'd1);" "assign cq_index = widx_q;")
+    m=$(deliver_probe "$m" deliver_mut_ring_rtl)
+    run deliver-mut-ring deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
+  fi
+  if wanted deliver-mut-order; then
+    m=$(mutant "$rtl/rnic_rx_deliver.sv" deliver_mut_order_src \
+      "rel_bad = rel_untagged && rel[PMsnLsb +: 32] != rel_exp;" "rel_bad = 1'b0;")
+    m=$(deliver_probe "$m" deliver_mut_order_rtl)
+    run deliver-mut-order deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
+  fi
+  if wanted deliver-mut-gate; then
+    m=$(mutant "$rtl/rnic_rx_deliver.sv" deliver_mut_gate_src \
+      "assign gate = ce_valid && !mark_wait[31];" "assign gate = ce_valid;")
+    m=$(deliver_probe "$m" deliver_mut_gate_rtl)
+    run deliver-mut-gate deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
+  fi
+  if wanted regs-cq-mut; then
+    m=$(mutant "$rtl/rnic_regs.sv" regs_cq_mut_rtl \
+      "assign cq_idle = !cq_en_q && !cq_busy_q;" "assign cq_idle = !cq_en_q;")
+    run regs-cq-mut regs_cq_fv induct 4 fail "$m" "$fv/deliver_fv.sv"
+  fi
+  if wanted deliver-mut-busy; then
+    m=$(mutant "$rtl/rnic_rx_deliver.sv" deliver_mut_busy_src \
+      "assign cq_busy_o = load || wv_q || last_b_wait[31];" "assign cq_busy_o = load || wv_q;")
+    m=$(deliver_probe "$m" deliver_mut_busy_rtl)
+    run deliver-mut-busy deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
+  fi
+  if wanted lookup-mut-stag; then
+    m=$(mutant "$rtl/rnic_rx_lookup.sv" lookup_mut_stag_rtl \
+      "assign b_stag_ok = {8'b0, b_seg_q.stag[31:8]} < StagEntries;" "assign b_stag_ok = 1'b1;")
+    run lookup-mut-stag lookup_fv_a bmc "$lookup_depth" fail "$m" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
+  fi
+  if wanted lookup-mut-prod; then
+    m=$(mutant "$rtl/rnic_rx_lookup.sv" lookup_mut_prod_rtl \
+      "else if (bq_ahead >= bq_posted) b_lk.rq_status" "else if (1'b0) b_lk.rq_status")
+    run lookup-mut-prod lookup_fv_bw bmc "$lookup_depth" fail "$m" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
   fi
 fi
 exit $status

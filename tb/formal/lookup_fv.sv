@@ -447,7 +447,7 @@ module lookup_fv_bw (`LOOKUP_FV_PORTS);
   lookup_fv #(.NS(1), .NQN(1), .CK_A(0), .CK_WIN(1), .CK_DESC(0), .CK_STAT(0)) u (.*);
 endmodule
 module lookup_fv_b (`LOOKUP_FV_PORTS);
-  lookup_fv #(.NS(1), .NQN(2), .CK_A(0), .CK_WIN(1), .CK_DESC(1), .CK_STAT(0), .AS_NO_QRACE(1)) u (.*);
+  lookup_fv #(.NS(1), .NQN(2), .CK_A(0), .CK_WIN(1), .CK_DESC(1), .CK_STAT(0)) u (.*);
 endmodule
 module lookup_fv_race (`LOOKUP_FV_PORTS);
   lookup_fv #(.NS(1), .NQN(2), .CK_A(0), .CK_WIN(1), .CK_DESC(0), .CK_STAT(0), .AS_DB_FWD(1),

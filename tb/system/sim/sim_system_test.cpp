@@ -163,7 +163,10 @@ bool wait_idle(Backend& b) {
   }
   return false;
 }
+// hw.def CQ_CTRL: the ring configuration is taken only while disabled and not busy.
 void cq_setup(Backend& b, std::uint64_t ring, unsigned log2) {
+  b.write32(hw::kRegCQ_CTRL, 0);
+  for (int i = 0; b.read32(hw::kRegCQ_CTRL) != 0; ++i) ASSERT_LT(i, 100000) << "CQ_CTRL busy does not clear";
   b.write32(hw::kRegCQ_BASE_LO, lo(ring));
   b.write32(hw::kRegCQ_BASE_HI, hi(ring));
   b.write32(hw::kRegCQ_LOG2_SIZE, log2);

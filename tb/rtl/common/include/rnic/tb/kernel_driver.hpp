@@ -107,11 +107,21 @@ class KernelDriver {
   }
 
   // ---- completion ring ----------------------------------------------------------------------------
+  // As a driver does it (hw.def CQ_CTRL): disable, wait until no completion write is in flight (the
+  // card takes a ring configuration only then), program, read back, enable.
   void cq_setup(std::uint64_t base, unsigned log2) {
     using namespace rnic::hw;
+    mmio_.write32(kRegCQ_CTRL, 0);
+    for (int i = 0; mmio_.read32(kRegCQ_CTRL) != 0; ++i) {
+      if (i == 100000) throw std::runtime_error("cq_setup: CQ_CTRL busy does not clear");
+    }
     mmio_.write32(kRegCQ_BASE_LO, static_cast<std::uint32_t>(base));
     mmio_.write32(kRegCQ_BASE_HI, static_cast<std::uint32_t>(base >> 32));
     mmio_.write32(kRegCQ_LOG2_SIZE, log2);
+    if (mmio_.read32(kRegCQ_BASE_LO) != static_cast<std::uint32_t>(base) || mmio_.read32(kRegCQ_LOG2_SIZE) != log2) {
+      throw std::runtime_error("cq_setup: the card did not take the ring configuration (log2 " +
+                               std::to_string(log2) + ")");
+    }
     mmio_.write32(kRegCQ_CTRL, 1);
     cq_base_ = base;
     cq_log2_ = log2;
