@@ -262,6 +262,15 @@ endmodule" > /dev/null
   echo "$work/$2.sv"
 }
 
+# deliver_mutant NAME PATTERN REPLACEMENT: deliver with one change, probed, must fail.
+deliver_mutant() {
+  wanted "$1" || return 0
+  local m
+  m=$(mutant "$rtl/rnic_rx_deliver.sv" "${1//-/_}_src" "$2" "$3")
+  m=$(deliver_probe "$m" "${1//-/_}_rtl")
+  run "$1" deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
+}
+
 printf '%-16s %-26s %-16s %-58s %7s\n' proof method '      depth' result time
 run validate validate_fv induct 4 pass "$rtl/rnic_rx_validate.sv" "$fv/validate_fv.sv"
 run place place_fv bmc "$place_depth" pass "$rtl/rnic_rx_place.sv" "$fv/place_fv.sv"
@@ -291,35 +300,23 @@ if [[ $mutants -eq 1 ]]; then
       "v_place_w = v_place && !v_stale &&" "v_place_w = v_place &&")
     run place-mut-stale place_fv bmc "$place_depth" fail "$m" "$fv/place_fv.sv"
   fi
-  if wanted deliver-mut-ring; then
-    m=$(mutant "$rtl/rnic_rx_deliver.sv" deliver_mut_ring_src \
-      "assign cq_index = widx_q & (cq_size - 32'd1);" "assign cq_index = widx_q;")
-    m=$(deliver_probe "$m" deliver_mut_ring_rtl)
-    run deliver-mut-ring deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
-  fi
-  if wanted deliver-mut-order; then
-    m=$(mutant "$rtl/rnic_rx_deliver.sv" deliver_mut_order_src \
-      "rel_bad = rel_untagged && rel[PMsnLsb +: 32] != rel_exp;" "rel_bad = 1'b0;")
-    m=$(deliver_probe "$m" deliver_mut_order_rtl)
-    run deliver-mut-order deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
-  fi
-  if wanted deliver-mut-gate; then
-    m=$(mutant "$rtl/rnic_rx_deliver.sv" deliver_mut_gate_src \
-      "assign gate = ce_valid && !mark_wait[31];" "assign gate = ce_valid;")
-    m=$(deliver_probe "$m" deliver_mut_gate_rtl)
-    run deliver-mut-gate deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
-  fi
+  deliver_mutant deliver-mut-ring \
+    "assign cq_index = widx_q & (cq_size - 32'd1);" \
+    "assign cq_index = widx_q;"
+  deliver_mutant deliver-mut-order \
+    "rel_bad = rel_untagged && rel[PMsnLsb +: 32] != rel_exp;" \
+    "rel_bad = 1'b0;"
+  deliver_mutant deliver-mut-gate \
+    "assign gate = ce_valid && !mark_wait[31];" \
+    "assign gate = ce_valid;"
   if wanted regs-cq-mut; then
     m=$(mutant "$rtl/rnic_regs.sv" regs_cq_mut_rtl \
       "assign cq_idle = !cq_en_q && !cq_busy_q;" "assign cq_idle = !cq_en_q;")
     run regs-cq-mut regs_cq_fv induct 4 fail "$m" "$fv/deliver_fv.sv"
   fi
-  if wanted deliver-mut-busy; then
-    m=$(mutant "$rtl/rnic_rx_deliver.sv" deliver_mut_busy_src \
-      "assign cq_busy_o = load || wv_q || last_b_wait[31];" "assign cq_busy_o = load || wv_q;")
-    m=$(deliver_probe "$m" deliver_mut_busy_rtl)
-    run deliver-mut-busy deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
-  fi
+  deliver_mutant deliver-mut-busy \
+    "assign cq_busy_o = load || wv_q || last_b_wait[31];" \
+    "assign cq_busy_o = load || wv_q;"
   if wanted lookup-mut-stag; then
     m=$(mutant "$rtl/rnic_rx_lookup.sv" lookup_mut_stag_rtl \
       "assign b_stag_ok = {8'b0, b_seg_q.stag[31:8]} < StagEntries;" "assign b_stag_ok = 1'b1;")
