@@ -19,6 +19,12 @@ Depth model (levels of the worst register-to-register path):
     read address gets +1 level. A transparent read port (read-during-write bypass) adds a 1-level mux
     after the read register.
   lut_depth = ceil(levels of the worst path).
+Logic-depth budget (issue 12, docs/synthesis.md): LUTs and CARRY4s are also counted separately, each as
+its own maximum over all paths into an end point (the deepest-LUT path need not be the most-levels
+path). A path starting at a block-RAM read (the RAM's read register, no output register: about 1 ns
+clock-to-out) counts one extra LUT, as do a transparent read port's bypass mux and a LUTRAM read
+address; a CARRY8 counts as two CARRY4. Budget: at most BUDGET_LUTS LUTs and BUDGET_CARRY4 CARRY4 on
+every register-to-register path; the report lists the end points over it.
 """
 import argparse
 import json
@@ -28,6 +34,8 @@ import sys
 from pathlib import Path
 
 LUTRAM_MAX_WORDS = 64
+BUDGET_LUTS = 7
+BUDGET_CARRY4 = 16
 LUT_LUTRAM_EQUIV = {  # LUTs (SLICEM LUT sites) each distributed-RAM primitive occupies
     "RAM32M16": 8, "RAM64M8": 8, "RAM32M": 4, "RAM64M": 4, "RAM32X1D": 2, "RAM64X1D": 2,
     "RAM128X1D": 4, "RAM256X1D": 8, "RAM32X1S": 1, "RAM64X1S": 1, "RAM128X1S": 2, "RAM256X1S": 4,
@@ -186,6 +194,7 @@ def depth_analysis(netlist, instance_module):
     comb = {}        # cell name -> (type, [input bits], [output bits])
     driver = {}      # bit -> comb cell name
     start_bits = {}  # bit -> (extra levels, kind, cell name)
+    start_lut = {}   # bit -> extra LUT levels for the budget (block RAM read, bypass mux)
     endpoints = []   # (bit, extra levels, kind, cell name)
     unknown = {}
     for cname, cell in cells.items():
@@ -215,6 +224,7 @@ def depth_analysis(netlist, instance_module):
                     if port == "RD_DATA":
                         start_bits[b] = (1.0 if transparent else 0.0,
                                          "ram-bypass" if transparent else ("lutram" if lutram else "bram"), cname)
+                        start_lut[b] = int(transparent) + int(not lutram)
                     elif port in ("RD_CLK", "WR_CLK"):
                         continue
                     elif port == "RD_ADDR" and lutram:
@@ -239,25 +249,27 @@ def depth_analysis(netlist, instance_module):
                 if isinstance(b, int):
                     driver[b] = cname
 
-    # arrival[cell] = (levels, best input bit or None, luts, carries); None when no register feeds it.
+    # arrival[cell] = (levels, best input bit or None, luts, carries, most LUTs on any path, its input
+    # bit, most CARRY4 on any path, its input bit); None when no register feeds it.
     arrival = {}
     NONE = object()
 
     def bit_arrival(b):
         if b in start_bits:
-            return (start_bits[b][0], 0, 0)
+            ls = start_lut.get(b, 0)
+            return (start_bits[b][0], 0, 0, ls, 0)
         c = driver.get(b)
         if c is None:
             return None
         a = cell_arrival(c)
-        return None if a is None else (a[0], a[2], a[3])
+        return None if a is None else (a[0], a[2], a[3], a[4], a[6])
 
     def weight(c):
         t = comb[c][0]
         if t in ("CARRY4", "CARRY8"):
             ci = cells[c]["connections"].get("CI", [])
             cascaded = any(isinstance(b, int) and driver.get(b) and comb[driver[b]][0] == t for b in ci)
-            return (0.5 if cascaded and t == "CARRY4" else 1.0), 0, 1
+            return (0.5 if cascaded and t == "CARRY4" else 1.0), 0, (2 if t == "CARRY8" else 1)
         return 1.0, 1, 0
 
     in_progress = set()
@@ -283,16 +295,23 @@ def depth_analysis(netlist, instance_module):
                 if all(p in in_progress for p in pending):
                     raise ReportError(f"combinational loop through {cur}")
                 continue
-            best = None
+            best = bl = bc = None
             for b in comb[cur][1]:
                 ba = bit_arrival(b)
-                if ba is not None and (best is None or ba[0] > best[0][0]):
+                if ba is None:
+                    continue
+                if best is None or ba[0] > best[0][0]:
                     best = (ba, b)
+                if bl is None or ba[3] > bl[0]:
+                    bl = (ba[3], b)
+                if bc is None or ba[4] > bc[0]:
+                    bc = (ba[4], b)
             if best is None:
                 arrival[cur] = NONE
             else:
                 w, dl, dc = weight(cur)
-                arrival[cur] = (best[0][0] + w, best[1], best[0][1] + dl, best[0][2] + dc)
+                arrival[cur] = (best[0][0] + w, best[1], best[0][1] + dl, best[0][2] + dc,
+                                bl[0] + dl, bl[1], bc[0] + dc, bc[1])
             in_progress.discard(cur)
             stack.pop()
         a = arrival[c]
@@ -328,15 +347,27 @@ def depth_analysis(netlist, instance_module):
     worst = None
     histogram = {}
     by_instance = {}
+    over = []        # (luts, carry4, end bit, kind, cell) of end points over the budget
+    most_l = most_c = None
+    budget_inst = {}  # instance -> [most LUTs, most CARRY4] of paths ending there
     for b, extra, kind, cname in endpoints:
         a = bit_arrival(b)
         if a is None:
             continue
+        el, ec = a[3] + int(extra), a[4]
+        if most_l is None or el > most_l[0]:
+            most_l = (el, b, kind, cname)
+        if most_c is None or ec > most_c[0]:
+            most_c = (ec, b, kind, cname)
+        if el > BUDGET_LUTS or ec > BUDGET_CARRY4:
+            over.append((el, ec, b, kind, cname))
         levels = a[0] + extra
         key = str(math.ceil(levels))
         histogram[key] = histogram.get(key, 0) + 1
         inst = instance_of(end_register(kind, cname, b))[0]
         by_instance[inst] = max(by_instance.get(inst, 0), math.ceil(levels))
+        bi = budget_inst.setdefault(inst, [0, 0])
+        bi[0], bi[1] = max(bi[0], el), max(bi[1], ec)
         if worst is None or levels > worst[0]:
             worst = (levels, b, kind, cname, a[1], a[2])
     if worst is None:
@@ -370,7 +401,41 @@ def depth_analysis(netlist, instance_module):
         "via": via,
     }
     hist = dict(sorted(histogram.items(), key=lambda kv: int(kv[0])))
-    return math.ceil(levels), path, hist, dict(sorted(unknown.items())), dict(sorted(by_instance.items()))
+
+    def trace(end_bit, kind, cname, field):
+        """The start and end of the path into end_bit that has the most LUTs (field 5) or CARRY4 (7)."""
+        x = end_bit
+        while x not in start_bits:
+            x = arrival[driver[x]][field]
+        sk = start_bits[x][1]
+        s_sig = register_name(start_bits[x][2], x) if sk == "ff" else label(x)
+        e_reg = end_register(kind, cname, end_bit)
+        return {"from": s_sig, "from_kind": sk, "to": e_reg, "to_kind": kind,
+                "from_instance": instance_of(s_sig)[0], "to_instance": instance_of(e_reg)[0]}
+
+    over.sort(key=lambda o: (-(max(0, o[0] - BUDGET_LUTS) + max(0, o[1] - BUDGET_CARRY4)), -o[0], -o[1]))
+    worst_over = []
+    seen = set()
+    for el, ec, b, kind, cname in over:
+        reg = end_register(kind, cname, b).split("[")[0]
+        if reg in seen:
+            continue
+        seen.add(reg)
+        t = trace(b, kind, cname, 5 if el > BUDGET_LUTS else 7)
+        t.update({"luts": el, "carry4": ec})
+        worst_over.append(t)
+        if len(worst_over) == 20:
+            break
+    budget = {
+        "luts": BUDGET_LUTS, "carry4": BUDGET_CARRY4,
+        "most_luts": dict(trace(most_l[1], most_l[2], most_l[3], 5), luts=most_l[0]),
+        "most_carry4": dict(trace(most_c[1], most_c[2], most_c[3], 7), carry4=most_c[0]),
+        "end_points_over": len(over),
+        "registers_over": worst_over,  # the worst end point of up to 20 registers / RAMs over budget
+        "per_instance": {k: {"luts": v[0], "carry4": v[1]} for k, v in sorted(budget_inst.items())},
+    }
+    return (math.ceil(levels), path, hist, dict(sorted(unknown.items())), dict(sorted(by_instance.items())),
+            budget)
 
 
 def kernel_defaults(root):
@@ -397,7 +462,7 @@ def cmd_analyze(a):
     xil = load_json(a.xilinx, "--xilinx netlist")
     dep = load_json(a.depth, "--depth netlist")
     totals, per_instance, instance_module = hierarchy_counts(xil)
-    lut_depth, path, hist, unknown, by_instance = depth_analysis(dep, instance_module)
+    lut_depth, path, hist, unknown, by_instance, budget = depth_analysis(dep, instance_module)
     for inst, entry in per_instance.items():
         # deepest path ending in this instance or below it (its sub-instances have their own entry too)
         entry["lut_depth"] = max((d for i, d in by_instance.items()
@@ -408,6 +473,7 @@ def cmd_analyze(a):
     cfg["lut_depth"] = lut_depth
     cfg["worst_path"] = path
     cfg["depth_histogram"] = hist
+    cfg["budget"] = budget
     if unknown:
         cfg["depth_other_cells"] = unknown
     cfg["per_module"] = per_instance
@@ -448,6 +514,10 @@ def validate(report, configs):
         s = sum(v["luts"] for k, v in pm.items() if k == "(top)" or "." not in k)
         if s != c["luts"]:
             raise ReportError(f"{n}: per-instance LUTs add up to {s}, total says {c['luts']}")
+        bd = c.get("budget")
+        if not isinstance(bd, dict) or not isinstance(bd.get("end_points_over"), int) or \
+                not bd.get("most_luts", {}).get("to") or not bd.get("most_carry4", {}).get("to"):
+            raise ReportError(f"{n}: budget lacks end_points_over / most_luts / most_carry4")
         if not str(c["yosys_version"]).startswith("Yosys"):
             raise ReportError(f"{n}: yosys_version = {c['yosys_version']!r}")
 
@@ -487,6 +557,17 @@ def print_table(report):
             vals = (m["luts"], m["ffs"], m["carry"], m["bram36"], m["bram18"], m["uram"], m["lutram"],
                     m["muxf7"] + m["muxf8"] + m["muxf9"], m.get("lut_depth", "-"))
             print(f"  {inst:<28} {m['module'][:18]:<18}" + "".join(f"{v:>8}" for v in vals))
+        bd = c.get("budget")
+        if bd:
+            print(f"[{c['name']}] logic-depth budget ({bd['luts']} LUTs, {bd['carry4']} CARRY4 on every "
+                  f"register-to-register path): {bd['end_points_over']} end points over")
+            for k, unit in (("most_luts", "luts"), ("most_carry4", "carry4")):
+                t = bd[k]
+                print(f"  {k.replace('_', ' '):<12} {t[unit]:>3}  from {t['from']} ({t['from_kind']}) to {t['to']}")
+            print("  per instance (paths ending there): " +
+                  ", ".join(f"{i} {v['luts']}/{v['carry4']}" for i, v in bd["per_instance"].items()))
+            for t in bd["registers_over"]:
+                print(f"  over: {t['luts']:>2} LUTs {t['carry4']:>2} CARRY4  {t['from']} -> {t['to']}")
 
 
 def cmd_merge(a):
