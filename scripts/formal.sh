@@ -262,6 +262,16 @@ endmodule" > /dev/null
   echo "$work/$2.sv"
 }
 
+# rtl_mutant NAME SRC TOP MODE DEPTH PATTERN REPLACEMENT [FILES...]: SRC with one change, run with
+# the harness FILES after it, must fail.
+rtl_mutant() {
+  local name=$1 src=$2 top=$3 mode=$4 depth=$5 pat=$6 rep=$7 m
+  shift 7
+  wanted "$name" || return 0
+  m=$(mutant "$src" "${name//-/_}_rtl" "$pat" "$rep")
+  run "$name" "$top" "$mode" "$depth" fail "$m" "$@"
+}
+
 # deliver_mutant NAME PATTERN REPLACEMENT: deliver with one change, probed, must fail.
 deliver_mutant() {
   wanted "$1" || return 0
@@ -285,21 +295,18 @@ wanted lookup-bw && [[ ${#only[@]} -gt 0 ]] && run lookup-bw lookup_fv_bw bmc "$
 wanted lookup-b && [[ ${#only[@]} -gt 0 ]] && run lookup-b lookup_fv_b bmc "$lookup_depth" pass "${lk[@]}"
 run lookup-race lookup_fv_race bmc 13 pass "${lk[@]}"
 if [[ $mutants -eq 1 ]]; then
-  if wanted validate-mut; then
-    m=$(mutant "$rtl/rnic_rx_validate.sv" validate_mut_rtl \
-      "end else if (below_base || past_end) begin" "end else if (below_base) begin")
-    run validate-mut validate_fv induct 4 fail "$m" "$fv/validate_fv.sv"
-  fi
-  if wanted place-mut-strb; then
-    m=$(mutant "$rtl/rnic_rx_place.sv" place_mut_strb_rtl \
-      "(last_a ? ({Bytes{1'b1}} >> (~h_ll)) : {Bytes{1'b1}})" "{Bytes{1'b1}}")
-    run place-mut-strb place_fv bmc "$place_depth" fail "$m" "$fv/place_fv.sv"
-  fi
-  if wanted place-mut-stale; then
-    m=$(mutant "$rtl/rnic_rx_place.sv" place_mut_stale_rtl \
-      "v_place_w = v_place && !v_stale &&" "v_place_w = v_place &&")
-    run place-mut-stale place_fv bmc "$place_depth" fail "$m" "$fv/place_fv.sv"
-  fi
+  rtl_mutant validate-mut "$rtl/rnic_rx_validate.sv" validate_fv induct 4 \
+    "end else if (below_base || past_end) begin" \
+    "end else if (below_base) begin" \
+    "$fv/validate_fv.sv"
+  rtl_mutant place-mut-strb "$rtl/rnic_rx_place.sv" place_fv bmc "$place_depth" \
+    "(last_a ? ({Bytes{1'b1}} >> (~h_ll)) : {Bytes{1'b1}})" \
+    "{Bytes{1'b1}}" \
+    "$fv/place_fv.sv"
+  rtl_mutant place-mut-stale "$rtl/rnic_rx_place.sv" place_fv bmc "$place_depth" \
+    "v_place_w = v_place && !v_stale &&" \
+    "v_place_w = v_place &&" \
+    "$fv/place_fv.sv"
   deliver_mutant deliver-mut-ring \
     "assign cq_index = widx_q & (cq_size - 32'd1);" \
     "assign cq_index = widx_q;"
@@ -309,23 +316,20 @@ if [[ $mutants -eq 1 ]]; then
   deliver_mutant deliver-mut-gate \
     "assign gate = ce_valid && !mark_wait[31];" \
     "assign gate = ce_valid;"
-  if wanted regs-cq-mut; then
-    m=$(mutant "$rtl/rnic_regs.sv" regs_cq_mut_rtl \
-      "assign cq_idle = !cq_en_q && !cq_busy_q;" "assign cq_idle = !cq_en_q;")
-    run regs-cq-mut regs_cq_fv induct 4 fail "$m" "$fv/deliver_fv.sv"
-  fi
+  rtl_mutant regs-cq-mut "$rtl/rnic_regs.sv" regs_cq_fv induct 4 \
+    "assign cq_idle = !cq_en_q && !cq_busy_q;" \
+    "assign cq_idle = !cq_en_q;" \
+    "$fv/deliver_fv.sv"
   deliver_mutant deliver-mut-busy \
     "assign cq_busy_o = load || wv_q || last_b_wait[31];" \
     "assign cq_busy_o = load || wv_q;"
-  if wanted lookup-mut-stag; then
-    m=$(mutant "$rtl/rnic_rx_lookup.sv" lookup_mut_stag_rtl \
-      "assign b_stag_ok = {8'b0, b_seg_q.stag[31:8]} < StagEntries;" "assign b_stag_ok = 1'b1;")
-    run lookup-mut-stag lookup_fv_a bmc "$lookup_depth" fail "$m" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
-  fi
-  if wanted lookup-mut-prod; then
-    m=$(mutant "$rtl/rnic_rx_lookup.sv" lookup_mut_prod_rtl \
-      "else if (bq_ahead >= bq_posted) b_lk.rq_status" "else if (1'b0) b_lk.rq_status")
-    run lookup-mut-prod lookup_fv_bw bmc "$lookup_depth" fail "$m" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
-  fi
+  rtl_mutant lookup-mut-stag "$rtl/rnic_rx_lookup.sv" lookup_fv_a bmc "$lookup_depth" \
+    "assign b_stag_ok = {8'b0, b_seg_q.stag[31:8]} < StagEntries;" \
+    "assign b_stag_ok = 1'b1;" \
+    "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
+  rtl_mutant lookup-mut-prod "$rtl/rnic_rx_lookup.sv" lookup_fv_bw bmc "$lookup_depth" \
+    "else if (bq_ahead >= bq_posted) b_lk.rq_status" \
+    "else if (1'b0) b_lk.rq_status" \
+    "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
 fi
 exit $status

@@ -223,35 +223,24 @@ Counters Core::counters() {
 
 bool Core::disable_cq_and_wait() {
   wr(kRegCQ_CTRL, 0);
-  const auto t0 = std::chrono::steady_clock::now();
-  for (std::uint64_t polls = 1;; ++polls) {
-    if ((rd(kRegCQ_CTRL) & 3u) == 0) return true;  // disabled, not busy
-    if (polls >= cmd_limits_.max_polls || std::chrono::steady_clock::now() - t0 >= cmd_limits_.timeout) return false;
-    if (polls >= cmd_limits_.spin_polls) std::this_thread::sleep_for(std::chrono::microseconds(20));
-  }
+  return poll_until([&] { return (rd(kRegCQ_CTRL) & 3u) == 0; }, [] {}, nullptr);  // disabled, not busy
 }
 
 void Core::wait_not_busy(std::uint32_t op, std::uint32_t* status) {
   const auto t0 = std::chrono::steady_clock::now();
-  for (std::uint64_t polls = 1;; ++polls) {
-    const std::uint32_t st = rd(kRegCMD_STATUS);
-    if ((st & 1u) == 0) {
-      cmd_stuck_ = false;
-      if (status != nullptr) *status = st;
-      return;
-    }
-    // Fenced commands stay busy until the completions decided before them are written: drain the
-    // ring meanwhile, or a full ring would never let the command finish.
-    poll_hw();
+  std::uint32_t st = 0;
+  std::uint64_t polls = 0;
+  // Fenced commands stay busy until the completions decided before them are written: drain the ring
+  // meanwhile, or a full ring would never let the command finish.
+  if (!poll_until([&] { return ((st = rd(kRegCMD_STATUS)) & 1u) == 0; }, [&] { poll_hw(); }, &polls)) {
+    cmd_stuck_ = true;
     const auto waited = std::chrono::steady_clock::now() - t0;
-    if (polls >= cmd_limits_.max_polls || waited >= cmd_limits_.timeout) {
-      cmd_stuck_ = true;
-      throw Error(Errc::kTimeout,
-                  "command " + cmd_name(op) + " still busy after " + std::to_string(polls) + " CMD_STATUS reads (" +
-                      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()) + " ms)");
-    }
-    if (polls >= cmd_limits_.spin_polls) std::this_thread::sleep_for(std::chrono::microseconds(20));
+    throw Error(Errc::kTimeout,
+                "command " + cmd_name(op) + " still busy after " + std::to_string(polls) + " CMD_STATUS reads (" +
+                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()) + " ms)");
   }
+  cmd_stuck_ = false;
+  if (status != nullptr) *status = st;
 }
 
 void Core::command(std::uint32_t op, const std::vector<std::uint32_t>& args) {

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend.hpp"
@@ -145,6 +146,19 @@ class Core {
   // CQ_CTRL = 0, then polls CQ_CTRL.busy (bounded like a command): true once the card has finished
   // every completion write it had loaded, i.e. the ring memory is the driver's again.
   bool disable_cq_and_wait();
+  // Calls done() until it returns true, between() after each false, within cmd_limits_ (polls and
+  // time; later polls sleep a little). False at the limit; *polls (if given) counts the calls.
+  template <class Done, class Between>
+  bool poll_until(Done done, Between between, std::uint64_t* polls) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::uint64_t n = 1;; ++n) {
+      if (polls != nullptr) *polls = n;
+      if (done()) return true;
+      between();
+      if (n >= cmd_limits_.max_polls || std::chrono::steady_clock::now() - t0 >= cmd_limits_.timeout) return false;
+      if (n >= cmd_limits_.spin_polls) std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
   void scrub_tables();
   void command(std::uint32_t op, const std::vector<std::uint32_t>& args);
   void wait_not_busy(std::uint32_t op, std::uint32_t* status);

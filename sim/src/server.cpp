@@ -560,9 +560,12 @@ class Server::Impl {
   }
 
   // Waits until CMD_STATUS.busy clears (false after kCmdTimeoutCycles).
-  bool wait_not_busy() {
+  bool wait_not_busy() { return wait_clear(hw::kRegCMD_STATUS, 1u); }
+
+  // Reads reg until (value & mask) == 0; false after kCmdTimeoutCycles.
+  bool wait_clear(std::uint32_t reg, std::uint32_t mask) {
     const std::uint64_t t0 = cycle();
-    while ((mmio_read(hw::kRegCMD_STATUS) & 1u) != 0) {
+    while ((mmio_read(reg) & mask) != 0) {
       if (cycle() - t0 > kCmdTimeoutCycles) return false;
     }
     return true;
@@ -598,13 +601,9 @@ class Server::Impl {
       for (std::uint32_t idx : owner_stags_) clean = command(hw::kCmdSTAG_INVALIDATE, idx) && clean;
       for (std::uint32_t s : owner_streams_) clean = command(hw::kCmdSTREAM_TEARDOWN, s) && clean;
       // The ring is the owner's memory: free only once no completion write is in flight.
-      const std::uint64_t t0 = cycle();
-      while ((mmio_read(hw::kRegCQ_CTRL) & 2u) != 0) {
-        if (cycle() - t0 > kCmdTimeoutCycles) {
-          fmt::print(stderr, "rnic-sim: completion ring still busy after {} cycles\n", kCmdTimeoutCycles);
-          clean = false;
-          break;
-        }
+      if (!wait_clear(hw::kRegCQ_CTRL, 2u)) {
+        fmt::print(stderr, "rnic-sim: completion ring still busy after {} cycles\n", kCmdTimeoutCycles);
+        clean = false;
       }
     } catch (const std::exception& e) {
       fmt::print(stderr, "rnic-sim: owner cleanup: {}\n", e.what());
