@@ -8,6 +8,8 @@
               CARRY4, memories as $mem_v2 cells): depth of the worst register-to-register path.
   synth_report.py merge --out REPORT.json CFG.json...   one report, human table on stdout
   synth_report.py check REPORT.json [--configs N]         sanity check (exit 1 with the reason)
+  synth_report.py budget --name N --depth D.json [--json OUT] [--check]
+      the logic-depth budget alone, of any top (the kernel or one stage); --check: exit 1 when over
 
 Depth model (levels of the worst register-to-register path):
   - start points: flip-flop outputs and RAM read data; end points: every flip-flop input (D, enable,
@@ -197,6 +199,17 @@ def depth_analysis(netlist, instance_module):
     start_lut = {}   # bit -> extra LUT levels for the budget (block RAM read, bypass mux)
     endpoints = []   # (bit, extra levels, kind, cell name)
     unknown = {}
+    # The top's ports: an input comes from a register outside (the platform's register slice, or the
+    # next stage when a single module is measured), an output goes into one.
+    for pname, port in mod.get("ports", {}).items():
+        for i, b in enumerate(port.get("bits", [])):
+            if not isinstance(b, int):
+                continue
+            bit = pname if len(port["bits"]) == 1 else f"{pname}[{i}]"
+            if port.get("direction") == "input":
+                start_bits[b] = (0.0, "port", bit)
+            elif port.get("direction") == "output":
+                endpoints.append((b, 0.0, "port", bit))
     for cname, cell in cells.items():
         t = cell["type"]
         conns = cell.get("connections", {})
@@ -338,12 +351,27 @@ def depth_analysis(netlist, instance_module):
 
     def end_register(kind, cname, b):
         """The name of the register (flip-flop Q net) or RAM an end point belongs to."""
+        if kind == "port":
+            return cname
         if kind == "ff":
             q = cells[cname]["connections"].get("Q", [])
             if len(q) == 1 and isinstance(q[0], int):
                 return register_name(cname, q[0])
         return cname.lstrip("\\")
 
+    def trace(end_bit, kind, cname, field):
+        """The start and end of the path into end_bit that has the most LUTs (field 5) or CARRY4 (7)."""
+        x = end_bit
+        while x not in start_bits:
+            x = arrival[driver[x]][field]
+        sk = start_bits[x][1]
+        s_sig = register_name(start_bits[x][2], x) if sk == "ff" else \
+            (start_bits[x][2] if sk == "port" else label(x))
+        e_reg = end_register(kind, cname, end_bit)
+        return {"from": s_sig, "from_kind": sk, "to": e_reg, "to_kind": kind,
+                "from_instance": instance_of(s_sig)[0], "to_instance": instance_of(e_reg)[0]}
+
+    comb_out = {}    # output port -> the most logic between a register and it
     worst = None
     histogram = {}
     by_instance = {}
@@ -361,6 +389,12 @@ def depth_analysis(netlist, instance_module):
             most_c = (ec, b, kind, cname)
         if el > BUDGET_LUTS or ec > BUDGET_CARRY4:
             over.append((el, ec, b, kind, cname))
+        if kind == "port" and (el or ec):
+            port = cname.split("[")[0]
+            prev = comb_out.get(port)
+            if prev is None or (el, ec) > (prev["luts"], prev["carry4"]):
+                t = trace(b, kind, cname, 5 if el >= ec else 7)
+                comb_out[port] = {"luts": el, "carry4": ec, "from": t["from"]}
         levels = a[0] + extra
         key = str(math.ceil(levels))
         histogram[key] = histogram.get(key, 0) + 1
@@ -389,7 +423,8 @@ def depth_analysis(netlist, instance_module):
             via.append(names[x][1])
 
     start_cell = start_bits[chain[0]][2]
-    start_sig = register_name(start_cell, chain[0]) if start_kind == "ff" else label(chain[0])
+    start_sig = register_name(start_cell, chain[0]) if start_kind == "ff" else \
+        (start_cell if start_kind == "port" else label(chain[0]))
     end_sig = label(end_bit)
     end_reg = end_register(end_kind, end_cell, end_bit)
     si, sm = instance_of(start_sig)
@@ -401,17 +436,6 @@ def depth_analysis(netlist, instance_module):
         "via": via,
     }
     hist = dict(sorted(histogram.items(), key=lambda kv: int(kv[0])))
-
-    def trace(end_bit, kind, cname, field):
-        """The start and end of the path into end_bit that has the most LUTs (field 5) or CARRY4 (7)."""
-        x = end_bit
-        while x not in start_bits:
-            x = arrival[driver[x]][field]
-        sk = start_bits[x][1]
-        s_sig = register_name(start_bits[x][2], x) if sk == "ff" else label(x)
-        e_reg = end_register(kind, cname, end_bit)
-        return {"from": s_sig, "from_kind": sk, "to": e_reg, "to_kind": kind,
-                "from_instance": instance_of(s_sig)[0], "to_instance": instance_of(e_reg)[0]}
 
     over.sort(key=lambda o: (-(max(0, o[0] - BUDGET_LUTS) + max(0, o[1] - BUDGET_CARRY4)), -o[0], -o[1]))
     worst_over = []
@@ -433,6 +457,9 @@ def depth_analysis(netlist, instance_module):
         "end_points_over": len(over),
         "registers_over": worst_over,  # the worst end point of up to 20 registers / RAMs over budget
         "per_instance": {k: {"luts": v[0], "carry4": v[1]} for k, v in sorted(budget_inst.items())},
+        # outputs of the top that are not register outputs (for one stage: the logic the next stage's
+        # inputs add to; a stage whose outputs are all registers composes within the budget)
+        "comb_outputs": dict(sorted(comb_out.items())),
     }
     return (math.ceil(levels), path, hist, dict(sorted(unknown.items())), dict(sorted(by_instance.items())),
             budget)
@@ -557,17 +584,40 @@ def print_table(report):
             vals = (m["luts"], m["ffs"], m["carry"], m["bram36"], m["bram18"], m["uram"], m["lutram"],
                     m["muxf7"] + m["muxf8"] + m["muxf9"], m.get("lut_depth", "-"))
             print(f"  {inst:<28} {m['module'][:18]:<18}" + "".join(f"{v:>8}" for v in vals))
-        bd = c.get("budget")
-        if bd:
-            print(f"[{c['name']}] logic-depth budget ({bd['luts']} LUTs, {bd['carry4']} CARRY4 on every "
-                  f"register-to-register path): {bd['end_points_over']} end points over")
-            for k, unit in (("most_luts", "luts"), ("most_carry4", "carry4")):
-                t = bd[k]
-                print(f"  {k.replace('_', ' '):<12} {t[unit]:>3}  from {t['from']} ({t['from_kind']}) to {t['to']}")
-            print("  per instance (paths ending there): " +
-                  ", ".join(f"{i} {v['luts']}/{v['carry4']}" for i, v in bd["per_instance"].items()))
-            for t in bd["registers_over"]:
-                print(f"  over: {t['luts']:>2} LUTs {t['carry4']:>2} CARRY4  {t['from']} -> {t['to']}")
+        if c.get("budget"):
+            print_budget(c["name"], c["budget"])
+
+
+def print_budget(name, bd):
+    print(f"[{name}] logic-depth budget ({bd['luts']} LUTs, {bd['carry4']} CARRY4 on every "
+          f"register-to-register path): {bd['end_points_over']} end points over")
+    for k, unit in (("most_luts", "luts"), ("most_carry4", "carry4")):
+        t = bd[k]
+        print(f"  {k.replace('_', ' '):<12} {t[unit]:>3}  from {t['from']} ({t['from_kind']}) to {t['to']}")
+    print("  per instance (paths ending there): " +
+          ", ".join(f"{i} {v['luts']}/{v['carry4']}" for i, v in bd["per_instance"].items()))
+    for t in bd["registers_over"]:
+        print(f"  over: {t['luts']:>2} LUTs {t['carry4']:>2} CARRY4  {t['from']} -> {t['to']}")
+    if bd.get("comb_outputs"):
+        print("  outputs behind logic (LUTs/CARRY4, from): " +
+              ", ".join(f"{p} {v['luts']}/{v['carry4']} ({v['from']})" for p, v in bd["comb_outputs"].items()))
+
+
+def cmd_budget(a):
+    """The budget of one --depth netlist (any top: the kernel or one stage); exit 1 when over it."""
+    dep = load_json(a.depth, "--depth netlist")
+    _, path, _, _, _, budget = depth_analysis(dep, {})
+    print_budget(a.name, budget)
+    if a.json:
+        Path(a.json).write_text(json.dumps({"name": a.name, "worst_path": path, "budget": budget}, indent=1)
+                                + "\n", encoding="utf-8")
+    if a.check and budget["end_points_over"]:
+        worst = budget["registers_over"][0]
+        print(f"synth_report.py budget: {a.name}: {budget['end_points_over']} end points over the budget; "
+              f"worst {worst['luts']} LUTs / {worst['carry4']} CARRY4 from {worst['from']} to {worst['to']}",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_merge(a):
@@ -599,16 +649,21 @@ def main():
     me = sub.add_parser("merge")
     me.add_argument("--out", required=True)
     me.add_argument("configs", nargs="+")
+    bu = sub.add_parser("budget")
+    bu.add_argument("--name", required=True)
+    bu.add_argument("--depth", required=True)
+    bu.add_argument("--json")
+    bu.add_argument("--check", action="store_true")
     ch = sub.add_parser("check")
     ch.add_argument("report")
     ch.add_argument("--configs", type=int)
     a = ap.parse_args()
     try:
-        {"analyze": cmd_analyze, "merge": cmd_merge, "check": cmd_check}[a.cmd](a)
+        return {"analyze": cmd_analyze, "merge": cmd_merge, "check": cmd_check,
+                "budget": cmd_budget}[a.cmd](a) or 0
     except ReportError as e:
         print(f"synth_report.py {a.cmd}: {e}", file=sys.stderr)
         return 1
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Open synthesis of rnic_kernel with Yosys 0.23 (the check every RTL change must pass).
-#   scripts/yosys_synth.sh [--param NAME=VALUE]... [--generic NETLIST.v | --depth] [--write-json FILE]
-#                          [--log FILE]
+#   scripts/yosys_synth.sh [--top MODULE] [--param NAME=VALUE]... [--generic NETLIST.v | --depth]
+#                          [--write-json FILE] [--log FILE]
 # Default: read_verilog -sv -noautowire, synth_xilinx -family xcup, stat. Exit 1 on any Yosys error or
 # warning outside the allowlist below ("Resizing cell port": Yosys narrowing the ports of each block
 # RAM it maps, printed for every RAMB18E2/RAMB36E2).
@@ -10,6 +10,7 @@
 #   docs/synthesis.md): generic synthesis, memories kept as $mem_v2 cells (never memory_map: at 65536
 #   STags that is millions of flip-flops), adders/comparators on CARRY4 (+/xilinx/arith_map.v), abc -lut 6.
 # --write-json FILE also writes the final netlist as Yosys JSON (write_json).
+# --top MODULE synthesizes one module of rtl/ instead of rnic_kernel (--param then sets its parameters).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 params=()
@@ -17,14 +18,16 @@ generic=""
 depth=0
 json=""
 log=""
+top=rnic_kernel
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --top) top=$2; shift 2 ;;
     --param) params+=("$2"); shift 2 ;;
     --generic) generic=$2; shift 2 ;;
     --depth) depth=1; shift ;;
     --write-json) json=$2; shift 2 ;;
     --log) log=$2; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) echo "yosys_synth.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -37,20 +40,20 @@ write_json=""
 chparam=""
 for p in "${params[@]}"; do chparam+=" -set ${p%%=*} ${p#*=}"; done
 read_cmd="read_verilog -sv -noautowire -Irtl $(ls rtl/*.sv | tr '\n' ' ')"
-[[ -n "$chparam" ]] && read_cmd+="; chparam$chparam rnic_kernel"
+[[ -n "$chparam" ]] && read_cmd+="; chparam$chparam $top"
 if [[ -n "$generic" ]]; then
   # Generic gates, memories kept as arrays (memory_map would turn every RAM into flip-flops).
-  script="$read_cmd; synth -flatten -top rnic_kernel -run :fine; opt -fast -full; techmap; opt -fast;"
+  script="$read_cmd; synth -flatten -top $top -run :fine; opt -fast -full; techmap; opt -fast;"
   # splitnets: Verilator 5.006 sees false combinational loops through multi-bit netlist wires.
   script+=" abc -fast; opt -fast; opt_clean -purge; splitnets; write_verilog -noattr $generic; stat$write_json"
 elif [[ $depth -eq 1 ]]; then
   # The coarse part of synth (memory -nomap keeps every RAM one $mem_v2 cell with its read register
   # merged in), the generic fine part without memory_map, carries as CARRY4 like synth_xilinx, 6-LUTs.
-  script="$read_cmd; synth -flatten -top rnic_kernel -run :fine; opt -fast -full;"
+  script="$read_cmd; synth -flatten -top $top -run :fine; opt -fast -full;"
   script+=" techmap -map +/techmap.v -D LUT_SIZE=6 -map +/xilinx/arith_map.v; opt -fast; abc -lut 6;"
   script+=" opt_clean; stat$write_json"
 else
-  script="$read_cmd; synth_xilinx -family xcup -top rnic_kernel -noiopad; stat$write_json"
+  script="$read_cmd; synth_xilinx -family xcup -top $top -noiopad; stat$write_json"
 fi
 if ! yosys -p "$script" > "$log" 2>&1; then
   grep -E "ERROR|Error" "$log" | head -20 >&2
