@@ -26,8 +26,9 @@
 // - CMD_RESULT: cmd_result_i, latched on cmd_done_i (STAG_WRITE: the STag the card issued); 0 from
 //   the start of every command.
 // - A doorbell write's response is held until db_ready_i accepts the doorbell; later writes wait.
-// - Counter events are registered once before they are counted; a counter read returns the events
-//   up to the cycle before its AR handshake. Reading a counter's _LO word latches its _HI word
+// - A read's R comes two cycles after its AR handshake (decode, then select: the logic-depth
+//   budget). Counter events are registered once before they are counted; a counter read returns
+//   the events up to the cycle of its AR handshake. Reading a counter's _LO word latches its _HI word
 //   (one latch per counter: reads of other counters in between do not disturb it). An
 //   error_idx_i >= RNIC_NUM_ERRORS counts nowhere.
 // - CNT_WRITE_ERRORS counts write_err_event_i pulses (one per non-OKAY B), CNT_READ_ERRORS
@@ -240,6 +241,13 @@ module rnic_regs #(
   logic [31:0] rd_data;
   logic        rd_hit;
   logic [6:0]  rd_cnt;    // cnt_decode(ra)
+  // A read takes two cycles after AR (logic-depth budget, docs/synthesis.md): the address is decoded
+  // and every register but the counters selected in the first (ar_full_q), the counter word in the
+  // second (rd2_q), from the registered decode.
+  logic        rd2_q, rd2_d;
+  logic [31:0] rd_pre_q, rd_pre_d;
+  logic        rd_hit_q, rd_hit_d;
+  logic [6:0]  rd_cnt_q, rd_cnt_d;
 
   assign ra = {ar_addr_q[15:2], 2'b00};
 
@@ -441,11 +449,7 @@ module rnic_regs #(
             if (arg_idx(ra) == 4'(k)) rd_data = args_q[32*k +: 32];
           end
         end else if (rd_cnt[6]) begin
-          for (int k = 0; k < NUM_CNT; k++) begin
-            if (rd_cnt[4:0] == 5'(k)) begin
-              rd_data = rd_cnt[5] ? hi_q[32*k +: 32] : cnt_q[64*k +: 32];
-            end
-          end
+          rd_data = '0;  // a counter: selected in the second read cycle
         end else if (db_region(ra) && db_index(ra) < NUM_DB_W) begin
           rd_data = '0;  // doorbells are write-only
         end else begin
@@ -462,18 +466,34 @@ module rnic_regs #(
     r_data_d  = r_data_q;
     r_resp_d  = r_resp_q;
     hi_d      = hi_q;
+    rd2_d     = rd2_q;
+    rd_pre_d  = rd_pre_q;
+    rd_hit_d  = rd_hit_q;
+    rd_cnt_d  = rd_cnt_q;
     if (s_axi_arvalid_i && s_axi_arready_o) begin
       ar_full_d = 1'b1;
       ar_addr_d = s_axi_araddr_i;
     end
     if (ar_full_q) begin
       ar_full_d = 1'b0;
+      rd2_d     = 1'b1;
+      rd_pre_d  = rd_data;
+      rd_hit_d  = rd_hit;
+      rd_cnt_d  = rd_cnt;
+    end
+    if (rd2_q) begin
+      rd2_d     = 1'b0;
       r_valid_d = 1'b1;
-      r_data_d  = rd_data;
-      r_resp_d  = rd_hit ? RESP_OKAY : RESP_SLVERR;
-      if (rd_cnt[6] && !rd_cnt[5]) begin
+      r_data_d  = rd_pre_q;
+      r_resp_d  = rd_hit_q ? RESP_OKAY : RESP_SLVERR;
+      if (rd_cnt_q[6]) begin
         for (int k = 0; k < NUM_CNT; k++) begin
-          if (rd_cnt[4:0] == 5'(k)) hi_d[32*k +: 32] = cnt_q[64*k + 32 +: 32];
+          if (rd_cnt_q[4:0] == 5'(k)) r_data_d = rd_cnt_q[5] ? hi_q[32*k +: 32] : cnt_q[64*k +: 32];
+        end
+      end
+      if (rd_cnt_q[6] && !rd_cnt_q[5]) begin
+        for (int k = 0; k < NUM_CNT; k++) begin
+          if (rd_cnt_q[4:0] == 5'(k)) hi_d[32*k +: 32] = cnt_q[64*k + 32 +: 32];
         end
       end
     end
@@ -525,6 +545,10 @@ module rnic_regs #(
       db_prod_q   <= '0;
       ar_full_q   <= 1'b0;
       ar_addr_q   <= '0;
+      rd2_q       <= 1'b0;
+      rd_pre_q    <= '0;
+      rd_hit_q    <= 1'b0;
+      rd_cnt_q    <= '0;
       r_valid_q   <= 1'b0;
       r_data_q    <= '0;
       r_resp_q    <= RESP_OKAY;
@@ -562,6 +586,10 @@ module rnic_regs #(
       db_prod_q   <= db_prod_d;
       ar_full_q   <= ar_full_d;
       ar_addr_q   <= ar_addr_d;
+      rd2_q       <= rd2_d;
+      rd_pre_q    <= rd_pre_d;
+      rd_hit_q    <= rd_hit_d;
+      rd_cnt_q    <= rd_cnt_d;
       r_valid_q   <= r_valid_d;
       r_data_q    <= r_data_d;
       r_resp_q    <= r_resp_d;
@@ -593,7 +621,7 @@ module rnic_regs #(
   assign s_axi_wready_o  = !w_full_q;
   assign s_axi_bvalid_o  = b_valid_q;
   assign s_axi_bresp_o   = b_resp_q;
-  assign s_axi_arready_o = !ar_full_q && !r_valid_q;
+  assign s_axi_arready_o = !ar_full_q && !rd2_q && !r_valid_q;
   assign s_axi_rvalid_o  = r_valid_q;
   assign s_axi_rdata_o   = r_data_q;
   assign s_axi_rresp_o   = r_resp_q;

@@ -39,10 +39,11 @@ module rnic_rx_parse #(
   localparam int ByteShift = $clog2(Bytes);
   localparam int MaxBeats = (MaxSegBytes + Bytes - 1) / Bytes;  // beats of a MaxSegBytes packet
   localparam int CntW = $clog2(MaxBeats + 1);                     // counts 0..MaxBeats
-  localparam int TotW = 18;                                       // holds MaxBeats * Bytes
+  localparam int TotW = 16;                                       // seg_bytes (mod 2^16)
   localparam int HdrBits = 8 * RNIC_HDR_BYTES;
   localparam logic [CntW-1:0] MaxBeatsC = CntW'(MaxBeats);
-  localparam logic [TotW-1:0] MaxSegBytesC = TotW'(MaxSegBytes);
+  localparam logic [CntW-1:0] MaxFullC = CntW'(MaxSegBytes / Bytes);
+  localparam logic [ByteShift:0] MaxRestC = (ByteShift + 1)'(MaxSegBytes % Bytes);
 
   initial begin
     if (DataWidth < 64 || DataWidth > 512 || (DataWidth & (DataWidth - 1)) != 0)
@@ -74,7 +75,17 @@ module rnic_rx_parse #(
   assign cut = (cnt_q == MaxBeatsC);       // MaxBeats full beats seen and the packet goes on
   assign fwd = !cut || s_axis_tlast_i;     // after the cut only the closing beat is written
   assign cnt32 = 32'(cnt_q);
-  assign total = (TotW'(cnt_q) << ByteShift) + TotW'($countones(s_axis_tkeep_i));
+  // Bytes so far: cnt_q full beats plus the ones of this tkeep (0..Bytes). Written so that the carry
+  // chain is cnt_q + (all ones), not an 18-bit add after the population count (logic-depth budget).
+  logic [ByteShift:0] keep_ones;
+  assign keep_ones = (ByteShift + 1)'($countones(s_axis_tkeep_i));
+  // total > MaxSegBytes without a compare after the population count: with MaxSegBytes =
+  // MaxFullC * Bytes + MaxRestC (MaxRestC < Bytes) and 0 <= keep_ones <= Bytes, it holds exactly when
+  // cnt_q > MaxFullC, or cnt_q == MaxFullC and keep_ones > MaxRestC.
+  logic over_max;
+  assign over_max = (cnt_q > MaxFullC) || (cnt_q == MaxFullC && keep_ones > MaxRestC);
+  assign total = {(TotW - ByteShift)'(cnt_q) + (TotW - ByteShift)'(keep_ones[ByteShift]),
+                  keep_ones[ByteShift-1:0]};
   assign unused_ctrl_rsvd = ^hdr_be[141:138];
 
   // Header bytes gathered with this beat: byte b lives in beat b / Bytes at lane b % Bytes.
@@ -131,8 +142,8 @@ module rnic_rx_parse #(
       seg_valid_d       = 1'b1;
       seg_d.stream      = first ? s_axis_tuser_i[15:0] : stream_q;
       seg_d.ssn         = first ? s_axis_tuser_i[31:16] : ssn_q;
-      seg_d.seg_bytes   = total[15:0];
-      seg_d.oversize    = cut || (total > MaxSegBytesC);
+      seg_d.seg_bytes   = total;
+      seg_d.oversize    = cut || over_max;
       seg_d.is_tagged   = hdr_be[143];
       seg_d.last        = hdr_be[142];
       seg_d.dv          = hdr_be[137:136];

@@ -950,8 +950,9 @@ class CounterModel {
   std::uint64_t last_cycle_ = 0;
 };
 
-// A read executes the cycle after its AR handshake and sees events up to two cycles before that.
-constexpr std::uint64_t kCountLag = 1;
+// A read selects its counter two cycles after its AR handshake (decode, then select: rnic_regs.sv)
+// and sees events up to two cycles before that: those of the handshake cycle.
+constexpr std::uint64_t kCountLag = 0;
 
 TEST_F(Regs, CountersRandomSimultaneousEventsWithCarry) {
   Tb& tb = tb_;
