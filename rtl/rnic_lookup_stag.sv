@@ -7,13 +7,10 @@
 //          hits (it would alias an entry of the RAM).
 //   write  wr_valid_i / wr_ready_o: wr_set_i = 0 clears the entry (reset walk, STAG_INVALIDATE) in the
 //          cycle it is taken; wr_set_i = 1 (STAG_WRITE) reads the index's key in the cycle it is
-//          taken and, in the next, writes the entry (fields as taken) with that key and answers
-//          wr_done_o with the STag {index, key} (wr_ready_o is 0 in that cycle); the index's next
-//          key becomes key + 1 (mod 256).
-// Keys: the key table holds each index's next key (the last issued + 1) and is not cleared by reset,
-// so an STag value is never issued twice in a row for an index, across owners, driver restarts and
-// resets. (It holds the next key rather than the last one so that wr_stag_o is the RAM's output
-// register, with no adder behind it: lookup's cmd_result_o goes to regs.)
+//          taken and, in the next, writes the entry (fields as taken) with key + 1 (mod 256) and
+//          answers wr_done_o with the STag {index, key + 1} (wr_ready_o is 0 in that cycle).
+// Keys: the key table holds each index's last key and is not cleared by reset, so an STag value is
+// never issued twice in a row for an index, across owners, driver restarts and resets.
 // A read in the cycle of a write to its entry answers the entry before the write.
 module rnic_lookup_stag #(
   parameter int StagEntries = 4096  // 2..65536
@@ -60,7 +57,7 @@ module rnic_lookup_stag #(
 
   logic [SeW-1:0] stag_mem [StagEntries];
   (* ram_style = "block" *)  // as LUT RAM, Yosys 0.23 stops: "invalid OPTION_ABITS/WIDTH combination"
-  logic [7:0]     key_mem [StagEntries];   // next key to issue per index; reset leaves it alone
+  logic [7:0]     key_mem [StagEntries];   // last key issued per index; reset leaves it alone
 
   // ---- read port
   logic [SeW-1:0] rdata;
@@ -95,7 +92,8 @@ module rnic_lookup_stag #(
   logic              set_q;
   logic [StagIw-1:0] w_index_q;
   logic [SeW-1:0]    w_entry_q, entry_in;
-  logic [7:0]        key_rdata;
+  logic [7:0]        key_rdata, key_next;
+  assign key_next = key_rdata + 8'd1;
   always_comb begin
     entry_in = '0;
     entry_in[SeValid] = 1'b1;
@@ -121,7 +119,7 @@ module rnic_lookup_stag #(
       we = 1'b1;
       waddr = w_index_q;
       wdata = w_entry_q;
-      wdata[SeKey +: 8] = key_rdata;
+      wdata[SeKey +: 8] = key_next;
     end else if (wr_valid_i && !wr_set_i) begin
       we = 1'b1;
     end
@@ -130,7 +128,7 @@ module rnic_lookup_stag #(
     if (we) stag_mem[waddr] <= wdata;
   end
   always_ff @(posedge clk_i) begin
-    if (set_q) key_mem[w_index_q] <= key_rdata + 8'd1;
+    if (set_q) key_mem[w_index_q] <= key_next;
     if (wr_valid_i && wr_ready_o && wr_set_i) key_rdata <= key_mem[wr_index_i];
   end
   always_ff @(posedge clk_i) begin
@@ -144,5 +142,5 @@ module rnic_lookup_stag #(
     end
   end
   assign wr_done_o = set_q;
-  assign wr_stag_o = {24'(w_index_q), key_rdata};
+  assign wr_stag_o = {24'(w_index_q), key_next};
 endmodule

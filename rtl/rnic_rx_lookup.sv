@@ -16,8 +16,8 @@
 // answers return in order). The STag table (with its key table) is rnic_lookup_stag (u_stag).
 // Table commands run when the pipeline is empty; doorbells and consumes run alongside segments.
 // STag keys: the card issues them. A separate key table (not cleared by reset) holds each index's
-// next key; STAG_WRITE writes it, advances it by 1 (mod 256) and returns the STag on cmd_result_o
-// (STAG_WRITE takes two cycles, C_RUN and C_SKEY, as before the split), so an STag
+// last key; STAG_WRITE writes key + 1 (mod 256) and returns the STag on cmd_result_o (two cycles,
+// C_RUN and C_SKEY, as before the split), so an STag
 // value is never issued twice in a row for an index, across owners, driver restarts and resets.
 // QUEUE_CONFIG of a configured queue is refused (configure again after STREAM_ENABLE).
 // STAG_INVALIDATE and STREAM_TEARDOWN send a FENCE item, QUEUE_CONFIG a QUEUE_SET item; deliver
