@@ -8,12 +8,16 @@
 //   O  the output register to validate
 // Receive descriptors are prefetched: per queue (stream, QN) up to RqPrefetch descriptors of posted
 // buffers are read from the host ring ahead of use by a prefetch engine (E) that visits the queues
-// named in a small hint FIFO (doorbells, deliveries and segments name them). A segment whose MSN is
-// further ahead than the cache reaches reads its descriptor directly. Descriptor reads are pipelined
-// (up to MaxReads in flight, one ID, so answers return in order).
+// named in a small hint FIFO (doorbells, deliveries and segments name them): a visit reads the
+// queue, decides in two cycles how many to request (S1, S2: two register stages for the depth
+// budget, issue 12) and issues them one per cycle; the next visit's read overlaps a visit's last
+// cycle. A segment whose MSN is further ahead than the cache reaches reads
+// its descriptor directly. Descriptor reads are pipelined (up to MaxReads in flight, one ID, so
+// answers return in order). The STag table (with its key table) is rnic_lookup_stag (u_stag).
 // Table commands run when the pipeline is empty; doorbells and consumes run alongside segments.
 // STag keys: the card issues them. A separate key table (not cleared by reset) holds each index's
-// last key; STAG_WRITE writes key + 1 (mod 256) and returns the STag on cmd_result_o, so an STag
+// last key; STAG_WRITE writes key + 1 (mod 256) and returns the STag on cmd_result_o (two cycles,
+// C_RUN and C_SKEY, as before the split), so an STag
 // value is never issued twice in a row for an index, across owners, driver restarts and resets.
 // QUEUE_CONFIG of a configured queue is refused (configure again after STREAM_ENABLE).
 // STAG_INVALIDATE and STREAM_TEARDOWN send a FENCE item, QUEUE_CONFIG a QUEUE_SET item; deliver
@@ -92,9 +96,6 @@ module rnic_rx_lookup #(
   end
 
   // ---- tables (flat words; Yosys miscompiles memories of structs) ---------------------------------
-  // STag entry
-  localparam int SeValid = 0, SeKey = 1, SePd = 9, SeBound = 25, SeStream = 26, SeRw = 42, SeRr = 43;
-  localparam int SeBase = 44, SeLen = 108, SeAddr = 172, SeW = 236;
   // stream entry: state, PD
   localparam int StState = 0, StPd = 2, StW = 18;
   // queue configuration: configured, ring base, log2 entries
@@ -109,37 +110,32 @@ module rnic_rx_lookup #(
   //   landed  MSN of the last descriptor written into the cache
   // A table read by several parties is kept in copies written together (one read port each):
   // _a for the segment pipeline, _e for the prefetch engine, _c for consumes.
-  logic [SeW-1:0] stag_mem [StagEntries];
-  (* ram_style = "block" *)  // as LUT RAM, Yosys 0.23 stops: "invalid OPTION_ABITS/WIDTH combination"
-  logic [7:0]     key_mem [StagEntries];   // last key issued per index; reset leaves it alone
   logic [StW-1:0] strm_mem [NumStreams];
   logic [QcW-1:0] qc_a_mem [NumQueues];
   logic [QcW-1:0] qc_e_mem [NumQueues];
   logic [31:0]    prod_a_mem [NumQueues];
   logic [31:0]    prod_e_mem [NumQueues];
   logic [31:0]    head_a_mem [NumQueues];
-  logic [31:0]    head_e_mem [NumQueues];
+  logic [31:0]    cons_e_mem [NumQueues];  // the engine's copy holds cons = head - 1
   logic [31:0]    head_c_mem [NumQueues];
   logic [31:0]    req_mem [NumQueues];
   logic [31:0]    landed_mem [NumQueues];
   logic [CdW-1:0] cache_mem [NumQueues * RqPrefetch];
 
   // Read addresses: pipeline (A), engine (E), consume (C).
-  logic [StagIw-1:0]   stag_raddr;
+  logic [31:0]         stag_rd;          // the STag read (its index is STag[31:8])
   logic [StreamIw-1:0] strm_raddr;
   logic [QueueIw-1:0]  qa_raddr, qe_raddr, qcons_raddr;
   logic [CacheIw-1:0]  cache_raddr;
-  logic [SeW-1:0]      stag_rdata;
   logic [StW-1:0]      strm_rdata;
   logic [QcW-1:0]      qc_a_rdata, qc_e_rdata;
-  logic [31:0]         prod_a_rdata, prod_e_rdata, head_a_rdata, head_e_rdata, head_c_rdata;
+  logic [31:0]         prod_a_rdata, prod_e_rdata, head_a_rdata, cons_e_rdata, head_c_rdata;
   logic [31:0]         req_rdata, landed_rdata;
   logic [CdW-1:0]      cache_rdata;
 
   // Write ports.
-  logic                stag_we;
-  logic [StagIw-1:0]   stag_waddr;
-  logic [SeW-1:0]      stag_wdata;
+  logic                stag_wr, stag_set;  // the STag table's write requests (rnic_lookup_stag)
+  logic [StagIw-1:0]   stag_windex;
   logic                strm_we;
   logic [StreamIw-1:0] strm_waddr;
   logic [StW-1:0]      strm_wdata;
@@ -151,7 +147,7 @@ module rnic_rx_lookup #(
   logic [31:0]         prod_wdata;
   logic                head_we;
   logic [QueueIw-1:0]  head_waddr;
-  logic [31:0]         head_wdata;
+  logic [31:0]         head_wdata, cons_wdata;  // head, and head - 1 for the engine's copy
   logic                req_we;
   logic [QueueIw-1:0]  req_waddr;
   logic [31:0]         req_wdata;
@@ -162,10 +158,6 @@ module rnic_rx_lookup #(
   logic [CacheIw-1:0]  cache_waddr;
   logic [CdW-1:0]      cache_wdata;
 
-  always_ff @(posedge clk_i) begin
-    if (stag_we) stag_mem[stag_waddr] <= stag_wdata;
-    stag_rdata <= stag_mem[stag_raddr];
-  end
   always_ff @(posedge clk_i) begin
     if (strm_we) strm_mem[strm_waddr] <= strm_wdata;
     strm_rdata <= strm_mem[strm_raddr];
@@ -191,8 +183,8 @@ module rnic_rx_lookup #(
     head_a_rdata <= head_a_mem[qa_raddr];
   end
   always_ff @(posedge clk_i) begin
-    if (head_we) head_e_mem[head_waddr] <= head_wdata;
-    head_e_rdata <= head_e_mem[qe_raddr];
+    if (head_we) cons_e_mem[head_waddr] <= cons_wdata;
+    cons_e_rdata <= cons_e_mem[qe_raddr];
   end
   always_ff @(posedge clk_i) begin
     if (head_we) head_c_mem[head_waddr] <= head_wdata;
@@ -215,13 +207,25 @@ module rnic_rx_lookup #(
   logic [31:0] a0, a1, a2, a3, a4, a5, a6, a7, a8, a9;
   assign {a9, a8, a7, a6, a5, a4, a3, a2, a1, a0} = cmd_args_i;
 
-  // The key table: read at the command's index every cycle, written by STAG_WRITE's second cycle.
-  logic       key_we;
-  logic [7:0] key_rdata;
-  always_ff @(posedge clk_i) begin
-    if (key_we) key_mem[a0[StagIw-1:0]] <= stag_wdata[SeKey +: 8];
-    key_rdata <= key_mem[a0[StagIw-1:0]];
-  end
+  // ---- the STag table (with its key table): read by the segment pipeline, written by commands
+  logic        stag_hit, stag_bound, stag_rw, stag_done;
+  logic [7:0]  stag_key;
+  logic [15:0] stag_pd, stag_stream;
+  logic [63:0] stag_base, stag_len, stag_addr;
+  logic [31:0] stag_result;
+  logic        stag_unused, stag_rd_ready, stag_rsp_valid, stag_wr_ready;  // read every cycle;
+  // a write is asked for only when u_stag is ready (one command at a time)
+  rnic_lookup_stag #(.StagEntries(StagEntries)) u_stag (
+    .clk_i, .rst_ni,
+    .rd_valid_i(1'b1), .rd_stag_i(stag_rd), .rd_ready_o(stag_rd_ready),
+    .rsp_valid_o(stag_rsp_valid), .rsp_hit_o(stag_hit), .rsp_key_o(stag_key), .rsp_pd_o(stag_pd),
+    .rsp_bound_o(stag_bound), .rsp_stream_o(stag_stream), .rsp_remote_write_o(stag_rw),
+    .rsp_remote_read_o(stag_unused), .rsp_base_to_o(stag_base), .rsp_length_o(stag_len),
+    .rsp_addr_o(stag_addr),
+    .wr_valid_i(stag_wr), .wr_set_i(stag_set), .wr_index_i(stag_windex),
+    .wr_remote_write_i(a1[8]), .wr_remote_read_i(a1[9]), .wr_bound_i(a1[10]),
+    .wr_pd_i(a2[15:0]), .wr_stream_i(a3[15:0]), .wr_base_to_i({a5, a4}), .wr_length_i({a7, a6}),
+    .wr_addr_i({a9, a8}), .wr_ready_o(stag_wr_ready), .wr_done_o(stag_done), .wr_stag_o(stag_result));
 
   logic cmd_index_ok;
   always_comb begin
@@ -244,7 +248,7 @@ module rnic_rx_lookup #(
 // cycle, and no consume does (the echo took the consume channel in the cycle before).
   // of its QUEUE_SET item.
   typedef enum logic [2:0] {C_INIT, C_RUN, C_ECHO, C_QCLR, C_SKEY, C_QCHK, C_QECHO, C_QWR} ctl_e;
-  typedef enum logic [1:0] {E_IDLE, E_CALC, E_ISSUE} eng_e;
+  typedef enum logic [1:0] {E_IDLE, E_S1, E_S2, E_ISSUE} eng_e;
   typedef enum logic [1:0] {D_NONE, D_WANT, D_WAIT, D_DONE} dir_e;  // B's direct descriptor read
 
   ctl_e ctl_q, ctl_d;
@@ -264,9 +268,10 @@ module rnic_rx_lookup #(
   eng_e eng_q, eng_d;
   logic [QueueIw-1:0] e_queue_q, e_queue_d;
   logic [31:0] e_msn_q, e_msn_d;        // next MSN to request
+  logic [31:0] e_slot_q, e_slot_d;      // e_msn - 1 (its ring slot before the mask)
   logic [PfIw:0] e_left_q, e_left_d;    // requests left in this visit
-  logic [63:0] e_base_q, e_base_d;
-  logic [4:0] e_log2_q, e_log2_d;
+  logic [63:0] e_base_q;                // the visited queue's ring (E_S1 on)
+  logic [31:0] e_mask_q;                //   its size - 1
 
   logic c2_valid_q;                     // consume: head read last cycle, written this cycle
   logic [QueueIw-1:0] c2_queue_q;
@@ -307,11 +312,10 @@ module rnic_rx_lookup #(
 
   // ---- stage B: the segment's lookup ---------------------------------------------------------------
   logic [QueueIw-1:0] b_queue;
-  logic b_stream_ok, b_qn_ok, b_stag_ok;
+  logic b_stream_ok, b_qn_ok;
   assign b_queue = QueueIw'({b_seg_q.stream[StreamIw-1:0], b_seg_q.qn[QnIw-1:0]});
   assign b_stream_ok = {16'b0, b_seg_q.stream} < NumStreams;
   assign b_qn_ok = b_seg_q.qn < NumQns;
-  assign b_stag_ok = {8'b0, b_seg_q.stag[31:8]} < StagEntries;
 
   // The stream word, with the writes the read missed: the last cycle's and this cycle's.
   logic [StW-1:0] b_strm;
@@ -352,15 +356,15 @@ module rnic_rx_lookup #(
     b_lk.stream_state = b_stream_ok ? b_strm[StState +: 2] : 2'(RNIC_STREAM_TORN_DOWN);
     b_lk.stream_pd = b_strm[StPd +: 16];
     b_lk.next_ssn = ssn_rd_next_i;
-    b_lk.stag_valid = b_stag_ok && stag_rdata[SeValid];
-    b_lk.stag_key = stag_rdata[SeKey +: 8];
-    b_lk.stag_pd = stag_rdata[SePd +: 16];
-    b_lk.stag_bound = stag_rdata[SeBound];
-    b_lk.stag_stream = stag_rdata[SeStream +: 16];
-    b_lk.stag_remote_write = stag_rdata[SeRw];
-    b_lk.stag_base_to = stag_rdata[SeBase +: 64];
-    b_lk.stag_length = stag_rdata[SeLen +: 64];
-    b_lk.stag_addr = stag_rdata[SeAddr +: 64];
+    b_lk.stag_valid = stag_hit;   // the index in range (u_stag checks it) and the entry valid
+    b_lk.stag_key = stag_key;
+    b_lk.stag_pd = stag_pd;
+    b_lk.stag_bound = stag_bound;
+    b_lk.stag_stream = stag_stream;
+    b_lk.stag_remote_write = stag_rw;
+    b_lk.stag_base_to = stag_base;
+    b_lk.stag_length = stag_len;
+    b_lk.stag_addr = stag_addr;
     if (!b_qn_ok || !bq_cfg) b_lk.rq_status = RNIC_RQ_BAD_QN;
     else if (bq_ahead[31]) b_lk.rq_status = RNIC_RQ_MSN_RANGE;  // before the first buffer
     else if (bq_ahead >= bq_posted) b_lk.rq_status = RNIC_RQ_NO_BUF;
@@ -426,28 +430,96 @@ module rnic_rx_lookup #(
   assign db_in_range = {16'b0, db_stream_i} < NumStreams && {24'b0, db_qn_i} < NumQns;
 
   // ---- prefetch engine --------------------------------------------------------------------------
-  // E_IDLE takes a hint and reads the queue; E_CALC decides how many descriptors to request (posted,
-  // not yet requested, room in the cache); E_ISSUE loads them into the AR register one per cycle.
-  logic        e_cfg;
-  logic [31:0] e_cons, e_posted, e_size, e_reqd, e_n, e_room, e_avail;
+  // E_IDLE takes a hint and reads the queue; E_S1 and E_S2 decide how many descriptors to request
+  // (posted, not yet requested, room in the cache); E_ISSUE loads them into the AR register one per
+  // cycle. The decision takes two cycles (issue 12, the depth budget: it was one, E_CALC):
+  //   S1 (table data): posted = prod - cons, reqd = req - cons (32 bits each; the engine's head copy
+  //      holds cons = head - 1; reqd < 0: the consumer overtook the engine, counted as 0), kept as 9
+  //      low bits and a flag >= 2^9; lim = min(ring size, RqPrefetch), a function of log2 (a
+  //      producer beyond the ring is not believed; the cache holds RqPrefetch); the 9-bit compares
+  //      reqd >= posted, reqd >= lim
+  //   S2: n = min(posted, lim) - reqd, 0 when negative (from S1's compares)
+  // The stages work on the snapshot read in E_IDLE: doorbells and consumes after it make the snapshot
+  // older, never wrong (fewer requests), and req is written only by the engine's own visit (commands
+  // wait for the engine to be idle).
+  localparam int LimW = 9;                 // lim <= RqPrefetch <= 256
+  logic            e_cfg_q;
+  logic [31:0]     e_cons_q, e_req_q;
+  logic            e_rgep_q, e_rgel_q;     // reqd >= posted, reqd >= lim (low bits; S1 compares)
+  logic [LimW-1:0] e_p_q, e_r_q;           // posted, reqd (0 when negative): their low bits
+  logic            e_pbig_q, e_rbig_q;     //   and whether they are >= 2^9
+  logic            e_rneg_q;               // reqd < 0
+  logic [31:0]     e_posted_s1, e_reqd_s1;
+  logic [LimW-1:0] e_lim_q;
+  logic [4:0]      e_log2_s1;
+  logic [LimW-1:0] e_lim_s1;
   always_comb begin
-    e_cfg = qc_e_rdata[QcCfg];
-    e_size = 32'd1 << qc_e_rdata[QcLog2 +: 5];
-    e_cons = head_e_rdata - 32'd1;
-    e_posted = prod_e_rdata - e_cons;
-    if (e_posted > e_size) e_posted = e_size;
-    e_reqd = req_rdata - e_cons;                  // requested ahead of the consumer
-    if (e_reqd[31]) e_reqd = '0;                  // the consumer overtook the engine
-    e_room = e_reqd >= RqPrefetch ? 32'd0 : 32'(RqPrefetch) - e_reqd;
-    e_avail = e_reqd >= e_posted ? 32'd0 : e_posted - e_reqd;
-    e_n = e_avail < e_room ? e_avail : e_room;
-    if (!e_cfg) e_n = '0;
+    e_log2_s1 = qc_e_rdata[QcLog2 +: 5];
+    e_lim_s1 = e_log2_s1 >= 5'(PfIw) ? LimW'(RqPrefetch) : LimW'(1) << e_log2_s1;
   end
+  // req as written in the read cycle (the engine's own last request, or QUEUE_CONFIG): the read
+  // missed it, S1 takes it from here (a visit may start in the cycle its predecessor writes req).
+  logic            rq_fwd_q;                // the read cycle wrote the visited queue's req
+  logic [31:0]     rq_last_data_q, e_req_s1;
+  assign e_req_s1 = rq_fwd_q ? rq_last_data_q : req_rdata;
+  assign e_posted_s1 = prod_e_rdata - cons_e_rdata;
+  assign e_reqd_s1 = e_req_s1 - cons_e_rdata;  // requested ahead of the consumer
+  logic [LimW-1:0] e_p_s1, e_r_s1;
+  assign e_p_s1 = e_posted_s1[LimW-1:0];
+  assign e_r_s1 = e_reqd_s1[31] ? '0 : e_reqd_s1[LimW-1:0];
+  always_ff @(posedge clk_i) begin
+    rq_fwd_q <= req_we && req_waddr == e_next_q;   // (used only when a visit started then)
+    rq_last_data_q <= req_wdata;
+    if (eng_q == E_S1) begin
+      e_cfg_q <= qc_e_rdata[QcCfg];
+      e_base_q <= qc_e_rdata[QcBase +: 64];
+      e_mask_q <= (32'd1 << e_log2_s1) - 32'd1;
+      e_lim_q <= e_lim_s1;
+      e_cons_q <= cons_e_rdata;
+      e_req_q <= e_req_s1;
+      e_p_q <= e_p_s1;
+      e_rgep_q <= e_r_s1 >= e_p_s1;
+      e_rgel_q <= e_r_s1 >= e_lim_s1;
+      e_pbig_q <= e_posted_s1[31:LimW] != '0;
+      e_r_q <= e_r_s1;
+      e_rbig_q <= !e_reqd_s1[31] && e_reqd_s1[30:LimW] != '0;
+      e_rneg_q <= e_reqd_s1[31];
+    end
+  end
+  logic [LimW-1:0] e_m, e_n;
+  logic            e_zero;
+  always_comb begin
+    e_m = e_pbig_q || e_p_q > e_lim_q ? e_lim_q : e_p_q;
+    e_n = e_m - e_r_q;
+    // n = 0: reqd >= min(posted, lim), as two compares side by side
+    e_zero = !e_cfg_q || e_rbig_q || (!e_pbig_q && e_rgep_q) || e_rgel_q;
+  end
+  logic unused_e_n;  // n <= lim <= RqPrefetch: PfIw + 1 bits
+  assign unused_e_n = ^e_n;
 
-  // The engine may start a visit unless a command waits with nothing in B that needs the engine.
-  logic e_start;
-  assign e_start = eng_q == E_IDLE && hint_out_valid && !(cmd_pending && !b_valid_q);
-  assign hint_pop = e_start;
+  // The next queue to visit: the hint FIFO's head, taken into a register (the start of a visit does
+  // not reach back into the FIFO: issue 12, the depth budget).
+  logic e_next_valid_q;
+  logic [QueueIw-1:0] e_next_q;
+  assign hint_pop = hint_out_valid && !e_next_valid_q;
+  // The engine may start a visit unless a command waits with nothing in B that needs the engine:
+  // when idle, or in the last cycle of a visit (S2 with nothing to request, or the last request:
+  // req's write in that cycle reaches S1 through rq_fwd_q).
+  logic e_start, e_free;
+  assign e_free = eng_q == E_IDLE || (eng_q == E_S2 && e_zero) ||
+                  (eng_q == E_ISSUE && ar_load_eng && e_left_q == (PfIw + 1)'(1));
+  // (e_hold_q, ctl_qwr_q: registered copies of the command conditions, for the depth budget; a
+  // command that became pending in the cycle before may see one more visit, which it waits for.)
+  logic e_hold_q, ctl_qwr_q;
+  assign e_start = e_free && e_next_valid_q && !e_hold_q;
+  always_ff @(posedge clk_i) begin
+    e_hold_q <= cmd_pending && !b_valid_q;
+    ctl_qwr_q <= rst_ni && qecho_seen;              // ctl_q == C_QWR (C_QECHO's exit)
+    if (!rst_ni) e_next_valid_q <= 1'b0;
+    else if (hint_pop) e_next_valid_q <= 1'b1;
+    else if (e_start) e_next_valid_q <= 1'b0;
+    if (hint_pop) e_next_q <= hint_out;
+  end
 
   // AR register: B's direct read first, then the engine.
   logic ar_load, ar_load_dir, ar_load_eng, ar_free;
@@ -456,10 +528,10 @@ module rnic_rx_lookup #(
   assign ar_free = !ar_valid_q || m_axi_arready_i;
   assign dir_slot = bq_slot;
   assign dir_addr = bq_base + {28'b0, dir_slot, 4'b0};
-  assign eng_addr = e_base_q + {28'b0, (e_msn_q - 32'd1) & ((32'd1 << e_log2_q) - 32'd1), 4'b0};
+  assign eng_addr = e_base_q + {28'b0, e_slot_q & e_mask_q, 4'b0};
   assign ar_load_dir = b_dir_q == D_WANT && ar_free && rd_in_ready;
   assign ar_load_eng = !ar_load_dir && b_dir_q != D_WANT && eng_q == E_ISSUE && ar_free && rd_in_ready &&
-                       ctl_q != C_QWR;  // its last request writes req
+                       !ctl_qwr_q;  // its last request writes req
   assign ar_load = ar_load_dir || ar_load_eng;
   assign rd_push = ar_load;
   always_comb begin
@@ -505,9 +577,8 @@ module rnic_rx_lookup #(
     eng_d = eng_q;
     e_queue_d = e_queue_q;
     e_msn_d = e_msn_q;
+    e_slot_d = e_slot_q;
     e_left_d = e_left_q;
-    e_base_d = e_base_q;
-    e_log2_d = e_log2_q;
     ar_valid_d = ar_valid_q;
     ar_addr_d = ar_addr_q;
     r_desc_d = r_desc_q;
@@ -518,31 +589,30 @@ module rnic_rx_lookup #(
     cmd_done_o = 1'b0;
     cmd_refused_o = 1'b0;
     cmd_result_o = '0;
-    key_we = 1'b0;
 
     // Reads: a new segment's addresses when one is accepted, else B's again (B re-reads while it
     // waits, so it sees table changes).
     if (a_accept) begin
-      stag_raddr = seg_i.stag[8 +: StagIw];
+      stag_rd = seg_i.stag;
       strm_raddr = seg_i.stream[StreamIw-1:0];
       qa_raddr = QueueIw'({seg_i.stream[StreamIw-1:0], seg_i.qn[QnIw-1:0]});
       ssn_rd_stream_o = seg_i.stream;
       cache_raddr = CacheIw'({seg_i.stream[StreamIw-1:0], seg_i.qn[QnIw-1:0],
                               PfIw'(seg_i.msn - 32'd1)});
     end else begin
-      stag_raddr = b_seg_q.stag[8 +: StagIw];
+      stag_rd = b_seg_q.stag;
       strm_raddr = b_seg_q.stream[StreamIw-1:0];
       // A command reads the queue it names (QUEUE_CONFIG checks it is not configured).
       qa_raddr = cmd_exec ? QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]}) : b_queue;
       ssn_rd_stream_o = b_seg_q.stream;
       cache_raddr = CacheIw'({b_queue, PfIw'(b_seg_q.msn - 32'd1)});
     end
-    qe_raddr = hint_out;
+    qe_raddr = e_next_q;
     qcons_raddr = QueueIw'({cons_stream_i[StreamIw-1:0], cons_qn_i[QnIw-1:0]});
 
-    stag_we = 1'b0;
-    stag_waddr = a0[StagIw-1:0];
-    stag_wdata = '0;
+    stag_wr = 1'b0;
+    stag_set = 1'b0;
+    stag_windex = a0[StagIw-1:0];
     strm_we = 1'b0;
     strm_waddr = a0[StreamIw-1:0];
     strm_wdata = '0;
@@ -555,6 +625,7 @@ module rnic_rx_lookup #(
     head_we = 1'b0;
     head_waddr = c2_queue_q;
     head_wdata = '0;
+    cons_wdata = '0;
     req_we = 1'b0;
     req_waddr = e_queue_q;
     req_wdata = e_msn_q;
@@ -594,7 +665,8 @@ module rnic_rx_lookup #(
     if (c2_valid_q) begin
       head_we = 1'b1;
       head_waddr = c2_queue_q;
-      head_wdata = (hw_last_q && hw_last_addr_q == c2_queue_q ? hw_last_data_q : head_c_rdata) + 32'd1;
+      cons_wdata = hw_last_q && hw_last_addr_q == c2_queue_q ? hw_last_data_q : head_c_rdata;
+      head_wdata = cons_wdata + 32'd1;
     end
 
     // ---- stage B -> O
@@ -658,19 +730,18 @@ module rnic_rx_lookup #(
 
     // ---- prefetch engine
     unique case (eng_q)
-      E_IDLE: if (e_start) begin
-        e_queue_d = hint_out;
-        eng_d = E_CALC;
-      end
-      E_CALC: begin
-        e_base_d = qc_e_rdata[QcBase +: 64];
-        e_log2_d = qc_e_rdata[QcLog2 +: 5];
-        e_msn_d = e_cons + e_reqd + 32'd1;
+      E_IDLE: ;
+      E_S1: eng_d = E_S2;
+      E_S2: begin
+        // The first MSN to request: the one after the last requested, or after the consumer.
+        e_msn_d = (e_rneg_q ? e_cons_q : e_req_q) + 32'd1;
+        e_slot_d = e_rneg_q ? e_cons_q : e_req_q;
         e_left_d = (PfIw + 1)'(e_n);
-        eng_d = e_n == 32'd0 ? E_IDLE : E_ISSUE;
+        eng_d = e_zero ? E_IDLE : E_ISSUE;
       end
       E_ISSUE: if (ar_load_eng) begin
         e_msn_d = e_msn_q + 32'd1;
+        e_slot_d = e_slot_q + 32'd1;
         e_left_d = e_left_q - 1'b1;
         if (e_left_q == (PfIw + 1)'(1)) begin
           req_we = 1'b1;                 // the last requested MSN
@@ -679,14 +750,17 @@ module rnic_rx_lookup #(
       end
       default: eng_d = E_IDLE;
     endcase
+    if (e_start) begin  // a visit starts (E_IDLE, or the last cycle of the one before)
+      e_queue_d = e_next_q;
+      eng_d = E_S1;
+    end
 
     // ---- control
     unique case (ctl_q)
       // Clear every table after reset: no STag valid, every stream torn down, no queue configured.
       C_INIT: begin
-        stag_we = init_q < InitIw'(StagEntries);
-        stag_waddr = init_q[StagIw-1:0];
-        stag_wdata = '0;
+        stag_wr = init_q < InitIw'(StagEntries);   // a clear
+        stag_windex = init_q[StagIw-1:0];
         strm_we = init_q < InitIw'(NumStreams);
         strm_waddr = init_q[StreamIw-1:0];
         strm_wdata = '0;
@@ -705,13 +779,15 @@ module rnic_rx_lookup #(
           cmd_refused_o = 1'b1;
         end else begin
           unique case (cmd_op_i)
-            RNIC_CMD_STAG_WRITE: ctl_d = C_SKEY;  // the key table is read this cycle
+            RNIC_CMD_STAG_WRITE: begin  // u_stag reads the key table this cycle
+              stag_wr = 1'b1;
+              stag_set = 1'b1;
+              ctl_d = C_SKEY;
+            end
             RNIC_CMD_STAG_INVALIDATE: begin
               // No lookup after this cycle can hit the entry; the FENCE item completes the command
               // once every earlier placement write is acknowledged (RFC 5041 8.3.1 #6).
-              stag_we = 1'b1;
-              stag_waddr = a0[StagIw-1:0];
-              stag_wdata = '0;
+              stag_wr = 1'b1;           // a clear
               lk_d = '0;
               lk_d.kind = RNIC_ITEM_FENCE;
               lk_d.arg = a0[15:0];
@@ -745,25 +821,11 @@ module rnic_rx_lookup #(
         end
       end
 
-      // STAG_WRITE, second cycle: the entry with the index's next key.
+      // STAG_WRITE, second cycle: u_stag writes the entry with the index's next key and answers.
       C_SKEY: begin
-        stag_we = 1'b1;
-        stag_waddr = a0[StagIw-1:0];
-        stag_wdata = '0;
-        stag_wdata[SeValid] = 1'b1;
-        stag_wdata[SeKey +: 8] = key_rdata + 8'd1;
-        stag_wdata[SeRw] = a1[8];
-        stag_wdata[SeRr] = a1[9];
-        stag_wdata[SeBound] = a1[10];
-        stag_wdata[SePd +: 16] = a2[15:0];
-        stag_wdata[SeStream +: 16] = a3[15:0];
-        stag_wdata[SeBase +: 64] = {a5, a4};
-        stag_wdata[SeLen +: 64] = {a7, a6};
-        stag_wdata[SeAddr +: 64] = {a9, a8};
-        key_we = 1'b1;
-        cmd_done_o = 1'b1;
-        cmd_result_o = {a0[23:0], key_rdata + 8'd1};
-        ctl_d = C_RUN;
+        cmd_done_o = stag_done;
+        cmd_result_o = stag_result;
+        if (stag_done) ctl_d = C_RUN;
       end
 
       // QUEUE_CONFIG, second cycle: a configured queue is refused (a queue is configured again only
@@ -802,6 +864,7 @@ module rnic_rx_lookup #(
         head_we = 1'b1;
         head_waddr = qc_waddr;
         head_wdata = cfg_first;
+        cons_wdata = cfg_first - 32'd1;
         req_we = 1'b1;
         req_waddr = qc_waddr;
         req_wdata = cfg_first - 32'd1;
@@ -877,9 +940,8 @@ module rnic_rx_lookup #(
     lk_q <= lk_d;
     e_queue_q <= e_queue_d;
     e_msn_q <= e_msn_d;
+    e_slot_q <= e_slot_d;
     e_left_q <= e_left_d;
-    e_base_q <= e_base_d;
-    e_log2_q <= e_log2_d;
     ar_addr_q <= ar_addr_d;
     r_desc_q <= r_desc_d;
     c2_queue_q <= qcons_raddr;
@@ -901,5 +963,6 @@ module rnic_rx_lookup #(
 
   // Monitoring only.
   logic unused;
-  assign unused = ^{err_stream_i, cons_stream_i, cons_qn_i, rd_count, hint_count};
+  assign unused = ^{err_stream_i, cons_stream_i, cons_qn_i, rd_count, hint_count, stag_unused, stag_rd_ready,
+                   stag_rsp_valid, stag_wr_ready};
 endmodule

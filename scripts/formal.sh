@@ -35,7 +35,8 @@
 #   deliver-mut-gate  rnic_rx_deliver without the b_segs gate
 #   deliver-mut-busy  rnic_rx_deliver whose cq_busy_o ignores the B of its last completion write
 #   regs-cq-mut     rnic_regs taking ring configuration writes while cq_busy is 1
-#   lookup-mut-stag rnic_rx_lookup without the STag index range check (index 2 aliases entry 0)
+#   lookup-mut-stag rnic_rx_lookup's STag table (rnic_lookup_stag) without the index range check
+#                   (index 2 aliases entry 0)
 #   lookup-mut-prod rnic_rx_lookup without the producer bound of the RQ status (no NO_BUF)
 # Engines (default): k-induction with Yosys's SAT prover (`sat -tempinduct`); BMC with the AIG of the
 # design in ABC's incremental bmc3 (yosys-abc, shipped with Yosys). Both read the same harness
@@ -289,7 +290,7 @@ if wanted deliver; then
   run deliver deliver_fv bmc "$deliver_depth" pass "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
 fi
 run regs-cq regs_cq_fv induct 4 pass "$rtl/rnic_regs.sv" "$fv/deliver_fv.sv"
-lk=("$rtl/rnic_rx_lookup.sv" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv")
+lk=("$rtl/rnic_rx_lookup.sv" "$rtl/rnic_lookup_stag.sv" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv")
 run lookup-a lookup_fv_a bmc "$lookup_depth" pass "${lk[@]}"
 wanted lookup-bw && [[ ${#only[@]} -gt 0 ]] && run lookup-bw lookup_fv_bw bmc "$lookup_depth" pass "${lk[@]}"
 wanted lookup-b && [[ ${#only[@]} -gt 0 ]] && run lookup-b lookup_fv_b bmc "$lookup_depth" pass "${lk[@]}"
@@ -323,13 +324,13 @@ if [[ $mutants -eq 1 ]]; then
   deliver_mutant deliver-mut-busy \
     "assign cq_busy_o = load || wv_q || last_b_wait[31];" \
     "assign cq_busy_o = load || wv_q;"
-  rtl_mutant lookup-mut-stag "$rtl/rnic_rx_lookup.sv" lookup_fv_a bmc "$lookup_depth" \
-    "assign b_stag_ok = {8'b0, b_seg_q.stag[31:8]} < StagEntries;" \
-    "assign b_stag_ok = 1'b1;" \
-    "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
+  rtl_mutant lookup-mut-stag "$rtl/rnic_lookup_stag.sv" lookup_fv_a bmc "$lookup_depth" \
+    "assign rsp_hit_o = {8'b0, rd_index_q} < StagEntries && rdata[SeValid];" \
+    "assign rsp_hit_o = rdata[SeValid];" \
+    "$rtl/rnic_rx_lookup.sv" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
   rtl_mutant lookup-mut-prod "$rtl/rnic_rx_lookup.sv" lookup_fv_bw bmc "$lookup_depth" \
     "else if (bq_ahead >= bq_posted) b_lk.rq_status" \
     "else if (1'b0) b_lk.rq_status" \
-    "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
+    "$rtl/rnic_lookup_stag.sv" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
 fi
 exit $status

@@ -1,0 +1,237 @@
+// rnic_lookup_stag at its interface (StagEntries 16): the read port answers the entry of STag[31:8]
+// one cycle after the request; a clear makes the entry invalid at once; a set takes two cycles
+// (wr_ready_o low in the second, wr_done_o with {index, key + 1} there) and the entry reads back;
+// each set of an index issues the next key (mod 256), also across a reset; an index >= 16 never hits.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wold-style-cast"
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#pragma GCC diagnostic ignored "-Wshadow"
+#include <verilated.h>
+
+#include "Vrnic_lookup_stag.h"
+#pragma GCC diagnostic pop
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+
+namespace {
+
+constexpr unsigned kEntries = 16;
+
+struct Entry {
+  bool rw = false, rr = false, bound = false;
+  std::uint16_t pd = 0, stream = 0;
+  std::uint64_t base = 0, len = 0, addr = 0;
+};
+
+class Stag : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ctx_ = std::make_unique<VerilatedContext>();
+    m_ = std::make_unique<Vrnic_lookup_stag>(ctx_.get());
+    Idle();
+    Reset();
+  }
+  void TearDown() override { m_->final(); }
+
+  void Idle() {
+    m_->rd_valid_i = 0;
+    m_->rd_stag_i = 0;
+    m_->wr_valid_i = 0;
+    m_->wr_set_i = 0;
+    m_->wr_index_i = 0;
+  }
+  void Tick() {
+    m_->clk_i = 0;
+    m_->eval();
+    m_->clk_i = 1;
+    m_->eval();
+  }
+  void Reset() {
+    m_->rst_ni = 0;
+    Tick();
+    Tick();
+    m_->rst_ni = 1;
+    m_->eval();
+  }
+  // The reset walk of rnic_rx_lookup: every entry cleared.
+  void ClearAll() {
+    for (unsigned i = 0; i < kEntries; ++i) Clear(i);
+  }
+  void Clear(unsigned index) {
+    m_->wr_valid_i = 1;
+    m_->wr_set_i = 0;
+    m_->wr_index_i = static_cast<std::uint8_t>(index);
+    m_->eval();
+    EXPECT_EQ(m_->wr_ready_o, 1U);
+    Tick();
+    Idle();
+    m_->eval();
+  }
+  // STAG_WRITE: returns the STag of wr_done_o.
+  std::uint32_t Set(unsigned index, const Entry& e) {
+    m_->wr_valid_i = 1;
+    m_->wr_set_i = 1;
+    m_->wr_index_i = static_cast<std::uint8_t>(index);
+    m_->wr_remote_write_i = e.rw;
+    m_->wr_remote_read_i = e.rr;
+    m_->wr_bound_i = e.bound;
+    m_->wr_pd_i = e.pd;
+    m_->wr_stream_i = e.stream;
+    m_->wr_base_to_i = e.base;
+    m_->wr_length_i = e.len;
+    m_->wr_addr_i = e.addr;
+    m_->eval();
+    EXPECT_EQ(m_->wr_ready_o, 1U);
+    EXPECT_EQ(m_->wr_done_o, 0U);
+    Tick();
+    // Second cycle: the request is held by the unit; the inputs may change.
+    Idle();
+    m_->wr_base_to_i = 0;
+    m_->eval();
+    EXPECT_EQ(m_->wr_ready_o, 0U);
+    EXPECT_EQ(m_->wr_done_o, 1U);
+    const std::uint32_t stag = m_->wr_stag_o;
+    Tick();
+    m_->eval();
+    EXPECT_EQ(m_->wr_done_o, 0U);
+    EXPECT_EQ(m_->wr_ready_o, 1U);
+    return stag;
+  }
+  // Reads STag and checks the answer of the next cycle.
+  void ExpectRead(std::uint32_t stag, bool hit, const Entry* e = nullptr, std::uint8_t key = 0) {
+    m_->rd_valid_i = 1;
+    m_->rd_stag_i = stag;
+    m_->eval();
+    EXPECT_EQ(m_->rd_ready_o, 1U);
+    Tick();
+    m_->rd_valid_i = 0;
+    m_->rd_stag_i = 0xFFFFFFFFU;  // the answer is registered: the next request does not change it
+    m_->eval();
+    EXPECT_EQ(m_->rsp_valid_o, 1U);
+    EXPECT_EQ(m_->rsp_hit_o, hit ? 1U : 0U) << "STag " << std::hex << stag;
+    if (hit && e != nullptr) {
+      EXPECT_EQ(m_->rsp_key_o, key);
+      EXPECT_EQ(m_->rsp_pd_o, e->pd);
+      EXPECT_EQ(m_->rsp_stream_o, e->stream);
+      EXPECT_EQ(m_->rsp_bound_o, e->bound ? 1U : 0U);
+      EXPECT_EQ(m_->rsp_remote_write_o, e->rw ? 1U : 0U);
+      EXPECT_EQ(m_->rsp_remote_read_o, e->rr ? 1U : 0U);
+      EXPECT_EQ(m_->rsp_base_to_o, e->base);
+      EXPECT_EQ(m_->rsp_length_o, e->len);
+      EXPECT_EQ(m_->rsp_addr_o, e->addr);
+    }
+    Tick();
+    m_->eval();
+    EXPECT_EQ(m_->rsp_valid_o, 0U);
+  }
+
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Vrnic_lookup_stag> m_;
+};
+
+Entry Sample(unsigned i) {
+  Entry e;
+  e.rw = (i & 1U) != 0;
+  e.rr = (i & 2U) != 0;
+  e.bound = (i & 4U) != 0;
+  e.pd = static_cast<std::uint16_t>(0x1000U + i);
+  e.stream = static_cast<std::uint16_t>(0x20U + i);
+  e.base = 0x1122334455660000ULL + i;
+  e.len = 0x10000ULL * (i + 1);
+  e.addr = 0xABCD000000000000ULL | (static_cast<std::uint64_t>(i) << 12);
+  return e;
+}
+
+TEST_F(Stag, ClearedTableNeverHits) {
+  ClearAll();
+  for (unsigned i = 0; i < kEntries; ++i) ExpectRead((i << 8) | 0x5AU, false);
+}
+
+TEST_F(Stag, SetReadsBackWithItsKey) {
+  ClearAll();
+  const Entry e = Sample(5);
+  const std::uint32_t stag = Set(5, e);
+  EXPECT_EQ(stag >> 8, 5U);
+  ExpectRead(stag, true, &e, static_cast<std::uint8_t>(stag & 0xFFU));
+  // The key byte of the STag is not the table's business (validate compares it).
+  ExpectRead((5U << 8) | ((stag + 1U) & 0xFFU), true, &e, static_cast<std::uint8_t>(stag & 0xFFU));
+  // Other entries stay invalid.
+  ExpectRead(4U << 8, false);
+  ExpectRead(6U << 8, false);
+}
+
+TEST_F(Stag, OutOfRangeIndexNeverHits) {
+  ClearAll();
+  const Entry e = Sample(3);
+  const std::uint32_t stag = Set(3, e);
+  ExpectRead(stag, true, &e, static_cast<std::uint8_t>(stag & 0xFFU));
+  // Index 16 + 3 and 0x10003 alias entry 3 in the RAM: the range check refuses them.
+  ExpectRead(((16U + 3U) << 8) | (stag & 0xFFU), false);
+  ExpectRead((0x10003U << 8) | (stag & 0xFFU), false);
+}
+
+TEST_F(Stag, ClearInvalidates) {
+  ClearAll();
+  const Entry e = Sample(9);
+  const std::uint32_t stag = Set(9, e);
+  ExpectRead(stag, true, &e, static_cast<std::uint8_t>(stag & 0xFFU));
+  Clear(9);
+  ExpectRead(stag, false);
+}
+
+TEST_F(Stag, KeysAdvanceAndSurviveReset) {
+  ClearAll();
+  const std::uint32_t s1 = Set(7, Sample(7));
+  const std::uint32_t s2 = Set(7, Sample(8));
+  EXPECT_EQ(s2 & 0xFFU, (s1 + 1U) & 0xFFU);
+  const Entry e8 = Sample(8);
+  ExpectRead(s2, true, &e8, static_cast<std::uint8_t>(s2 & 0xFFU));
+  Reset();
+  ClearAll();
+  ExpectRead(s2, false);
+  const std::uint32_t s3 = Set(7, Sample(7));
+  EXPECT_EQ(s3 & 0xFFU, (s2 + 1U) & 0xFFU) << "a reset must not reissue a key";
+  // 256 sets wrap the key and never repeat it twice in a row.
+  std::uint32_t prev = s3;
+  for (int k = 0; k < 256; ++k) {
+    const std::uint32_t s = Set(7, Sample(7));
+    EXPECT_EQ(s & 0xFFU, (prev + 1U) & 0xFFU);
+    prev = s;
+  }
+}
+
+TEST_F(Stag, ReadEveryCycleWhileWriting) {
+  ClearAll();
+  const Entry e = Sample(2);
+  // A read of the entry in the set's write cycle answers the entry before the write.
+  m_->wr_valid_i = 1;
+  m_->wr_set_i = 1;
+  m_->wr_index_i = 2;
+  m_->wr_pd_i = e.pd;
+  m_->wr_stream_i = e.stream;
+  m_->wr_base_to_i = e.base;
+  m_->wr_length_i = e.len;
+  m_->wr_addr_i = e.addr;
+  m_->wr_remote_write_i = e.rw;
+  m_->wr_remote_read_i = e.rr;
+  m_->wr_bound_i = e.bound;
+  Tick();
+  Idle();
+  m_->rd_valid_i = 1;
+  m_->rd_stag_i = 2U << 8;
+  m_->eval();
+  ASSERT_EQ(m_->wr_done_o, 1U);
+  Tick();
+  m_->eval();
+  EXPECT_EQ(m_->rsp_hit_o, 0U);
+  Tick();  // read again: the write is in now
+  m_->eval();
+  EXPECT_EQ(m_->rsp_hit_o, 1U);
+  EXPECT_EQ(m_->rsp_addr_o, e.addr);
+}
+
+}  // namespace
