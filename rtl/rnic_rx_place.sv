@@ -18,13 +18,19 @@
 //             completion after the writes committed before it was decided.
 //   AW gen    one burst per cycle from aq: the first burst ends at the next block boundary (4 KiB,
 //             or 256 beats when that is less), the others are whole blocks.
-//   data      takes one FIFO beat per cycle for the sq head. Write beat k of a segment is
+//   data      the sq head is loaded into current-segment registers (c_*, with its progress and
+//             precomputed flags: lead == 0, write beats left == 0/1/2) the cycle after it was pushed
+//             at the earliest, and when the previous segment takes its last beat (no gap). Added
+//             for the logic-depth budget (issue 12): the per-beat decision reads only registers,
+//             never the sq RAM's read data; it costs one cycle of latency, not of rate.
+//             Takes one FIFO beat per cycle for the current segment. Write beat k of a segment is
 //             (in[k+lead-1] >> sh) | (in[k+lead] << (Bytes - sh)) with sh = hdr - off (mod Bytes,
 //             1..Bytes) bytes. An input beat completes the write beat it ends and, when it is the
 //             segment's last, also the tail write beat that needs no later input: 0, 1 or 2 write
 //             beats, pushed into the W queue. A beat is taken whenever the W queue has room for
 //             what it produces, so header-only and discarded beats cost no W cycle and a tail
-//             costs no input cycle while the queue can bank it.
+//             costs no input cycle while the queue can bank it. The room test uses registered
+//             flags (room for >= 1, >= 2 beats) that the occupancy update precomputes.
 //   W queue   WqDepth write beats (two distributed RAMs, even and odd entries); its head is W.
 //   dlv       the cq head leaves once its segment's last write beat left the W queue (ERROR and
 //             zero-length PLACE: its last beat was popped) and, for a PLACE, its last AW was
@@ -82,8 +88,8 @@ module rnic_rx_place #(
   localparam int WqPw = $clog2(WqDepth);
   localparam int SeqW = CqPw + 1;     // counts of segments in flight (at most CqDepth)
   localparam int DlvW = $bits(dlv_o);
-  // sq entry: place, dlv, lead[2:0], shm1, nout[15:0], off, ll, blk
-  localparam int SqW = 2 + 3 + Lb + 16 + Lb + Lb + BlkW;
+  // sq entry: place, dlv, lead[2:0], lead == 0, shm1, nout[15:0], nout == 0, 1, 2, off, ll, blk
+  localparam int SqW = 2 + 3 + 1 + Lb + 16 + 3 + Lb + Lb + BlkW;
   // aq entry: aligned address / Bytes, first awlen, beats after the first burst
   localparam int AqW = (64 - Lb) + 8 + 16;
   // cq entry: need_aw, need_data, dlv
@@ -133,7 +139,7 @@ module rnic_rx_place #(
 
   always_comb begin
     sq_wr_d = sq_wr_q + {{SqPw{1'b0}}, sq_push};
-    sq_rd_d = sq_rd_q + {{SqPw{1'b0}}, sq_pop};
+    sq_rd_d = c_ld ? sq_rd_q + (SqPw + 1)'(1) : sq_rd_q;  // the head moves into the c_* registers
     aq_wr_d = aq_wr_q + {{AqPw{1'b0}}, aq_push};
     aq_rd_d = aq_rd_q + {{AqPw{1'b0}}, aq_pop};
     cq_wr_d = cq_wr_q + {{CqPw{1'b0}}, cq_push};
@@ -225,7 +231,8 @@ module rnic_rx_place #(
     v_rem = v_nout - v_first;
 
     sq_push = p0_take && v_seg;
-    sq_wdata = {v_place_w, v_dlv, v_lead, v_shm1, v_nout, v_off, v_ll, v_blk};
+    sq_wdata = {v_place_w, v_dlv, v_lead, v_lead == 3'd0, v_shm1, v_nout, v_nout == 16'd0,
+                v_nout == 16'd1, v_nout == 16'd2, v_off, v_ll, v_blk};
     aq_push = p0_take && v_place_w;
     aq_wdata = {p0_q.addr[63:Lb], v_first_m1[7:0], v_rem};
 
@@ -311,18 +318,27 @@ module rnic_rx_place #(
   // ---------------------------------------------------------------------------------------------
   // Data engine
   // ---------------------------------------------------------------------------------------------
-  // sq head
-  logic h_place, h_dlv;
+  // sq head as read from the RAM: loaded into the current-segment registers below (issue 12: the
+  // RAM read data only feeds a register, never the per-beat decision logic).
+  logic h_place, h_dlv, h_lead_z, h_nz, h_n1, h_n2;
   logic [2:0] h_lead;
   logic [Lb-1:0] h_shm1, h_off, h_ll;
   logic [15:0] h_nout;
   logic [BlkW-1:0] h_blk;
-  assign {h_place, h_dlv, h_lead, h_shm1, h_nout, h_off, h_ll, h_blk} = sq_rdata;
+  assign {h_place, h_dlv, h_lead, h_lead_z, h_shm1, h_nout, h_nz, h_n1, h_n2, h_off, h_ll, h_blk} =
+      sq_rdata;
 
-  // Progress in the head segment (valid while in_act_q; otherwise the head's start values apply).
-  logic in_act_q, in_act_d;
+  // The current segment (c_v_q: loaded; its fields and progress). The per-beat decision only reads
+  // registers: flags that the next state precomputes (lead == 0, write beats left == 0 / 1 / 2,
+  // W queue room >= 1 / >= 2) instead of comparing counters (issue 12).
+  logic c_v_q, c_v_d, c_ld;
+  logic c_place_q, c_dlv_q;
+  logic [Lb-1:0] c_shm1_q, c_off_q, c_ll_q;
+  logic in_act_q, in_act_d;         // an input beat of the segment was taken
   logic [2:0] lead_q, lead_d;       // lead (header-only) beats still to come
+  logic lead_z_q, lead_z_d;         // lead_q == 0
   logic [15:0] orem_q, orem_d;      // write beats still to produce
+  logic oz_q, oz_d, o1_q, o1_d, o2_q, o2_d;  // orem_q == 0, 1, 2
   logic ofirst_q, ofirst_d;         // no write beat produced yet
   logic [BlkW-1:0] blk_q, blk_d;    // block beat index of the next write beat
   logic [DataWidth-1:0] rprev_q, rprev_d;  // the previous input beat shifted down by sh bytes
@@ -330,6 +346,8 @@ module rnic_rx_place #(
   // Flush: write beats a malformed PLACE still owes after its last input beat (never more than
   // two per input beat when the packet holds hdr_bytes + pay_bytes; kept so AW and W always agree).
   logic [15:0] fl_rem_q, fl_rem_d;
+  logic fl_act_q, fl_act_d;         // fl_rem_q != 0
+  logic fl_1_q, fl_1_d;             // fl_rem_q == 1
   logic [Lb-1:0] fl_ll_q, fl_ll_d;
   logic [BlkW-1:0] fl_blk_q, fl_blk_d;
 
@@ -340,76 +358,81 @@ module rnic_rx_place #(
   // banks, so each bank has one write port and maps to distributed RAM.
   logic [WqW-1:0] wq0_mem [WqDepth/2];
   logic [WqW-1:0] wq1_mem [WqDepth/2];
-  logic wq0_we, wq1_we, a_to1;
+  logic wq0_we, wq1_we, a_to1, sel0_a, sel1_a;
   logic [WqPw-2:0] wq0_wa, wq1_wa;
   logic [WqW-1:0] wq0_wd, wq1_wd;
   logic [WqPw-1:0] wq_wr_q, wq_wr_d, wq_rd_q, wq_rd_d;
   logic [WqPw:0] wq_cnt_q, wq_cnt_d;
+  logic wq_nz_q, wq_nz_d;           // wq_cnt_q != 0
+  logic wq_f1_q, wq_f1_d;           // room for one more write beat: wq_cnt_q <= WqDepth - 1
+  logic wq_f2_q, wq_f2_d;           // room for two: wq_cnt_q <= WqDepth - 2
   logic [WqW-1:0] wq_head, wq_a, wq_b;
-  logic [WqPw-1:0] wq_wr_b;
   logic w_bfirst;
   logic [SeqW-1:0] w_seq;
   logic signed [15:0] aw_ahead_q, aw_ahead_d;  // AW handshakes minus W bursts started
   logic aw_ok, w_hs;
 
-  logic [2:0] lead_e;
-  logic [15:0] orem_e, rem_a;
-  logic ofirst_e;
-  logic [BlkW-1:0] blk_e;
-  logic fl_act, is_e, is_t, wq_room, take, eng_hs, push_a, push_b, fl_fire, ev_pop;
-  logic [1:0] n_prod, n_push;
+  logic [15:0] rem_a, orem_m1, orem_m2;
+  logic [BlkW-1:0] blk_p1;
+  logic is_e, is_t, wq_room, take, eng_hs, push_a, push_b, fl_fire, ev_pop, last_b_e, rem_a2;
+  logic [1:0] n_push;
   logic [DataWidth-1:0] r_cur, l_cur, data_a, data_b;
   logic [Bytes-1:0] strb_a, strb_b;
-  logic last_a, last_b, first_b;
-  logic [BlkW-1:0] blk_b;
+  logic last_a, last_b, first_b, bend_b, bzero_b;
   logic [Lb-1:0] ll_b;
+  logic [WqPw:0] le1, le2, le3, le4;  // unused width helpers below
+  logic c_le1, c_le2, c_le3, c_le4, c_ge2;
 
   always_comb begin
-    lead_e = in_act_q ? lead_q : h_lead;
-    orem_e = in_act_q ? orem_q : h_nout;
-    ofirst_e = in_act_q ? ofirst_q : 1'b1;
-    blk_e = in_act_q ? blk_q : h_blk;
-    fl_act = fl_rem_q != 16'd0;
-
     // Write beat k takes packet bytes from input beats k + lead - 1 and k + lead:
     // (beat[k+lead-1] >> sh) | (beat[k+lead] << (Bytes - sh)), sh = shm1 + 1 bytes. Each input beat
     // is shifted both ways once: r_cur is kept for the next write beat, l_cur completes this one.
-    r_cur = {8'h00, beat_data_i[DataWidth-1:8]} >> {h_shm1, 3'b000};
-    l_cur = beat_data_i << {~h_shm1, 3'b000};
+    r_cur = {8'h00, beat_data_i[DataWidth-1:8]} >> {c_shm1_q, 3'b000};
+    l_cur = beat_data_i << {~c_shm1_q, 3'b000};
 
-    // The head beat makes write beat k = (beat index - lead) ready (is_e) and, when it is the last
+    // The input beat makes write beat k = (beat index - lead) ready (is_e) and, when it is the last
     // one, the tail write beat that needs no later input (is_t): 0, 1 or 2 write beats.
-    is_e = h_place && lead_e == 3'd0 && orem_e != 16'd0;
-    rem_a = orem_e - {15'd0, is_e};
-    is_t = h_place && beat_last_i && rem_a != 16'd0;
-    n_prod = {1'b0, is_e} + {1'b0, is_t};
+    is_e = c_place_q && lead_z_q && !oz_q;
+    // rem_a = orem - is_e (write beats left after A) != 0
+    is_t = c_place_q && beat_last_i && !oz_q && (!lead_z_q || !o1_q);
+    orem_m1 = orem_q - 16'd1;
+    orem_m2 = orem_q - 16'd2;
+    rem_a = is_e ? orem_m1 : orem_q;
+    last_b_e = is_e ? o2_q : o1_q;                    // rem_a == 1
+    rem_a2 = is_e ? (orem_q == 16'd3) : o2_q;         // rem_a == 2
 
     // One input beat per cycle, whenever the W queue has room for what it produces (occupancy as
     // registered: the W handshake of this cycle does not count, so wready never reaches the FIFO).
-    wq_room = {1'b0, wq_cnt_q} + {{WqPw{1'b0}}, n_prod} <= (WqPw + 2)'(WqDepth);
-    take = !sq_empty && !fl_act && wq_room;
+    wq_room = !(is_e || is_t) || wq_f2_q || (wq_f1_q && !(is_e && is_t));
+    take = c_v_q && !fl_act_q && wq_room;
     beat_ready_o = take;
     eng_hs = take && beat_valid_i;
     sq_pop = eng_hs && beat_last_i;
-    ev_pop = sq_pop && h_dlv && !h_place;  // ERROR or zero-length PLACE finished
-    fl_fire = fl_act && wq_cnt_q != (WqPw + 1)'(WqDepth);
+    ev_pop = sq_pop && c_dlv_q && !c_place_q;  // ERROR or zero-length PLACE finished
+    fl_fire = fl_act_q && wq_f1_q;
+    // The next sq entry becomes the current segment when the current one took its last beat.
+    c_ld = !sq_empty && (!c_v_q || sq_pop);
+    c_v_d = c_ld || (c_v_q && !sq_pop);
 
     // Write beat A: the one this input beat completes.
     data_a = (in_act_q ? rprev_q : '0) | l_cur;  // first input beat: nothing before it counts
-    last_a = orem_e == 16'd1;
-    strb_a = (ofirst_e ? ({Bytes{1'b1}} << h_off) : {Bytes{1'b1}}) &
-             (last_a ? ({Bytes{1'b1}} >> (~h_ll)) : {Bytes{1'b1}});
-    wq_a = {data_a, strb_a, last_a || (&blk_e), ofirst_e || blk_e == '0, cons_seq_q};
+    last_a = o1_q;
+    strb_a = (ofirst_q ? ({Bytes{1'b1}} << c_off_q) : {Bytes{1'b1}}) &
+             (last_a ? ({Bytes{1'b1}} >> (~c_ll_q)) : {Bytes{1'b1}});
+    wq_a = {data_a, strb_a, last_a || (&blk_q), ofirst_q || blk_q == '0, cons_seq_q};
 
-    // Write beat B: the tail of the head segment, or a flush beat.
-    data_b = fl_act ? rprev_q : r_cur;
-    first_b = !fl_act && ofirst_e && !is_e;
-    last_b = fl_act ? fl_rem_q == 16'd1 : rem_a == 16'd1;
-    blk_b = fl_act ? fl_blk_q : blk_e + {{(BlkW - 1){1'b0}}, is_e};
-    ll_b = fl_act ? fl_ll_q : h_ll;
-    strb_b = (first_b ? ({Bytes{1'b1}} << h_off) : {Bytes{1'b1}}) &
+    // Write beat B: the tail of the current segment, or a flush beat.
+    blk_p1 = blk_q + 1'b1;
+    data_b = fl_act_q ? rprev_q : r_cur;
+    first_b = !fl_act_q && ofirst_q && !is_e;
+    last_b = fl_act_q ? fl_1_q : last_b_e;
+    // block index of B: fl_blk_q, or blk_q + is_e; its end (all ones) and start (zero)
+    bend_b = fl_act_q ? (&fl_blk_q) : (is_e ? (&blk_p1) : (&blk_q));
+    bzero_b = fl_act_q ? (fl_blk_q == '0) : (is_e ? (&blk_q) : (blk_q == '0));
+    ll_b = fl_act_q ? fl_ll_q : c_ll_q;
+    strb_b = (first_b ? ({Bytes{1'b1}} << c_off_q) : {Bytes{1'b1}}) &
              (last_b ? ({Bytes{1'b1}} >> (~ll_b)) : {Bytes{1'b1}});
-    wq_b = {data_b, strb_b, last_b || (&blk_b), first_b || blk_b == '0, cons_seq_q};
+    wq_b = {data_b, strb_b, last_b || bend_b, first_b || bzero_b, cons_seq_q};
 
     push_a = eng_hs && is_e;
     push_b = (eng_hs && is_t) || fl_fire;
@@ -420,52 +443,120 @@ module rnic_rx_place #(
     w_bfirst = wq_head[SeqW];
     w_seq = wq_head[SeqW-1:0];
     aw_ok = aw_ahead_q > 16'sd0 || (aw_ahead_q == 16'sd0 && aw_valid_q);
-    wvalid_o = wq_cnt_q != '0 && (!w_bfirst || aw_ok);
+    wvalid_o = wq_nz_q && (!w_bfirst || aw_ok);
     w_hs = wvalid_o && wready_i;
-    wq_wr_b = wq_wr_q + {{(WqPw - 1){1'b0}}, push_a};
-    a_to1 = wq_wr_q[0];  // A at wq_wr_q, B right after it (or at wq_wr_q without A)
-    wq0_we = (push_a && !a_to1) || (push_b && !wq_wr_b[0]);
-    wq1_we = (push_a && a_to1) || (push_b && wq_wr_b[0]);
-    wq0_wd = (push_a && !a_to1) ? wq_a : wq_b;
-    wq1_wd = (push_a && a_to1) ? wq_a : wq_b;
-    wq0_wa = (push_a && !a_to1) ? wq_wr_q[WqPw-1:1] : wq_wr_b[WqPw-1:1];
-    wq1_wa = (push_a && a_to1) ? wq_wr_q[WqPw-1:1] : wq_wr_b[WqPw-1:1];
-    wq_wr_d = wq_wr_q + WqPw'(n_push);
+    // A goes to wq_wr_q, B right after it (or to wq_wr_q without A). The bank addresses follow from
+    // wq_wr_q alone; which beat a bank takes from is_e (registers), not from the handshake.
+    a_to1 = wq_wr_q[0];
+    sel0_a = !a_to1 && is_e && !fl_act_q;
+    sel1_a = a_to1 && is_e && !fl_act_q;
+    wq0_we = (push_a && !a_to1) || (push_b && (a_to1 == push_a));
+    wq1_we = (push_a && a_to1) || (push_b && (a_to1 != push_a));
+    wq0_wd = sel0_a ? wq_a : wq_b;
+    wq1_wd = sel1_a ? wq_a : wq_b;
+    wq0_wa = wq_wr_q[WqPw-1:1] + {{(WqPw - 2){1'b0}}, a_to1};
+    wq1_wa = wq_wr_q[WqPw-1:1];
+    case (n_push)
+      2'd0: wq_wr_d = wq_wr_q;
+      2'd1: wq_wr_d = wq_wr_q + WqPw'(1);
+      default: wq_wr_d = wq_wr_q + WqPw'(2);
+    endcase
     wq_rd_d = wq_rd_q + {{(WqPw - 1){1'b0}}, w_hs};
-    wq_cnt_d = wq_cnt_q + (WqPw + 1)'(n_push) - {{WqPw{1'b0}}, w_hs};
+    // Occupancy and its flags for the next cycle: the comparisons are against this cycle's count,
+    // selected by the change (n_push - w_hs, -1..2).
+    le1 = (WqPw + 1)'(WqDepth - 1);
+    le2 = (WqPw + 1)'(WqDepth - 2);
+    le3 = (WqPw + 1)'(WqDepth - 3);
+    le4 = (WqPw + 1)'(WqDepth - 4);
+    c_le1 = wq_cnt_q <= le1;
+    c_le2 = wq_cnt_q <= le2;
+    c_le3 = wq_cnt_q <= le3;
+    c_le4 = wq_cnt_q <= le4;
+    c_ge2 = wq_cnt_q >= (WqPw + 1)'(2);
+    wq_cnt_d = wq_cnt_q;
+    wq_nz_d = wq_nz_q;
+    wq_f1_d = wq_f1_q;
+    wq_f2_d = wq_f2_q;
+    case ({n_push, w_hs})
+      3'b001: begin  // -1
+        wq_cnt_d = wq_cnt_q - (WqPw + 1)'(1);
+        wq_nz_d = c_ge2;
+        wq_f1_d = 1'b1;
+        wq_f2_d = c_le1;
+      end
+      3'b011: begin  // +1 -1
+      end
+      3'b010, 3'b101: begin  // +1
+        wq_cnt_d = wq_cnt_q + (WqPw + 1)'(1);
+        wq_nz_d = 1'b1;
+        wq_f1_d = c_le2;
+        wq_f2_d = c_le3;
+      end
+      3'b100, 3'b110, 3'b111: begin  // +2
+        wq_cnt_d = wq_cnt_q + (WqPw + 1)'(2);
+        wq_nz_d = 1'b1;
+        wq_f1_d = c_le3;
+        wq_f2_d = c_le4;
+      end
+      default: ;  // 0
+    endcase
 
     aw_ahead_d = aw_ahead_q + (aw_hs ? 16'sd1 : 16'sd0) - ((w_hs && w_bfirst) ? 16'sd1 : 16'sd0);
 
-    // Head segment progress.
+    // Current segment progress.
     in_act_d = in_act_q;
     lead_d = lead_q;
+    lead_z_d = lead_z_q;
     orem_d = orem_q;
+    oz_d = oz_q;
+    o1_d = o1_q;
+    o2_d = o2_q;
     ofirst_d = ofirst_q;
     blk_d = blk_q;
     rprev_d = rprev_q;
     fl_rem_d = fl_rem_q;
+    fl_act_d = fl_act_q;
+    fl_1_d = fl_1_q;
     fl_ll_d = fl_ll_q;
     fl_blk_d = fl_blk_q;
     if (fl_fire) begin
       fl_rem_d = fl_rem_q - 16'd1;
+      fl_act_d = !fl_1_q;
+      fl_1_d = fl_rem_q == 16'd2;
       fl_blk_d = fl_blk_q + 1'b1;
     end
     if (eng_hs) begin
       rprev_d = r_cur;
       if (beat_last_i) begin
-        in_act_d = 1'b0;
-        if (is_t && rem_a != 16'd1) begin
-          fl_rem_d = rem_a - 16'd1;
-          fl_ll_d = h_ll;
-          fl_blk_d = blk_b + 1'b1;
+        if (is_t && !last_b_e) begin
+          fl_rem_d = is_e ? orem_m2 : orem_m1;  // rem_a - 1
+          fl_act_d = 1'b1;
+          fl_1_d = rem_a2;
+          fl_ll_d = c_ll_q;
+          fl_blk_d = (is_e ? blk_p1 : blk_q) + 1'b1;
         end
       end else begin
         in_act_d = 1'b1;
-        lead_d = lead_e - {2'd0, h_place && lead_e != 3'd0};
+        lead_d = lead_q - {2'd0, c_place_q && !lead_z_q};
+        lead_z_d = lead_z_q || (c_place_q && lead_q == 3'd1);
         orem_d = rem_a;
-        ofirst_d = ofirst_e && !is_e;
-        blk_d = blk_b;
+        oz_d = is_e ? o1_q : oz_q;
+        o1_d = is_e ? o2_q : o1_q;
+        o2_d = rem_a2;
+        ofirst_d = ofirst_q && !is_e;
+        blk_d = is_e ? blk_p1 : blk_q;
       end
+    end
+    if (c_ld) begin
+      in_act_d = 1'b0;
+      lead_d = h_lead;
+      lead_z_d = h_lead_z;
+      orem_d = h_nout;
+      oz_d = h_nz;
+      o1_d = h_n1;
+      o2_d = h_n2;
+      ofirst_d = 1'b1;
+      blk_d = h_blk;
     end
   end
 
@@ -494,7 +585,7 @@ module rnic_rx_place #(
     h_need_aw = cq_rdata[CqW-1];
     h_need_data = cq_rdata[CqW-2];
     dlv_o = cq_rdata[DlvW-1:0];
-    data_done = (wq_cnt_q != '0 ? w_seq : cons_seq_q) - dlv_seq_q;
+    data_done = (wq_nz_q ? w_seq : cons_seq_q) - dlv_seq_q;
     dlv_valid_o = !cq_empty && (!h_need_data || data_done != '0) &&
                   (!h_need_aw || aw_done_q != '0);
     cq_pop = dlv_valid_o && dlv_ready_i;
@@ -526,17 +617,27 @@ module rnic_rx_place #(
       aw_addr_q <= '0;
       aw_len_q <= '0;
       aw_rem_q <= '0;
+      c_v_q <= 1'b0;
       in_act_q <= 1'b0;
       lead_q <= '0;
+      lead_z_q <= 1'b1;
       orem_q <= '0;
+      oz_q <= 1'b1;
+      o1_q <= 1'b0;
+      o2_q <= 1'b0;
       ofirst_q <= 1'b0;
       blk_q <= '0;
       fl_rem_q <= '0;
+      fl_act_q <= 1'b0;
+      fl_1_q <= 1'b0;
       fl_ll_q <= '0;
       fl_blk_q <= '0;
       wq_wr_q <= '0;
       wq_rd_q <= '0;
       wq_cnt_q <= '0;
+      wq_nz_q <= 1'b0;
+      wq_f1_q <= 1'b1;
+      wq_f2_q <= 1'b1;
       aw_ahead_q <= '0;
       cons_seq_q <= '0;
       dlv_seq_q <= '0;
@@ -556,17 +657,27 @@ module rnic_rx_place #(
       aw_addr_q <= aw_addr_d;
       aw_len_q <= aw_len_d;
       aw_rem_q <= aw_rem_d;
+      c_v_q <= c_v_d;
       in_act_q <= in_act_d;
       lead_q <= lead_d;
+      lead_z_q <= lead_z_d;
       orem_q <= orem_d;
+      oz_q <= oz_d;
+      o1_q <= o1_d;
+      o2_q <= o2_d;
       ofirst_q <= ofirst_d;
       blk_q <= blk_d;
       fl_rem_q <= fl_rem_d;
+      fl_act_q <= fl_act_d;
+      fl_1_q <= fl_1_d;
       fl_ll_q <= fl_ll_d;
       fl_blk_q <= fl_blk_d;
       wq_wr_q <= wq_wr_d;
       wq_rd_q <= wq_rd_d;
       wq_cnt_q <= wq_cnt_d;
+      wq_nz_q <= wq_nz_d;
+      wq_f1_q <= wq_f1_d;
+      wq_f2_q <= wq_f2_d;
       aw_ahead_q <= aw_ahead_d;
       cons_seq_q <= cons_seq_d;
       dlv_seq_q <= dlv_seq_d;
@@ -577,6 +688,13 @@ module rnic_rx_place #(
   // Datapath registers: no reset needed (qualified by the control state above).
   always_ff @(posedge clk_i) begin
     rprev_q <= rprev_d;
+    if (c_ld) begin
+      c_place_q <= h_place;
+      c_dlv_q <= h_dlv;
+      c_shm1_q <= h_shm1;
+      c_off_q <= h_off;
+      c_ll_q <= h_ll;
+    end
     if (vd_ready_o && vd_valid_i) p0_q <= vd_i;
   end
 

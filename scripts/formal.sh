@@ -301,7 +301,7 @@ if [[ $mutants -eq 1 ]]; then
     "end else if (below_base) begin" \
     "$fv/validate_fv.sv"
   rtl_mutant place-mut-strb "$rtl/rnic_rx_place.sv" place_fv bmc "$place_depth" \
-    "(last_a ? ({Bytes{1'b1}} >> (~h_ll)) : {Bytes{1'b1}})" \
+    "(last_a ? ({Bytes{1'b1}} >> (~c_ll_q)) : {Bytes{1'b1}})" \
     "{Bytes{1'b1}}" \
     "$fv/place_fv.sv"
   rtl_mutant place-mut-stale "$rtl/rnic_rx_place.sv" place_fv bmc "$place_depth" \

@@ -898,13 +898,15 @@ unsigned produced(const Shape& s, unsigned j) {
 
 // The ideal schedule at full rate with unlimited queues and the design's pipeline latencies:
 // verdict k accepted in cycle k and dispatched from p0 in cycle k + kDispatchLag; the input beats
-// popped in order, one per cycle, none before the cycle after its segment's dispatch (the
-// architecture: place pops a segment's beats only once its verdict is dispatched); an AW one per
+// popped in order, one per cycle, none before the second cycle after its segment's dispatch (the
+// architecture: place pops a segment's beats only once its verdict is dispatched and its sq entry
+// was loaded into the data engine's current-segment registers, kSqLoadLag); an AW one per
 // cycle, no earlier than two cycles after its dispatch (lockstep: and after the previous burst's
 // wlast); a W beat one per cycle, no earlier than the cycle after the last input beat it needs and
 // not before its burst's AW. Returns the cycle after the last handshake: no implementation with
 // that latency can finish earlier.
 constexpr std::uint64_t kDispatchLag = 1;  // p0
+constexpr std::uint64_t kSqLoadLag = 1;    // sq RAM -> current-segment registers (issue 12)
 
 std::uint64_t ideal_end(const std::vector<Item>& items, bool mux) {
   std::uint64_t p_next = 0, a_next = 0, w_next = 0, wlast = 0, end = 0;
@@ -915,7 +917,7 @@ std::uint64_t ideal_end(const std::vector<Item>& items, bool mux) {
     end = std::max<std::uint64_t>(end, k + 1);
     pop.assign(s.nin, 0);
     for (unsigned j = 0; j < s.nin; ++j) {
-      pop[j] = std::max<std::uint64_t>(p_next, k + kDispatchLag + 1);
+      pop[j] = std::max<std::uint64_t>(p_next, k + kDispatchLag + kSqLoadLag + 1);
       p_next = pop[j] + 1;
       end = std::max(end, p_next);
     }
@@ -1038,9 +1040,16 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
       if (bursts[loaded].first) ++aq_out;
       ++loaded;
     }
-    const bool exp_take = p0 >= 0 && sq < kSqDepth && aq_in - aq_out < kAqDepth && cq < kCqDepth;
+    // The oldest segment leaves the sq RAM for the current-segment registers the cycle after its
+    // dispatch at the earliest (then its beats may be popped); sq_full counts the RAM only.
+    const bool head_loaded = sq != 0 && nb < beats.size() && disp_at[beats[nb].item] != kNever &&
+                             disp_at[beats[nb].item] + kSqLoadLag < c;
+    const std::uint64_t sq_ram = sq - (head_loaded ? 1U : 0U);
+    const bool exp_take =
+        p0 >= 0 && sq_ram < kSqDepth && aq_in - aq_out < kAqDepth && cq < kCqDepth;
     const bool exp_vd = nv < n && (p0 < 0 || exp_take);
-    const bool exp_beat = nb < beats.size() && disp_at[beats[nb].item] < c &&
+    const bool exp_beat = nb < beats.size() && disp_at[beats[nb].item] != kNever &&
+                          disp_at[beats[nb].item] + kSqLoadLag < c &&
                           wq + beats[nb].prod <= kWqDepth;
     bool exp_aw = false;
     if (na < bursts.size()) {
