@@ -11,7 +11,8 @@
 //   last, T, STag/QN, MSN, length and RsvdULP. Only the filled bits say what a slot holds, so after
 //   reset only the per-stream words are cleared (NumStreams cycles, dlv_ready_o low meanwhile), and
 //   STREAM_RESET is a single write. The word written in the previous cycle is forwarded, so
-//   back-to-back items of one stream (consecutive DDP-SSNs in particular) see each other at once.
+//   back-to-back items of one stream (consecutive DDP-SSNs in particular) see each other at once
+//   (whether it is the item's stream is registered with the write, fw_hit_q: logic-depth budget).
 // - PLACED: d = ssn - next_ssn (mod 2^16); d >= SsnWindow or a filled slot is a duplicate
 //   (dup_event_o, nothing changes). d != 0: the segment fills its slot. d == 0: the segment is
 //   delivered directly (never written to its slot), next_ssn advances; then, while slot next_ssn is
@@ -227,10 +228,10 @@ module rnic_rx_deliver #(
   logic dr_d, dr_q;                       // delivering filled slots of item_q's stream
   logic [StW-1:0] dr_word_d, dr_word_q;   // while draining: the stream's word (next_ssn's slot is
                                           //   in slot_rdata_q)
-  logic fw_valid_d, fw_valid_q;           // the per-stream word written in the previous cycle
+  logic fw_hit_d, fw_hit_q;               // the per-stream word written in the previous cycle is
+                                          //   item_q's stream's (compared a cycle early: budget)
   // datapath (no reset)
   rnic_dlv_t item_d, item_q;
-  logic [StreamW-1:0] fw_stream_d, fw_stream_q;
   logic [StW-1:0] fw_word_d, fw_word_q;
 
   // ---- queues -----------------------------------------------------------------------------------
@@ -295,7 +296,7 @@ module rnic_rx_deliver #(
 
   assign item_stream = item_q.stream[StreamW-1:0];
   assign stream_ok = {1'b0, item_q.stream} < NumStreams17;
-  assign word = (fw_valid_q && fw_stream_q == item_stream) ? fw_word_q : st_rdata_q;
+  assign word = fw_hit_q ? fw_word_q : st_rdata_q;
   assign w_nssn = word[SsnWindow +: 16];
   assign w_fill = word[SsnWindow-1:0];
   assign ahead = item_q.ssn - w_nssn;
@@ -503,8 +504,6 @@ module rnic_rx_deliver #(
       end
     end
 
-    fw_valid_d = st_we;
-    fw_stream_d = st_waddr;
     fw_word_d = st_wdata;
   end
 
@@ -515,6 +514,13 @@ module rnic_rx_deliver #(
   assign bv_d = free ? dlv_valid_i : (bv_q && !dr_d);
   assign item_d = (free && dlv_valid_i) ? dlv_i : item_q;
   assign st_raddr = free ? dlv_i.stream[StreamW-1:0] : item_stream;
+  // Forwarding: the word written now (st_waddr: icnt_q while clearing, else item_stream) is the
+  // next item's (item_d's stream). The address compares use flops and ports only; they are made
+  // here rather than in the next cycle to keep the decision within the logic-depth budget.
+  logic fw_eq_in, fw_eq_hold;
+  assign fw_eq_in = (init_q ? icnt_q : item_stream) == dlv_i.stream[StreamW-1:0];
+  assign fw_eq_hold = !init_q || icnt_q == item_stream;
+  assign fw_hit_d = st_we && ((free && dlv_valid_i) ? fw_eq_in : fw_eq_hold);
 
   // ---- write ------------------------------------------------------------------------------------
   logic wv_d, wv_q;                       // an entry is being written
@@ -625,7 +631,7 @@ module rnic_rx_deliver #(
       icnt_q <= '0;
       bv_q <= 1'b0;
       dr_q <= 1'b0;
-      fw_valid_q <= 1'b0;
+      fw_hit_q <= 1'b0;
       fdone_q <= 1'b0;
       wv_q <= 1'b0;
       aw_pend_q <= 1'b0;
@@ -642,7 +648,7 @@ module rnic_rx_deliver #(
       icnt_q <= icnt_d;
       bv_q <= bv_d;
       dr_q <= dr_d;
-      fw_valid_q <= fw_valid_d;
+      fw_hit_q <= fw_hit_d;
       fdone_q <= mk_done;
       wv_q <= wv_d;
       aw_pend_q <= aw_pend_d;
@@ -660,7 +666,6 @@ module rnic_rx_deliver #(
   always_ff @(posedge clk_i) begin
     item_q <= item_d;
     dr_word_q <= dr_word_d;
-    fw_stream_q <= fw_stream_d;
     fw_word_q <= fw_word_d;
     wr_q <= wr_d;
     wr_addr_q <= wr_addr_d;
