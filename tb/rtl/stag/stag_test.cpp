@@ -72,7 +72,8 @@ class Stag : public ::testing::Test {
     m_->eval();
   }
   // STAG_WRITE: returns the STag of wr_done_o.
-  std::uint32_t Set(unsigned index, const Entry& e) {
+  // Drives a STAG_WRITE request of entry e at index (the first cycle; not clocked).
+  void DriveSet(unsigned index, const Entry& e) {
     m_->wr_valid_i = 1;
     m_->wr_set_i = 1;
     m_->wr_index_i = static_cast<std::uint8_t>(index);
@@ -84,6 +85,9 @@ class Stag : public ::testing::Test {
     m_->wr_base_to_i = e.base;
     m_->wr_length_i = e.len;
     m_->wr_addr_i = e.addr;
+  }
+  std::uint32_t Set(unsigned index, const Entry& e) {
+    DriveSet(index, e);
     m_->eval();
     EXPECT_EQ(m_->wr_ready_o, 1U);
     EXPECT_EQ(m_->wr_done_o, 0U);
@@ -208,17 +212,7 @@ TEST_F(Stag, ReadEveryCycleWhileWriting) {
   ClearAll();
   const Entry e = Sample(2);
   // A read of the entry in the set's write cycle answers the entry before the write.
-  m_->wr_valid_i = 1;
-  m_->wr_set_i = 1;
-  m_->wr_index_i = 2;
-  m_->wr_pd_i = e.pd;
-  m_->wr_stream_i = e.stream;
-  m_->wr_base_to_i = e.base;
-  m_->wr_length_i = e.len;
-  m_->wr_addr_i = e.addr;
-  m_->wr_remote_write_i = e.rw;
-  m_->wr_remote_read_i = e.rr;
-  m_->wr_bound_i = e.bound;
+  DriveSet(2, e);
   Tick();
   Idle();
   m_->rd_valid_i = 1;
