@@ -1,6 +1,7 @@
 # rnic_verilate(<target> TOP <module> SOURCES <files...> [PREFIX <class>] [PARAMS -GName=value ...] [ARGS ...])
 # Verilates <module> once into the static library <target> (C++ model, FST tracing compiled in), to be
 # linked into every test or tool that needs it (toolchain notes: each verilate() call recompiles).
+# --assert: the RTL's assertions (rtl/rnic_assert.svh) are checked in every model.
 find_package(verilator REQUIRED HINTS $ENV{VERILATOR_ROOT} /usr/share/verilator)
 find_package(Threads REQUIRED)
 
@@ -18,7 +19,7 @@ function(rnic_verilate target)
     PREFIX ${V_PREFIX}
     TRACE_FST
     INCLUDE_DIRS ${RNIC_RTL_DIR}
-    VERILATOR_ARGS -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal ${V_PARAMS} ${V_ARGS})
+    VERILATOR_ARGS -O3 --x-assign fast --x-initial fast --assert -Wall -Wno-fatal ${V_PARAMS} ${V_ARGS})
   # Verilator's generated code is not ours: no project warnings on it.
   target_compile_options(${target} PRIVATE -w)
   target_link_libraries(${target} PUBLIC Threads::Threads)
