@@ -6,7 +6,7 @@
 //                                                  valid/ready handshake: once valid is up and ready
 //                                                  is not, valid stays up and payload stays stable
 //                                                  in the next cycle (AXI A3.3.1, AXI-Stream 2.2.1)
-// Verilator checks them with --assert (every rtl test and rnic-sim build with it); a failure prints
+// Every Verilated model checks them (--assert: every rtl test and rnic-sim); a failure prints
 // "rnic assertion failed" with the assertion's hierarchical name and stops the simulation.
 // Synthesis ignores them: Yosys defines SYNTHESIS (and rejects concurrent SVA), so the macros expand
 // to nothing there, in the formal harnesses (read by Yosys) and in the netlist flow.
