@@ -1,7 +1,8 @@
 # rnic_verilate(<target> TOP <module> SOURCES <files...> [PREFIX <class>] [PARAMS -GName=value ...] [ARGS ...])
 # Verilates <module> once into the static library <target> (C++ model, FST tracing compiled in), to be
 # linked into every test or tool that needs it (toolchain notes: each verilate() call recompiles).
-# --assert: the RTL's assertions (rtl/rnic_assert.svh) are checked in every model.
+# --assert: the RTL's assertions (rtl/rnic_assert.svh) are checked in every model; the lint waivers
+# (rtl/rnic_waivers.vlt, first: a Verilator configuration file applies to the files after it) apply.
 find_package(verilator REQUIRED HINTS $ENV{VERILATOR_ROOT} /usr/share/verilator)
 find_package(Threads REQUIRED)
 
@@ -14,7 +15,7 @@ function(rnic_verilate target)
   endif()
   add_library(${target} STATIC)
   verilate(${target}
-    SOURCES ${V_SOURCES}
+    SOURCES ${RNIC_RTL_DIR}/rnic_waivers.vlt ${V_SOURCES}
     TOP_MODULE ${V_TOP}
     PREFIX ${V_PREFIX}
     TRACE_FST

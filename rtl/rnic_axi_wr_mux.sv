@@ -1,3 +1,4 @@
+`include "rnic_assert.svh"
 // Joins two AXI write masters (0: place, 1: deliver) onto one and counts AW and B handshakes so
 // stages can wait for their writes to be acknowledged.
 //
@@ -244,4 +245,44 @@ module rnic_axi_wr_mux #(
   // The queued awlen marks the last beat; the ports' wlast is redundant.
   logic unused_wlast;
   assign unused_wlast = s0_wlast_i ^ s1_wlast_i;
+
+  // ---- Assertions (rtl/rnic_assert.svh): the AXI4 write rules toward host memory ----------------
+  // A3.3.1: AW and W hold address, length, data, strobes and WLAST while VALID waits for READY.
+  `RNIC_ASSERT_HOLD(a_aw_hold, clk_i, rst_ni, m_awvalid_o, m_awready_i, {m_awaddr_o, m_awlen_o})
+  `RNIC_ASSERT_HOLD(a_w_hold, clk_i, rst_ni, m_wvalid_o, m_wready_i, {m_wdata_o, m_wstrb_o, m_wlast_o})
+  // A3.4.1: no burst crosses a 4 KiB boundary.
+  `RNIC_ASSERT(a_aw_4k, clk_i, rst_ni, !m_awvalid_o ||
+      ({8'd0, m_awaddr_o[11:0]} + ((20'(m_awlen_o) + 20'd1) << $clog2(DataWidth / 8)) <= 20'd4096))
+  // One B per burst (the slave's side of A3.4.4, which the counters rely on): a B only for a burst
+  // taken and not yet answered.
+  `RNIC_ASSERT(a_b_per_burst, clk_i, rst_ni, !m_bvalid_i || (t_wr_q != t_rd_q))
+  // A3.4.1 WLAST: an independent count. Every W beat belongs to the oldest burst whose W is not done;
+  // the beat that ends it (awlen + 1 beats) carries WLAST and no other does. Burst lengths are taken
+  // from the slave-side AW handshakes; W may run one burst ahead of them, its AW then presented.
+`ifndef SYNTHESIS
+  logic [7:0] chk_len [256];
+  logic [7:0] chk_aw_q, chk_w_q, chk_beat_q;
+  logic [7:0] chk_len_now;
+  assign chk_len_now = (chk_w_q == chk_aw_q) ? m_awlen_o : chk_len[chk_w_q];
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      chk_aw_q   <= '0;
+      chk_w_q    <= '0;
+      chk_beat_q <= '0;
+    end else begin
+      if (m_awvalid_o && m_awready_i) begin
+        chk_len[chk_aw_q] <= m_awlen_o;
+        chk_aw_q <= chk_aw_q + 8'd1;
+      end
+      if (m_wvalid_o && m_wready_i) begin
+        a_w_has_aw: assert ((chk_w_q != chk_aw_q) || m_awvalid_o)
+          else $error("rnic assertion failed: %m (a W beat with no AW taken or presented)");
+        a_wlast: assert (m_wlast_o == (chk_beat_q == chk_len_now))
+          else $error("rnic assertion failed: %m (WLAST not on the burst's last beat)");
+        chk_beat_q <= m_wlast_o ? 8'd0 : chk_beat_q + 8'd1;
+        if (m_wlast_o) chk_w_q <= chk_w_q + 8'd1;
+      end
+    end
+  end
+`endif
 endmodule

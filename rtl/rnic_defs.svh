@@ -6,7 +6,6 @@
 
 `include "rnic_hw.svh"
 
-/* verilator lint_off UNUSEDPARAM */
 localparam int RNIC_HDR_BYTES = 18;         // longest DDP header (untagged, RFC 5041 4.3)
 localparam int RNIC_TAGGED_HDR_BYTES = 14;  // tagged header (4.2)
 // deliver -> lookup events (the consume channel)
@@ -14,7 +13,6 @@ localparam logic [1:0] RNIC_CONS_CONSUME = 2'd0;  // an untagged message of (str
 localparam logic [1:0] RNIC_CONS_RESET   = 2'd1;  // STREAM_RESET reached deliver (STREAM_ENABLE echo)
 localparam logic [1:0] RNIC_CONS_QSET    = 2'd2;  // QUEUE_SET reached deliver (QUEUE_CONFIG echo)
 localparam logic [1:0] RNIC_CONS_FAIL    = 2'd3;  // delivery found the stream out of order: error state
-/* verilator lint_on UNUSEDPARAM */
 
 // parse -> lookup: one per AXI-Stream packet, i.e. one DDP segment as the LLP handed it over.
 typedef struct packed {

@@ -1,3 +1,4 @@
+`include "rnic_assert.svh"
 // Synchronous first-word-fall-through FIFO. Depth is a power of two; the storage is a flat RAM
 // (`logic [Width-1:0] mem [Depth]`) so synthesis maps deep FIFOs to block RAM.
 //
@@ -83,4 +84,13 @@ module rnic_fifo #(
   always_ff @(posedge clk_i) begin
     if (push) bypass_data_q <= in_data_i;
   end
+
+  // ---- Assertions (rtl/rnic_assert.svh) -----------------------------------------------------------
+  // Never overflows nor underflows; the count is the pointers' distance; the head entry and its
+  // valid hold while the reader is not ready (AXI-Stream 2.2.1).
+  `RNIC_ASSERT(a_no_overflow, clk_i, rst_ni, !(push && !pop && count_q == Depth[AddrW:0]))
+  `RNIC_ASSERT(a_no_underflow, clk_i, rst_ni, !(pop && count_q == '0))
+  `RNIC_ASSERT(a_count_bound, clk_i, rst_ni, count_q <= Depth[AddrW:0])
+  `RNIC_ASSERT(a_count_ptrs, clk_i, rst_ni, count_q[AddrW-1:0] == AddrW'(wr_ptr_q - rd_ptr_q))
+  `RNIC_ASSERT_HOLD(a_out_hold, clk_i, rst_ni, out_valid_o, out_ready_i, out_data_o)
 endmodule

@@ -4,8 +4,7 @@
 `ifndef RNIC_HW_SVH
 `define RNIC_HW_SVH
 
-// A table of names: a module uses only some of them.
-/* verilator lint_off UNUSEDPARAM */
+// A table of names: a module uses only some of them (lint waiver: rtl/rnic_waivers.vlt).
 
 // Identification and limits
 localparam logic [31:0] RNIC_ID_VALUE = 32'h52444450;  // REG_ID: ASCII 'RDDP'
@@ -134,5 +133,4 @@ localparam logic [7:0] RNIC_EC_LlpError = 8'h00;
 localparam int RNIC_ERR_IDX_LlpError = 12;
 localparam int RNIC_NUM_ERRORS = 13;
 
-/* verilator lint_on UNUSEDPARAM */
 `endif  // RNIC_HW_SVH

@@ -1,4 +1,5 @@
 `include "rnic_defs.svh"
+`include "rnic_assert.svh"
 // AXI4-Lite register file (map: hw.def): identification, commands, doorbells, completion ring, counters.
 //
 // Behaviour the map leaves open:
@@ -645,4 +646,11 @@ module rnic_regs #(
   logic unused_addr_lsbs;
   assign unused_addr_lsbs = ^{aw_addr_q[1:0], ar_addr_q[1:0]};
 
+  // ---- Assertions (rtl/rnic_assert.svh) -----------------------------------------------------------
+  // AXI4-Lite A3.3.1 on the responses; the command and doorbell handshakes toward lookup hold too.
+  `RNIC_ASSERT_HOLD(a_b_hold, clk_i, rst_ni, s_axi_bvalid_o, s_axi_bready_i, s_axi_bresp_o)
+  `RNIC_ASSERT_HOLD(a_r_hold, clk_i, rst_ni, s_axi_rvalid_o, s_axi_rready_i,
+                    {s_axi_rdata_o, s_axi_rresp_o})
+  `RNIC_ASSERT_HOLD(a_cmd_hold, clk_i, rst_ni, cmd_valid_o, cmd_ready_i, {cmd_op_o, cmd_args_o})
+  `RNIC_ASSERT_HOLD(a_db_hold, clk_i, rst_ni, db_valid_o, db_ready_i, {db_stream_o, db_qn_o, db_prod_o})
 endmodule

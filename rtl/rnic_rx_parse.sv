@@ -1,4 +1,5 @@
 `include "rnic_defs.svh"
+`include "rnic_assert.svh"
 // Stage 1: accepts the AXI-Stream packets (one DDP segment each, RFC 5041 section 3), writes every
 // beat to the data FIFO and emits the decoded header at tlast.
 //
@@ -187,4 +188,10 @@ module rnic_rx_parse #(
   assign seg_o        = seg_q;
   assign seg_valid_o  = seg_valid_q;
   assign seg_event_o  = seg_valid_q && seg_ready_i;
+
+  // ---- Assertions (rtl/rnic_assert.svh) -----------------------------------------------------------
+  // Both outputs hold while their FIFO is not ready; a descriptor never comes before its last beat.
+  `RNIC_ASSERT_HOLD(a_beat_hold, clk_i, rst_ni, beat_valid_o, beat_ready_i,
+                    {beat_data_o, beat_keep_o, beat_last_o})
+  `RNIC_ASSERT_HOLD(a_seg_hold, clk_i, rst_ni, seg_valid_o, seg_ready_i, seg_o)
 endmodule

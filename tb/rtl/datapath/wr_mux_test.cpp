@@ -41,9 +41,15 @@ struct Burst {
   std::vector<Beat> beats;
 };
 
-std::uint64_t make_addr(unsigned master, std::size_t seq, std::uint64_t low) {
-  return (std::uint64_t{master} << 60) | (std::uint64_t{seq} << 12) | (low & 0xFFFU);
+// A burst of `beats` beats at a random offset of its own 4 KiB page: like place and deliver, it never
+// crosses a 4 KiB boundary (AXI A3.4.1; the mux asserts it, a_aw_4k).
+std::uint64_t make_addr(unsigned master, std::size_t seq, std::uint64_t low, unsigned beats) {
+  const std::uint64_t room = 4096U - std::uint64_t{beats} * kBytes;
+  return (std::uint64_t{master} << 60) | (std::uint64_t{seq} << 12) | (low % (room + 1));
 }
+
+// The longest burst that fits a 4 KiB page: awlen 255 at 64 bits, 63 at 512.
+constexpr unsigned kMaxLen4k = std::min(255U, static_cast<unsigned>(4096 / kBytes) - 1U);
 
 enum class WMode {
   kEarly,    // W of a burst may be presented before (or with) its AW
@@ -71,8 +77,8 @@ class Gen {
               : r < 30       ? 0
               : r < 95       ? static_cast<unsigned>(rng_() % 16)
                              : static_cast<unsigned>(rng_() % (max_len + 1));
-      b.len = std::min(b.len, max_len);
-      b.addr = make_addr(id_, bursts_.size(), rng_());
+      b.len = std::min({b.len, max_len, kMaxLen4k});
+      b.addr = make_addr(id_, bursts_.size(), rng_(), b.len + 1);
       b.seglast = id_ == 0 && (rng_() & 1U) != 0;
       for (unsigned j = 0; j <= b.len; ++j) {
         Beat bt;
