@@ -8,12 +8,20 @@
 //                                                  in the next cycle (AXI A3.3.1, AXI-Stream 2.2.1)
 // Every Verilated model checks them (--assert: every rtl test and rnic-sim); a failure prints
 // "rnic assertion failed" with the assertion's hierarchical name and stops the simulation.
-// Synthesis ignores them: Yosys defines SYNTHESIS (and rejects concurrent SVA), so the macros expand
-// to nothing there, in the formal harnesses (read by Yosys) and in the netlist flow.
+// Synthesis ignores them: Yosys rejects concurrent SVA, so the macros expand to nothing where
+// SYNTHESIS is defined (synthesis, the netlist flow) or FORMAL is (read_verilog -formal: the formal
+// harnesses of tb/formal state their own properties).
 `ifndef RNIC_ASSERT_SVH
 `define RNIC_ASSERT_SVH
 
-`ifndef SYNTHESIS
+`ifdef SYNTHESIS
+`define RNIC_ASSERT_OFF
+`endif
+`ifdef FORMAL
+`define RNIC_ASSERT_OFF
+`endif
+
+`ifndef RNIC_ASSERT_OFF
 `define RNIC_ASSERT(name, clk, rst_n, prop) \
   name: assert property (@(posedge clk) disable iff (!(rst_n)) (prop)) \
     else $error("rnic assertion failed: %m");
