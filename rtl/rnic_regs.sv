@@ -127,6 +127,9 @@ module rnic_regs #(
     if (DataWidth < 32 || StagEntries < 1 || SsnWindow < 1) begin
       $fatal(1, "rnic_regs: DataWidth >= 32, StagEntries >= 1 and SsnWindow >= 1 required");
     end
+    if (32'(DB_BASE) <= 32'(RNIC_REG_CNT_ERROR0_LO) + 32'(ERR_CNT_SPAN)) begin
+      $fatal(1, "rnic_regs: the doorbell region must lie above every register (write decode)");
+    end
     if (NumStreams < 1 || NumStreams > 65536) begin
       $fatal(1, "rnic_regs: NumStreams must be in 1..65536 (16-bit db_stream_o)");
     end
@@ -208,6 +211,7 @@ module rnic_regs #(
   // ---- write channel ----------------------------------------------------------------------------
   logic        aw_full_q, aw_full_d;
   logic [15:0] aw_addr_q, aw_addr_d;
+  logic        aw_db_q, aw_db_d;  // the held write is a doorbell in range (decoded as it is taken)
   logic        w_full_q, w_full_d;
   logic [31:0] w_data_q, w_data_d;
   logic [3:0]  w_strb_q, w_strb_d;
@@ -228,7 +232,7 @@ module rnic_regs #(
   assign wa      = {aw_addr_q[15:2], 2'b00};
   assign wr_go   = aw_full_q && w_full_q && !b_valid_q && !db_valid_q;
   assign wr_db_idx = db_index(wa);
-  assign wr_db   = db_region(wa) && wr_db_idx < NUM_DB_W;
+  assign wr_db   = aw_db_q;
   assign wr_mask = strb_mask(w_strb_q);
 
   // ---- read channel -----------------------------------------------------------------------------
@@ -281,6 +285,7 @@ module rnic_regs #(
   always_comb begin
     aw_full_d   = aw_full_q;
     aw_addr_d   = aw_addr_q;
+    aw_db_d     = aw_db_q;
     w_full_d    = w_full_q;
     w_data_d    = w_data_q;
     w_strb_d    = w_strb_q;
@@ -309,6 +314,8 @@ module rnic_regs #(
     if (s_axi_awvalid_i && !aw_full_q) begin
       aw_full_d = 1'b1;
       aw_addr_d = s_axi_awaddr_i;
+      aw_db_d   = db_region({s_axi_awaddr_i[15:2], 2'b00}) &&
+                  db_index({s_axi_awaddr_i[15:2], 2'b00}) < NUM_DB_W;
     end
     if (s_axi_wvalid_i && !w_full_q) begin
       w_full_d = 1'b1;
@@ -345,7 +352,16 @@ module rnic_regs #(
       end
     end
 
-    // Address map of the held write.
+    // Address map of the held write. The doorbell region lies above every register (checked at
+    // elaboration), so a doorbell is decided from its registered decode alone.
+    if (wr_db) begin
+      if (wr_go) begin
+        db_valid_d  = 1'b1;
+        db_stream_d = 16'(wr_db_idx >> QN_BITS);
+        db_qn_d     = 8'(wr_db_idx & QN_MASK);
+        db_prod_d   = w_data_q;
+      end
+    end else begin
     unique case (wa)
       RNIC_REG_ID, RNIC_REG_VERSION, RNIC_REG_BUILD_ID, RNIC_REG_CAP_DATA_WIDTH, RNIC_REG_CAP_STAGS,
       RNIC_REG_CAP_STREAMS, RNIC_REG_CAP_QNS, RNIC_REG_CAP_SSN_WINDOW, RNIC_REG_CMD_STATUS,
@@ -398,18 +414,12 @@ module rnic_regs #(
           end
         end else if (cnt_decode(wa) != 7'b0) begin
           // counters are read-only: ignored
-        end else if (wr_db) begin
-          if (wr_go) begin
-            db_valid_d  = 1'b1;
-            db_stream_d = 16'(wr_db_idx >> QN_BITS);
-            db_qn_d     = 8'(wr_db_idx & QN_MASK);
-            db_prod_d   = w_data_q;
-          end
         end else begin
           wr_hit = 1'b0;
         end
       end
     endcase
+    end
 
     if (wr_go) begin
       aw_full_d = 1'b0;
@@ -534,6 +544,7 @@ module rnic_regs #(
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       aw_full_q   <= 1'b0;
+      aw_db_q     <= 1'b0;
       aw_addr_q   <= '0;
       w_full_q    <= 1'b0;
       w_data_q    <= '0;
@@ -575,6 +586,7 @@ module rnic_regs #(
       hi_q        <= '0;
     end else begin
       aw_full_q   <= aw_full_d;
+      aw_db_q     <= aw_db_d;
       aw_addr_q   <= aw_addr_d;
       w_full_q    <= w_full_d;
       w_data_q    <= w_data_d;

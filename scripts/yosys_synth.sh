@@ -39,7 +39,18 @@ write_json=""
 [[ -n "$json" ]] && write_json="; write_json $json"
 chparam=""
 for p in "${params[@]}"; do chparam+=" -set ${p%%=*} ${p#*=}"; done
-read_cmd="read_verilog -sv -noautowire -Irtl $(ls rtl/*.sv | tr '\n' ' ')"
+files=$(ls rtl/*.sv | tr '\n' ' ')
+if [[ "$top" != rnic_kernel ]]; then
+  # One module: read only the files of the modules under it, so its netlist (and ABC's mapping of it,
+  # which follows the order of the cells Yosys numbered while reading) does not change when another
+  # file of rtl/ does.
+  used=$(yosys -p "read_verilog -sv -noautowire -Irtl $files; hierarchy -top $top; ls" 2>/dev/null |
+         sed -n '/ modules:$/,/^$/p' | grep -oE 'rnic_[A-Za-z0-9_]+' | sort -u)
+  [[ -n "$used" ]] || { echo "yosys_synth.sh: no module $top under rtl/" >&2; exit 2; }
+  files=""
+  for m in $used; do files+="$(grep -lE "^\s*module\s+$m\b" rtl/*.sv) "; done
+fi
+read_cmd="read_verilog -sv -noautowire -Irtl $files"
 [[ -n "$chparam" ]] && read_cmd+="; chparam$chparam $top"
 if [[ -n "$generic" ]]; then
   # Generic gates, memories kept as arrays (memory_map would turn every RAM into flip-flops).
