@@ -362,13 +362,19 @@ def depth_analysis(netlist, instance_module):
     def trace(end_bit, kind, cname, field):
         """The start and end of the path into end_bit that has the most LUTs (field 5) or CARRY4 (7)."""
         x = end_bit
+        via = []
         while x not in start_bits:
             x = arrival[driver[x]][field]
+            if x in names and names[x][0][0] == 0 and x not in start_bits:
+                n = names[x][1].split("[")[0]
+                if not via or via[-1] != n:
+                    via.append(n)
+        via.reverse()
         sk = start_bits[x][1]
         s_sig = register_name(start_bits[x][2], x) if sk == "ff" else \
             (start_bits[x][2] if sk == "port" else label(x))
         e_reg = end_register(kind, cname, end_bit)
-        return {"from": s_sig, "from_kind": sk, "to": e_reg, "to_kind": kind,
+        return {"from": s_sig, "from_kind": sk, "to": e_reg, "to_kind": kind, "via": via,
                 "from_instance": instance_of(s_sig)[0], "to_instance": instance_of(e_reg)[0]}
 
     comb_out = {}    # output port -> the most logic between a register and it
@@ -598,6 +604,8 @@ def print_budget(name, bd):
           ", ".join(f"{i} {v['luts']}/{v['carry4']}" for i, v in bd["per_instance"].items()))
     for t in bd["registers_over"]:
         print(f"  over: {t['luts']:>2} LUTs {t['carry4']:>2} CARRY4  {t['from']} -> {t['to']}")
+        if t.get("via"):
+            print(f"        via {', '.join(t['via'][:12])}")
     if bd.get("comb_outputs"):
         print("  outputs behind logic (LUTs/CARRY4, from): " +
               ", ".join(f"{p} {v['luts']}/{v['carry4']} ({v['from']})" for p, v in bd["comb_outputs"].items()))
