@@ -1,4 +1,5 @@
 `include "rnic_defs.svh"
+`include "rnic_assert.svh"
 // Stage 4: DMA placement. Pops each SEG verdict's packet beats; for PLACE writes the payload to the
 // host address (realigned, byte strobes, bursts split at 4 KiB and 256 beats).
 //
@@ -367,8 +368,12 @@ module rnic_rx_place #(
   logic wq_f1_q, wq_f1_d;           // room for one more write beat: wq_cnt_q <= WqDepth - 1
   logic wq_f2_q, wq_f2_d;           // room for two: wq_cnt_q <= WqDepth - 2
   logic [WqW-1:0] wq_head, wq_a, wq_b;
+  // W output register: the oldest write beat, taken from the W queue head. wvalid_o and the
+  // handshake depend on registers only, so the queue RAM read ends at a register (logic-depth budget).
+  logic [WqW-1:0] wo_q;
+  logic wo_v_q, wo_v_d, wq_pop;
   logic w_bfirst;
-  logic [SeqW-1:0] w_seq;
+  logic [SeqW-1:0] w_seq;   // cons_seq of the W queue head
   logic signed [15:0] aw_ahead_q, aw_ahead_d;  // AW handshakes minus W bursts started
   logic aw_ok, w_hs;
 
@@ -440,11 +445,13 @@ module rnic_rx_place #(
 
     // W queue
     wq_head = wq_rd_q[0] ? wq1_mem[wq_rd_q[WqPw-1:1]] : wq0_mem[wq_rd_q[WqPw-1:1]];
-    w_bfirst = wq_head[SeqW];
     w_seq = wq_head[SeqW-1:0];
+    w_bfirst = wo_q[SeqW];
     aw_ok = aw_ahead_q > 16'sd0 || (aw_ahead_q == 16'sd0 && aw_valid_q);
-    wvalid_o = wq_nz_q && (!w_bfirst || aw_ok);
+    wvalid_o = wo_v_q && (!w_bfirst || aw_ok);
     w_hs = wvalid_o && wready_i;
+    wq_pop = wq_nz_q && (!wo_v_q || w_hs);   // the output register is free or leaves now
+    wo_v_d = wq_pop || (wo_v_q && !w_hs);
     // A goes to wq_wr_q, B right after it (or to wq_wr_q without A). The bank addresses follow from
     // wq_wr_q alone; which beat a bank takes from is_e (registers), not from the handshake.
     a_to1 = wq_wr_q[0];
@@ -461,9 +468,9 @@ module rnic_rx_place #(
       2'd1: wq_wr_d = wq_wr_q + WqPw'(1);
       default: wq_wr_d = wq_wr_q + WqPw'(2);
     endcase
-    wq_rd_d = wq_rd_q + {{(WqPw - 1){1'b0}}, w_hs};
+    wq_rd_d = wq_rd_q + {{(WqPw - 1){1'b0}}, wq_pop};
     // Occupancy and its flags for the next cycle: the comparisons are against this cycle's count,
-    // selected by the change (n_push - w_hs, -1..2).
+    // selected by the change (n_push - wq_pop, -1..2).
     le1 = (WqPw + 1)'(WqDepth - 1);
     le2 = (WqPw + 1)'(WqDepth - 2);
     le3 = (WqPw + 1)'(WqDepth - 3);
@@ -477,7 +484,7 @@ module rnic_rx_place #(
     wq_nz_d = wq_nz_q;
     wq_f1_d = wq_f1_q;
     wq_f2_d = wq_f2_q;
-    case ({n_push, w_hs})
+    case ({n_push, wq_pop})
       3'b001: begin  // -1
         wq_cnt_d = wq_cnt_q - (WqPw + 1)'(1);
         wq_nz_d = c_ge2;
@@ -567,9 +574,13 @@ module rnic_rx_place #(
     if (wq1_we) wq1_mem[wq1_wa] <= wq1_wd;
   end
 
-  assign wdata_o = wq_head[WqW-1 -: DataWidth];
-  assign wstrb_o = wq_head[SeqW+2 +: Bytes];
-  assign wlast_o = wq_head[SeqW+1];
+  always_ff @(posedge clk_i) begin
+    if (wq_pop) wo_q <= wq_head;
+  end
+
+  assign wdata_o = wo_q[WqW-1 -: DataWidth];
+  assign wstrb_o = wo_q[SeqW+2 +: Bytes];
+  assign wlast_o = wo_q[SeqW+1];
 
   // ---------------------------------------------------------------------------------------------
   // dlv: in order, once the data engine (and for PLACE the AW generator) finished the segment
@@ -577,7 +588,11 @@ module rnic_rx_place #(
   // Segments that need their data finished (PLACE, ERROR) complete in order: cons_seq counts those
   // consumed to the end (a PLACE when its last write beat enters the W queue), every W queue entry
   // carries the count of its time, so the segments before the W queue head are the finished ones.
-  logic [SeqW-1:0] cons_seq_q, cons_seq_d, dlv_seq_q, dlv_seq_d, data_done;
+  // The oldest beat not yet sent is the W output register's, else the W queue head's. head_seq_q is
+  // its count as of the cycle before (registered, so the W queue RAM read does not reach the dlv
+  // handshake): it only grows, so it never claims a segment finished too early, and dlv_seq_q never
+  // passes it (a dlv pop needs head_seq_q - dlv_seq_q >= 1).
+  logic [SeqW-1:0] cons_seq_q, cons_seq_d, dlv_seq_q, dlv_seq_d, data_done, head_seq_q;
   logic [CqPw:0] aw_done_q, aw_done_d;  // segments whose AWs are all issued, dlv still queued
   logic h_need_aw, h_need_data;
 
@@ -585,7 +600,7 @@ module rnic_rx_place #(
     h_need_aw = cq_rdata[CqW-1];
     h_need_data = cq_rdata[CqW-2];
     dlv_o = cq_rdata[DlvW-1:0];
-    data_done = (wq_nz_q ? w_seq : cons_seq_q) - dlv_seq_q;
+    data_done = head_seq_q - dlv_seq_q;
     dlv_valid_o = !cq_empty && (!h_need_data || data_done != '0) &&
                   (!h_need_aw || aw_done_q != '0);
     cq_pop = dlv_valid_o && dlv_ready_i;
@@ -640,6 +655,8 @@ module rnic_rx_place #(
       wq_f2_q <= 1'b1;
       aw_ahead_q <= '0;
       cons_seq_q <= '0;
+      head_seq_q <= '0;
+      wo_v_q <= 1'b0;
       dlv_seq_q <= '0;
       aw_done_q <= '0;
     end else begin
@@ -680,6 +697,8 @@ module rnic_rx_place #(
       wq_f2_q <= wq_f2_d;
       aw_ahead_q <= aw_ahead_d;
       cons_seq_q <= cons_seq_d;
+      head_seq_q <= wo_v_q ? wo_q[SeqW-1:0] : (wq_nz_q ? w_seq : cons_seq_q);
+      wo_v_q <= wo_v_d;
       dlv_seq_q <= dlv_seq_d;
       aw_done_q <= aw_done_d;
     end
@@ -706,4 +725,8 @@ module rnic_rx_place #(
   // Intermediate bits not needed at this width.
   logic unused_bits;
   assign unused_bits = ^{v_sm1, v_end_up, v_end_m1, v_first_m1, aw_next_m1, v_expd[30:0]};
+  // valid/ready at the boundaries place drives: AW and W to the mux (AXI A3.3.1), dlv to deliver.
+  `RNIC_ASSERT_HOLD(a_aw_hold, clk_i, rst_ni, awvalid_o, awready_i, {awaddr_o, awlen_o, awseglast_o})
+  `RNIC_ASSERT_HOLD(a_w_hold, clk_i, rst_ni, wvalid_o, wready_i, {wdata_o, wstrb_o, wlast_o})
+  `RNIC_ASSERT_HOLD(a_dlv_hold, clk_i, rst_ni, dlv_valid_o, dlv_ready_i, dlv_o)
 endmodule

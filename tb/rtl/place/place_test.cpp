@@ -902,11 +902,14 @@ unsigned produced(const Shape& s, unsigned j) {
 // architecture: place pops a segment's beats only once its verdict is dispatched and its sq entry
 // was loaded into the data engine's current-segment registers, kSqLoadLag); an AW one per
 // cycle, no earlier than two cycles after its dispatch (lockstep: and after the previous burst's
-// wlast); a W beat one per cycle, no earlier than the cycle after the last input beat it needs and
-// not before its burst's AW. Returns the cycle after the last handshake: no implementation with
+// wlast); a W beat one per cycle, no earlier than kWLag cycles after the last input beat it needs
+// and not before its burst's AW. Returns the cycle after the last handshake: no implementation with
 // that latency can finish earlier.
 constexpr std::uint64_t kDispatchLag = 1;  // p0
 constexpr std::uint64_t kSqLoadLag = 1;    // sq RAM -> current-segment registers (issue 12)
+// Input beat -> W queue RAM -> W output register -> W: a write beat leaves two cycles after the
+// input beat that completes it at the earliest (the output register: issue 12).
+constexpr std::uint64_t kWLag = 2;
 
 std::uint64_t ideal_end(const std::vector<Item>& items, bool mux) {
   std::uint64_t p_next = 0, a_next = 0, w_next = 0, wlast = 0, end = 0;
@@ -928,7 +931,7 @@ std::uint64_t ideal_end(const std::vector<Item>& items, bool mux) {
       a_next = a + 1;
       end = std::max(end, a_next);
       for (unsigned i = 0; i < len; ++i, ++kk) {
-        const std::uint64_t w = std::max({w_next, pop[need_of(s, kk)] + 1, a});
+        const std::uint64_t w = std::max({w_next, pop[need_of(s, kk)] + kWLag, a});
         w_next = w + 1;
         end = std::max(end, w_next);
         wlast = w;
@@ -1025,6 +1028,7 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
   std::vector<std::uint64_t> aw_at(bursts.size(), kNever), wlast_at(bursts.size(), kNever);
   std::size_t nv = 0, nb = 0, nw = 0, na = 0, nd = 0, loaded = 0;
   std::uint64_t sq = 0, aq_in = 0, aq_out = 0, cq = 0, wq = 0, bad = 0;
+  bool wo = false;  // the W output register holds write beat nw (wq counts the W queue RAM only)
 
   // Cycle burst b is loaded into the AW register (kNever: not known yet).
   auto load_at = [&](std::size_t b) -> std::uint64_t {
@@ -1057,14 +1061,15 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
       exp_aw = ld != kNever && ld < c && (!mux || na == 0 || wlast_at[na - 1] < c);
     }
     const bool aw_now = r.aw && na < bursts.size();
-    const bool exp_w = wq > 0 && nw < wbeats.size() &&
+    const bool exp_w = wo && nw < wbeats.size() &&
                        (!wbeats[nw].bfirst || aw_at[wbeats[nw].burst] <= c ||
                         (aw_now && wbeats[nw].burst == na));
     bool exp_dlv = false;
     if (nd < dlvs.size()) {
       const std::size_t i = dlvs[nd];
       const bool need_data = items[i].v.action != kToken;
-      exp_dlv = disp_at[i] < c && (!need_data || done_at[i] < c) &&
+      // done: the W queue head's count is registered (head_seq_q), one cycle after the last W.
+      exp_dlv = disp_at[i] < c && (!need_data || (done_at[i] != kNever && done_at[i] + 1 < c)) &&
                 (!shp[i].write || aw_done_at[i] < c);
     }
     auto mismatch = [&](const char* what, bool exp, bool got, const std::string& why) {
@@ -1085,7 +1090,9 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
     mismatch("dlv", exp_dlv, r.dlv, "dlv " + std::to_string(nd));
     if (bad != 0) break;
 
-    // Events of this cycle, visible from the next one.
+    // Events of this cycle, visible from the next one. The output register takes the queue head
+    // when it is empty or its beat leaves (the queue as it was at the start of the cycle).
+    const bool wq_pop = wq > 0 && (!wo || r.w);
     if (exp_take) {
       const std::size_t i = static_cast<std::size_t>(p0);
       disp_at[i] = c;
@@ -1111,8 +1118,9 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
       if (bursts[na].last) aw_done_at[bursts[na].item] = c;
       ++na;
     }
+    if (wq_pop) --wq;
+    wo = wq_pop || (wo && !r.w);
     if (r.w && nw < wbeats.size()) {
-      --wq;
       if (wbeats[nw].blast) wlast_at[wbeats[nw].burst] = c;
       if (wbeats[nw].last) done_at[bursts[wbeats[nw].burst].item] = c;
       ++nw;
@@ -1211,7 +1219,7 @@ TEST(Place, ThroughputShortSegments) {
       EXPECT_EQ(m.end, m.ideal) << name;
       if (mix != 0) continue;
       EXPECT_EQ(m.in_stalls, 0U) << name;
-      // Every W beat one cycle after the input beat that completes it.
+      // Every W beat kWLag cycles after the input beat that completes it.
       std::vector<std::uint64_t> pops, ws;
       for (std::size_t c = 0; c < st.trace.size(); ++c) {
         if (st.trace[c].beat) pops.push_back(c);
@@ -1221,7 +1229,7 @@ TEST(Place, ThroughputShortSegments) {
       for (const Item& it : items) {
         const Shape s = shape_of(it);
         for (unsigned k = 0; k < s.nout && wi < ws.size(); ++k, ++wi) {
-          if (ws[wi] != pops.at(g0 + need_of(s, k)) + 1) {
+          if (ws[wi] != pops.at(g0 + need_of(s, k)) + kWLag) {
             ADD_FAILURE() << name << ": write beat " << wi << " at cycle " << ws[wi]
                           << ", its input beat popped at " << pops.at(g0 + need_of(s, k));
             break;
