@@ -1,7 +1,17 @@
 `include "rnic_defs.svh"
-// Stage 3: the RFC 5041 7.1 checks, in the order of docs/rtl-architecture.md, on one item per cycle.
-// The verdict is registered; a failing segment tells lookup in the cycle it is accepted, so the next
-// item lookup reads already sees the stream in the error state.
+`include "rnic_assert.svh"
+// Stage 3: the RFC 5041 7.1 checks, in the order of docs/rtl-architecture.md, one item per cycle in
+// two register stages (logic-depth budget: no path holds two 64-bit carry chains):
+//   V1  the item and its arithmetic: header and payload length, TO - base, length - payload, the TO
+//       wrap, the DDP-SSN window, MO against the buffer length, MO + payload, the STag key and
+//       association compares; each one carry chain at most, registered.
+//   V2  the last compare (TO - base against length - payload: #4 bounds), the host address, and the
+//       checks in their order: the registered verdict.
+// A failing segment tells lookup in the cycle V2 decides it (err_valid_o); lookup forwards that into
+// the item it moves to its output in the same cycle, so every later item sees the stream in the
+// error state, except the one that enters V1 in that cycle (it left lookup before): that item
+// carries "same stream as the item ahead" (v1_same_q) and V2 drops it when the item ahead failed
+// (err_last_q), exactly as it would with the error state.
 module rnic_rx_validate #(
   parameter int SsnWindow = 64  // DDP-SSN reorder window in segments
 ) (
@@ -13,7 +23,7 @@ module rnic_rx_validate #(
   output rnic_verdict_t vd_o,
   output logic          vd_valid_o,
   input  logic          vd_ready_i,
-  output logic          err_valid_o,     // to lookup, in the cycle a failing segment is accepted
+  output logic          err_valid_o,     // to lookup, in the cycle V2 decides a failing segment
   output logic [15:0]   err_stream_o,
   output logic          drop_event_o,    // counter events
   output logic          error_event_o,
@@ -24,33 +34,69 @@ module rnic_rx_validate #(
     if (SsnWindow < 2 || SsnWindow > 32768) $fatal(1, "rnic_rx_validate: SsnWindow must be 2..32768");
   end
 
-  rnic_verdict_t vd_d, vd_q;
-  logic vd_valid_q;
-  logic access_d;
-
-  // Header length, payload length and the 64-bit quantities of the tagged checks.
+  // ---- V1: arithmetic of the item lookup offers
   logic [4:0]  hdr_bytes;
   logic        short_seg;
   logic [15:0] pay;
-  logic [63:0] pay64;
   logic [63:0] to_off;      // TO - base TO
-  logic        to_wraps;    // TO + len > 2^64 - 1   (7.1 tagged #5)
-  logic        below_base;  // TO < base             (#3)
-  logic        past_end;    // TO + len > base + length (#4)
-  logic [15:0] ssn_ahead;
+  logic        below_base;  // TO < base                           (7.1 tagged #3)
+  logic [16:0] room_lo;     // length[15:0] - payload; bit 16: borrow
+  logic [47:0] len_hi_m1;   // length[63:16] - 1
+  logic [63:0] room;        // length - payload (when it does not borrow)
+  logic        room_neg;    // payload > length
+  logic        to_wraps;    // TO + len > 2^64 - 1                 (#5)
+  logic        ssn_out;     // DDP-SSN outside the window          (RFC 5043 10)
+  logic        mo_bad;      // MO at or past the buffer end
   logic [32:0] mo_end;      // MO + len, 33 bits
+  logic        stag_bad;    // entry invalid or key mismatch
+  logic        assoc_bad;   // PD or stream association            (8.2)
 
   always_comb begin
     hdr_bytes = lk_i.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_HDR_BYTES);
     short_seg = lk_i.seg.seg_bytes < {11'b0, hdr_bytes};
     pay = short_seg ? 16'd0 : lk_i.seg.seg_bytes - {11'b0, hdr_bytes};
-    pay64 = {48'b0, pay};
     to_off = lk_i.seg.to - lk_i.stag_base_to;
-    to_wraps = lk_i.seg.to > (64'hFFFF_FFFF_FFFF_FFFF - pay64);
     below_base = lk_i.seg.to < lk_i.stag_base_to;
-    past_end = (to_off > lk_i.stag_length) || ((lk_i.stag_length - to_off) < pay64);
-    ssn_ahead = lk_i.seg.ssn - lk_i.next_ssn;
+    // length - payload with the payload's carry chain kept short: the low 16 bits subtract, the
+    // high 48 bits are length[63:16] or that minus one (computed beside it), chosen by the borrow.
+    room_lo = {1'b0, lk_i.stag_length[15:0]} - {1'b0, pay};
+    len_hi_m1 = lk_i.stag_length[63:16] - 48'd1;
+    room = {room_lo[16] ? len_hi_m1 : lk_i.stag_length[63:16], room_lo[15:0]};
+    room_neg = room_lo[16] && lk_i.stag_length[63:16] == 48'd0;
+    // TO + payload > 2^64 - 1: TO[63:16] all ones and TO[15:0] + payload carries out.
+    to_wraps = (&lk_i.seg.to[63:16]) && ({1'b0, lk_i.seg.to[15:0]} + {1'b0, pay} > 17'h0FFFF);
+    ssn_out = (lk_i.seg.ssn - lk_i.next_ssn) >= 16'(SsnWindow);
+    mo_bad = pay != 16'd0 ? lk_i.seg.mo >= lk_i.rq_length : lk_i.seg.mo > lk_i.rq_length;
     mo_end = {1'b0, lk_i.seg.mo} + {17'b0, pay};
+    stag_bad = !lk_i.stag_valid || lk_i.stag_key != lk_i.seg.stag[7:0];
+    assoc_bad = lk_i.stag_pd != lk_i.stream_pd ||
+                (lk_i.stag_bound && lk_i.stag_stream != lk_i.seg.stream);
+  end
+
+  rnic_lookup_t v1_q;
+  logic        v1_valid_q;
+  logic [4:0]  v1_hdr_q;
+  logic        v1_short_q;
+  logic [15:0] v1_pay_q;
+  logic [63:0] v1_to_off_q;
+  logic        v1_below_q;
+  logic [63:0] v1_room_q;
+  logic        v1_room_neg_q;
+  logic        v1_wraps_q, v1_ssn_out_q, v1_mo_bad_q, v1_stag_bad_q, v1_assoc_bad_q;
+  logic [32:0] v1_mo_end_q;
+  logic        v1_same_q;   // a segment of the stream of the segment ahead of it
+  logic        err_last_q;  // the last verdict V2 decided was an ERROR
+
+  // ---- V2: the verdict
+  rnic_verdict_t vd_d, vd_q;
+  logic vd_valid_q;
+  logic access_d;
+  logic past_end;           // TO - base + len > length             (#4)
+  logic mo_long;            // MO + len > buffer length
+
+  always_comb begin
+    past_end = v1_room_neg_q || (v1_to_off_q > v1_room_q);
+    mo_long = v1_mo_end_q > {1'b0, v1_q.rq_length};
   end
 
   // Sets the verdict to an error of the 7.2 table.
@@ -60,84 +106,119 @@ module rnic_rx_validate #(
 
   always_comb begin
     vd_d = '0;
-    vd_d.kind = lk_i.kind;
-    vd_d.arg = lk_i.arg;
-    vd_d.seg = lk_i.seg;
-    vd_d.hdr_bytes = hdr_bytes;
-    vd_d.pay_bytes = pay;
-    vd_d.msg_len = mo_end[31:0];
+    vd_d.kind = v1_q.kind;
+    vd_d.arg = v1_q.arg;
+    vd_d.seg = v1_q.seg;
+    vd_d.hdr_bytes = v1_hdr_q;
+    vd_d.pay_bytes = v1_pay_q;
+    vd_d.msg_len = v1_mo_end_q[31:0];
     vd_d.action = RNIC_ACT_PLACE;
     access_d = 1'b0;
-    if (lk_i.kind != RNIC_ITEM_SEG) begin
+    if (v1_q.kind != RNIC_ITEM_SEG) begin
       vd_d.action = RNIC_ACT_TOKEN;
-    end else if (lk_i.stream_state != 2'(RNIC_STREAM_NORMAL)) begin
+    end else if (v1_q.stream_state != 2'(RNIC_STREAM_NORMAL) || (v1_same_q && err_last_q)) begin
       vd_d.action = RNIC_ACT_DROP;                         // 7.1: silently drop after an error
-    end else if (lk_i.seg.oversize || short_seg || lk_i.local_fault) begin
+    end else if (v1_q.seg.oversize || v1_short_q || v1_q.local_fault) begin
       `RNIC_FAIL(LocalCatastrophic)
-    end else if (ssn_ahead >= 16'(SsnWindow)) begin
+    end else if (v1_ssn_out_q) begin
       `RNIC_FAIL(LlpError)                                 // RFC 5043 10: outside the window
-    end else if (lk_i.seg.is_tagged) begin
-      if (lk_i.seg.dv != 2'd1) begin
+    end else if (v1_q.seg.is_tagged) begin
+      if (v1_q.seg.dv != 2'd1) begin
         `RNIC_FAIL(TaggedInvalidVersion)
-      end else if (pay != 16'd0) begin                     // 5.2: zero length is not checked
-        if (!lk_i.stag_valid || lk_i.stag_key != lk_i.seg.stag[7:0]) begin
+      end else if (v1_pay_q != 16'd0) begin                // 5.2: zero length is not checked
+        if (v1_stag_bad_q) begin
           `RNIC_FAIL(TaggedInvalidStag)
-        end else if (lk_i.stag_pd != lk_i.stream_pd ||
-                     (lk_i.stag_bound && lk_i.stag_stream != lk_i.seg.stream)) begin
+        end else if (v1_assoc_bad_q) begin
           `RNIC_FAIL(TaggedStagNotAssociated)              // 8.2: both mechanisms
-        end else if (!lk_i.stag_remote_write) begin
+        end else if (!v1_q.stag_remote_write) begin
           `RNIC_FAIL(TaggedInvalidStag)                    // access rights: no 7.2 code (as siw)
           access_d = 1'b1;
-        end else if (to_wraps) begin
+        end else if (v1_wraps_q) begin
           `RNIC_FAIL(TaggedToWrap)
-        end else if (below_base || past_end) begin
+        end else if (v1_below_q || past_end) begin
           `RNIC_FAIL(TaggedBaseBounds)
         end
       end
-      vd_d.addr = lk_i.stag_addr + to_off;
+      vd_d.addr = v1_q.stag_addr + v1_to_off_q;
     end else begin
-      if (lk_i.seg.dv != 2'd1) begin
+      if (v1_q.seg.dv != 2'd1) begin
         `RNIC_FAIL(UntaggedInvalidVersion)
-      end else if (lk_i.rq_status == RNIC_RQ_BAD_QN) begin
+      end else if (v1_q.rq_status == RNIC_RQ_BAD_QN) begin
         `RNIC_FAIL(UntaggedInvalidQn)
-      end else if (lk_i.rq_status == RNIC_RQ_MSN_RANGE) begin
+      end else if (v1_q.rq_status == RNIC_RQ_MSN_RANGE) begin
         `RNIC_FAIL(UntaggedMsnRange)
-      end else if (lk_i.rq_status == RNIC_RQ_NO_BUF) begin
+      end else if (v1_q.rq_status == RNIC_RQ_NO_BUF) begin
         `RNIC_FAIL(UntaggedNoBuffer)
-      end else if (pay != 16'd0 ? lk_i.seg.mo >= lk_i.rq_length : lk_i.seg.mo > lk_i.rq_length) begin
+      end else if (v1_mo_bad_q) begin
         `RNIC_FAIL(UntaggedInvalidMo)
-      end else if (mo_end > {1'b0, lk_i.rq_length}) begin
+      end else if (mo_long) begin
         `RNIC_FAIL(UntaggedMessageTooLong)
       end
-      vd_d.addr = lk_i.rq_addr + {32'b0, lk_i.seg.mo};
+      vd_d.addr = v1_q.rq_addr + {32'b0, v1_q.seg.mo};
     end
   end
 `undef RNIC_FAIL
 
-  logic accept;
-  assign lk_ready_o = !vd_valid_q || vd_ready_i;
-  assign accept = lk_valid_i && lk_ready_o;
+  // ---- handshakes: V2 takes V1's item when the verdict register is free or leaves; V1 takes
+  // lookup's item when it is empty or its item moves on.
+  logic v2_accept, v1_accept;
+  assign v2_accept = v1_valid_q && (!vd_valid_q || vd_ready_i);
+  assign lk_ready_o = !v1_valid_q || !vd_valid_q || vd_ready_i;
+  assign v1_accept = lk_valid_i && lk_ready_o;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
+      v1_valid_q <= 1'b0;
       vd_valid_q <= 1'b0;
-    end else if (accept) begin
-      vd_valid_q <= 1'b1;
-    end else if (vd_ready_i) begin
-      vd_valid_q <= 1'b0;
+      err_last_q <= 1'b0;
+    end else begin
+      if (v1_accept) v1_valid_q <= 1'b1;
+      else if (v2_accept) v1_valid_q <= 1'b0;
+      if (v2_accept) vd_valid_q <= 1'b1;
+      else if (vd_ready_i) vd_valid_q <= 1'b0;
+      if (v2_accept) err_last_q <= vd_d.action == RNIC_ACT_ERROR;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (accept) vd_q <= vd_d;
+    if (v1_accept) begin
+      v1_q <= lk_i;
+      v1_hdr_q <= hdr_bytes;
+      v1_short_q <= short_seg;
+      v1_pay_q <= pay;
+      v1_to_off_q <= to_off;
+      v1_below_q <= below_base;
+      v1_room_q <= room;
+      v1_room_neg_q <= room_neg;
+      v1_wraps_q <= to_wraps;
+      v1_ssn_out_q <= ssn_out;
+      v1_mo_bad_q <= mo_bad;
+      v1_mo_end_q <= mo_end;
+      v1_stag_bad_q <= stag_bad;
+      v1_assoc_bad_q <= assoc_bad;
+      // The item ahead (in V1 now) moves to V2 in this cycle, decided there: a failure of it reaches
+      // lookup too late for this item.
+      v1_same_q <= v1_valid_q && v1_q.kind == RNIC_ITEM_SEG && lk_i.kind == RNIC_ITEM_SEG &&
+                   lk_i.seg.stream == v1_q.seg.stream;
+    end
+    if (v2_accept) vd_q <= vd_d;
   end
 
   assign vd_o = vd_q;
   assign vd_valid_o = vd_valid_q;
-  assign err_valid_o = accept && vd_d.action == RNIC_ACT_ERROR;
-  assign err_stream_o = lk_i.seg.stream;
-  assign drop_event_o = accept && vd_d.action == RNIC_ACT_DROP;
+  assign err_valid_o = v2_accept && vd_d.action == RNIC_ACT_ERROR;
+  assign err_stream_o = v1_q.seg.stream;
+  assign drop_event_o = v2_accept && vd_d.action == RNIC_ACT_DROP;
   assign error_event_o = err_valid_o;
   assign error_idx_o = vd_d.err_idx;
-  assign access_event_o = accept && access_d;
+  assign access_event_o = v2_accept && access_d;
+
+  // V2 reads these lookup fields from the V1 compares, not from the item.
+  logic unused;
+  assign unused = ^{v1_q.stream_pd, v1_q.next_ssn, v1_q.stag_valid, v1_q.stag_key, v1_q.stag_pd,
+                    v1_q.stag_bound, v1_q.stag_stream, v1_q.stag_base_to, v1_q.stag_length};
+
+  // valid/ready at both boundaries: a verdict waiting for ready holds; V1 never loses an item.
+  `RNIC_ASSERT_HOLD(a_vd_hold, clk_i, rst_ni, vd_valid_q, vd_ready_i, vd_q)
+  `RNIC_ASSERT(a_v1_moves, clk_i, rst_ni, !(v1_accept && v1_valid_q) || v2_accept)
 endmodule

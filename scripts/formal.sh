@@ -263,6 +263,44 @@ endmodule" > /dev/null
   echo "$work/$2.sv"
 }
 
+# rnic_rx_validate with observation ports for V1 (fv_v1_valid, fv_v1) and V1's invariants: every V1
+# register is the RFC arithmetic of the item V1 holds (SsnWindow 64, as validate_fv.sv instantiates).
+validate_probe() {  # SRC NAME
+  local m
+  m=$(mutant "$1" "$2_p1" "output logic          access_event_o" \
+"output logic          access_event_o,
+  output logic          fv_v1_valid,
+  output rnic_lookup_t  fv_v1")
+  mutant "$m" "$2" "endmodule" \
+"  assign fv_v1_valid = v1_valid_q;
+  assign fv_v1 = v1_q;
+  logic [4:0] fv_hdr;
+  logic [15:0] fv_pay;
+  always_comb begin
+    fv_hdr = v1_q.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_HDR_BYTES);
+    fv_pay = v1_q.seg.seg_bytes < {11'b0, fv_hdr} ? 16'd0 : v1_q.seg.seg_bytes - {11'b0, fv_hdr};
+    if (rst_ni && v1_valid_q) begin
+      assert (v1_hdr_q == fv_hdr);
+      assert (v1_short_q == (v1_q.seg.seg_bytes < {11'b0, fv_hdr}));
+      assert (v1_pay_q == fv_pay);
+      assert (v1_to_off_q == v1_q.seg.to - v1_q.stag_base_to);
+      assert (v1_below_q == (v1_q.seg.to < v1_q.stag_base_to));
+      assert (v1_room_neg_q == ({48'b0, fv_pay} > v1_q.stag_length));
+      if (!v1_room_neg_q) assert (v1_room_q == v1_q.stag_length - {48'b0, fv_pay});
+      assert (v1_wraps_q == (({1'b0, v1_q.seg.to} + {49'b0, fv_pay}) > 65'h0_FFFF_FFFF_FFFF_FFFF));
+      assert (v1_ssn_out_q == ((v1_q.seg.ssn - v1_q.next_ssn) >= 16'd64));
+      assert (v1_mo_bad_q == (fv_pay != 16'd0 ? v1_q.seg.mo >= v1_q.rq_length
+                                              : v1_q.seg.mo > v1_q.rq_length));
+      assert (v1_mo_end_q == {1'b0, v1_q.seg.mo} + {17'b0, fv_pay});
+      assert (v1_stag_bad_q == (!v1_q.stag_valid || v1_q.stag_key != v1_q.seg.stag[7:0]));
+      assert (v1_assoc_bad_q == (v1_q.stag_pd != v1_q.stream_pd ||
+                                 (v1_q.stag_bound && v1_q.stag_stream != v1_q.seg.stream)));
+    end
+  end
+endmodule" > /dev/null
+  echo "$work/$2.sv"
+}
+
 # rtl_mutant NAME SRC TOP MODE DEPTH PATTERN REPLACEMENT [FILES...]: SRC with one change, run with
 # the harness FILES after it, must fail.
 rtl_mutant() {
@@ -283,7 +321,10 @@ deliver_mutant() {
 }
 
 printf '%-16s %-26s %-16s %-58s %7s\n' proof method '      depth' result time
-run validate validate_fv induct 4 pass "$rtl/rnic_rx_validate.sv" "$fv/validate_fv.sv"
+if wanted validate; then
+  m=$(validate_probe "$rtl/rnic_rx_validate.sv" validate_probe_rtl)
+  run validate validate_fv induct 4 pass "$m" "$fv/validate_fv.sv"
+fi
 run place place_fv bmc "$place_depth" pass "$rtl/rnic_rx_place.sv" "$fv/place_fv.sv"
 if wanted deliver; then
   m=$(deliver_probe "$rtl/rnic_rx_deliver.sv" deliver_probe_rtl)
@@ -296,10 +337,12 @@ wanted lookup-bw && [[ ${#only[@]} -gt 0 ]] && run lookup-bw lookup_fv_bw bmc "$
 wanted lookup-b && [[ ${#only[@]} -gt 0 ]] && run lookup-b lookup_fv_b bmc "$lookup_depth" pass "${lk[@]}"
 run lookup-race lookup_fv_race bmc 13 pass "${lk[@]}"
 if [[ $mutants -eq 1 ]]; then
-  rtl_mutant validate-mut "$rtl/rnic_rx_validate.sv" validate_fv induct 4 \
-    "end else if (below_base || past_end) begin" \
-    "end else if (below_base) begin" \
-    "$fv/validate_fv.sv"
+  if wanted validate-mut; then
+    m=$(mutant "$rtl/rnic_rx_validate.sv" validate_mut_src "end else if (v1_below_q || past_end) begin" \
+      "end else if (v1_below_q) begin")
+    m=$(validate_probe "$m" validate_mut_rtl)
+    run validate-mut validate_fv induct 4 fail "$m" "$fv/validate_fv.sv"
+  fi
   rtl_mutant place-mut-strb "$rtl/rnic_rx_place.sv" place_fv bmc "$place_depth" \
     "(last_a ? ({Bytes{1'b1}} >> (~c_ll_q)) : {Bytes{1'b1}})" \
     "{Bytes{1'b1}}" \

@@ -7,7 +7,11 @@
 //   untagged - the receive buffer [rq_addr, rq_addr + rq_length) of an RQ_OK lookup, at offset MO.
 // Offsets are taken modulo 2^64 (addr - base), so a range that ends at 2^64 is handled as the host
 // sees it. A zero-length PLACE has an empty range (level 2 proves it writes nothing).
-// The harness keeps a copy (ghost) of the lookup item each accepted verdict came from.
+// The harness keeps a copy (ghost) of the lookup item each verdict came from: validate is two register
+// stages (V1: the item and its arithmetic, V2: the verdict), so the ghost is two deep, g1 for V1 and
+// g for the verdict. It runs on a copy of the RTL with observation ports (validate_probe in
+// scripts/formal.sh: fv_v1_valid, fv_v1) and V1's invariants: each V1 register holds the value the
+// RFC arithmetic gives for the item V1 holds (this also checks the carry-split forms V1 computes).
 // FV_BREAK (define) checks a deliberately wrong property: the tagged range is one byte shorter, so the
 // proof must fail (shows the check can fail).
 module validate_fv (
@@ -24,16 +28,29 @@ module validate_fv (
   logic [15:0]   err_stream;
   logic [4:0]    error_idx;
 
+  logic          fv_v1_valid;
+  rnic_lookup_t  fv_v1;
+
   rnic_rx_validate #(.SsnWindow(64)) dut (
     .clk_i, .rst_ni, .lk_i, .lk_valid_i, .lk_ready_o(lk_ready),
     .vd_o(vd), .vd_valid_o(vd_valid), .vd_ready_i,
     .err_valid_o(err_valid), .err_stream_o(err_stream), .drop_event_o(drop_ev),
-    .error_event_o(error_ev), .error_idx_o(error_idx), .access_event_o(access_ev)
+    .error_event_o(error_ev), .error_idx_o(error_idx), .access_event_o(access_ev),
+    .fv_v1_valid, .fv_v1
   );
 
-  // Ghost: the lookup item of the verdict at the output.
-  rnic_lookup_t g;
-  always_ff @(posedge clk_i) if (lk_valid_i && lk_ready) g <= lk_i;
+  // Ghost: the lookup item in V1 (g1, valid gv1) and the one of the verdict at the output (g), moved
+  // by the handshakes at the ports: V1 moves on when the verdict register is free or leaves.
+  rnic_lookup_t g1, g;
+  logic gv1, g_move;
+  assign g_move = gv1 && (!vd_valid || vd_ready_i);
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) gv1 <= 1'b0;
+    else if (lk_valid_i && lk_ready) gv1 <= 1'b1;
+    else if (g_move) gv1 <= 1'b0;
+    if (lk_valid_i && lk_ready) g1 <= lk_i;
+    if (g_move) g <= g1;
+  end
 
 `ifdef FORMAL
   logic init = 1'b1;
@@ -59,6 +76,14 @@ module validate_fv (
 `endif
     to_end = {1'b0, g.seg.to} + {49'b0, pay};              // 7.1 tagged #5: TO + len <= 2^64 - 1
     u_end = {33'b0, g.seg.mo} + {49'b0, pay};
+  end
+
+  // The ghost follows V1.
+  always_comb begin
+    if (rst_ni && !init) begin
+      assert (fv_v1_valid == gv1);
+      if (gv1) assert (fv_v1 == g1);
+    end
   end
 
   always_comb begin
