@@ -1,4 +1,5 @@
 `include "rnic_defs.svh"
+`include "rnic_assert.svh"
 // Stage 5: in-order delivery (RFC 5041 5.3, 5.4) and the completion ring.
 //
 // Three decoupled parts; one item per cycle in, one completion entry written per 64/Bytes cycles:
@@ -723,4 +724,10 @@ module rnic_rx_deliver #(
   logic unused_bits;
   assign unused_bits = ^{ssn_rd_stream_i, exp_rd_stream_i, exp_rd_qn_i, cq_base_i[5:0], mark_wait[30:0], ack_wait[30:0], last_b_wait[30:0], cq_lap,
                          ce_count, co_count};
+  // valid/ready at the boundaries deliver drives: AW and W of the completion writes (AXI A3.3.1),
+  // the consume events to lookup.
+  `RNIC_ASSERT_HOLD(a_aw_hold, clk_i, rst_ni, awvalid_o, awready_i, {awaddr_o, awlen_o})
+  `RNIC_ASSERT_HOLD(a_w_hold, clk_i, rst_ni, wvalid_o, wready_i, {wdata_o, wstrb_o, wlast_o})
+  `RNIC_ASSERT_HOLD(a_cons_hold, clk_i, rst_ni, cons_valid_o, cons_ready_i,
+                    {cons_stream_o, cons_qn_o, cons_kind_o})
 endmodule

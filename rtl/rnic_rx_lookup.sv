@@ -1,4 +1,5 @@
 `include "rnic_defs.svh"
+`include "rnic_assert.svh"
 // Stage 2: owns the STag, stream and queue tables and the receive-descriptor cache. A pipeline that
 // takes one segment per cycle:
 //   A  the segment is accepted; every table is read at its address (registered-read RAMs)
@@ -965,4 +966,8 @@ module rnic_rx_lookup #(
   logic unused;
   assign unused = ^{err_stream_i, cons_stream_i, cons_qn_i, rd_count, hint_count, stag_unused, stag_rd_ready,
                    stag_rsp_valid, stag_wr_ready};
+  // valid/ready at the boundaries lookup drives: the item to validate and the descriptor read.
+  `RNIC_ASSERT_HOLD(a_lk_hold, clk_i, rst_ni, lk_valid_o, lk_ready_i, lk_o)
+  `RNIC_ASSERT_HOLD(a_ar_hold, clk_i, rst_ni, m_axi_arvalid_o, m_axi_arready_i,
+                    {m_axi_araddr_o, m_axi_arlen_o})
 endmodule
