@@ -1,7 +1,7 @@
-// Testbench pieces for rnic_rx_place: packing of rnic_verdict_t / rnic_dlv_t (rtl/rnic_defs.svh),
-// the verdict and beat sources, an AXI write slave with host memory, deliver's expected-MSN read
-// port (a per-queue table the bench owns), and the checks. One Verilated parameter set per
-// executable (PLACE_DW = DataWidth).
+// Testbench pieces for rnic_rx_place: unpacking of rnic_dlv_t (rtl/rnic_defs.svh; rnic_verdict_t
+// is in rnic/tb/rtl_structs.hpp), the verdict and beat sources, an AXI write slave with host
+// memory, deliver's expected-MSN read port (a per-queue table the bench owns), and the checks. One
+// Verilated parameter set per executable (PLACE_DW = DataWidth).
 #pragma once
 
 #pragma GCC diagnostic push
@@ -12,8 +12,9 @@
 #pragma GCC diagnostic ignored "-Wcast-align"
 #include <verilated.h>
 
+#include "rnic/tb/rtl_structs.hpp"
 #include "rnic/tb/seed.hpp"
-#include <verilated_fst_c.h>
+#include "rnic/tb/stage_sim.hpp"
 
 #include "Vrnic_rx_place.h"
 #pragma GCC diagnostic pop
@@ -41,180 +42,12 @@ namespace place {
 constexpr unsigned kDW = PLACE_DW;
 constexpr unsigned kB = kDW / 8;  // bytes per beat
 
+// Bits, FieldWriter/Reader, put_bytes/take_bytes, Seg, Verdict, pack(): rnic/tb/rtl_structs.hpp.
+using namespace rnic::tb;
 
-// ---- bit vectors and Verilated signals of any width
-// ----------------------------------------------
-
-// Little endian: bit i is bit i%8 of byte i/8.
-class Bits {
- public:
-  explicit Bits(unsigned nbits) : n_(nbits), b_((nbits + 7) / 8, 0) {}
-  unsigned size() const { return n_; }
-  std::vector<std::uint8_t>& bytes() { return b_; }
-  const std::vector<std::uint8_t>& bytes() const { return b_; }
-  void set(unsigned lsb, unsigned w, std::uint64_t v) {
-    for (unsigned i = 0; i < w; ++i) {
-      const unsigned p = lsb + i;
-      const auto m = static_cast<std::uint8_t>(1U << (p % 8));
-      if (((v >> i) & 1U) != 0) {
-        b_.at(p / 8) = static_cast<std::uint8_t>(b_.at(p / 8) | m);
-      } else {
-        b_.at(p / 8) = static_cast<std::uint8_t>(b_.at(p / 8) & ~m);
-      }
-    }
-  }
-  std::uint64_t get(unsigned lsb, unsigned w) const {
-    std::uint64_t r = 0;
-    for (unsigned i = 0; i < w; ++i) {
-      const unsigned p = lsb + i;
-      if (((b_.at(p / 8) >> (p % 8)) & 1U) != 0) r |= std::uint64_t{1} << i;
-    }
-    return r;
-  }
-
- private:
-  unsigned n_;
-  std::vector<std::uint8_t> b_;
-};
-
-// Writes / reads the fields of a packed struct in declaration order (first field = most
-// significant).
-class FieldWriter {
- public:
-  explicit FieldWriter(unsigned total) : bits_(total), pos_(total) {}
-  void add(unsigned w, std::uint64_t v) {
-    pos_ -= w;
-    bits_.set(pos_, w, v);
-  }
-  // A logic [8*n-1:0] field holding byte i at [8*i +: 8].
-  void add_bytes(const std::uint8_t* p, unsigned n) {
-    pos_ -= 8 * n;
-    for (unsigned i = 0; i < n; ++i) bits_.set(pos_ + 8 * i, 8, p[i]);
-  }
-  const Bits& done() const {
-    EXPECT_EQ(pos_, 0U) << "struct layout does not add up";
-    return bits_;
-  }
-
- private:
-  Bits bits_;
-  unsigned pos_;
-};
-
-class FieldReader {
- public:
-  explicit FieldReader(const Bits& b) : bits_(b), pos_(b.size()) {}
-  std::uint64_t take(unsigned w) {
-    pos_ -= w;
-    return bits_.get(pos_, w);
-  }
-  void take_bytes(std::uint8_t* p, unsigned n) {
-    pos_ -= 8 * n;
-    for (unsigned i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>(bits_.get(pos_ + 8 * i, 8));
-  }
-  unsigned left() const { return pos_; }
-
- private:
-  const Bits& bits_;
-  unsigned pos_;
-};
-
-template <class T>
-void put_bytes(T& sig, const std::vector<std::uint8_t>& v) {
-  if constexpr (std::is_integral_v<T>) {
-    std::uint64_t x = 0;
-    for (std::size_t i = 0; i < v.size() && i < sizeof(T); ++i) x |= std::uint64_t{v[i]} << (8 * i);
-    sig = static_cast<T>(x);
-  } else {
-    constexpr std::size_t kWords = sizeof(sig.m_storage) / sizeof(sig.m_storage[0]);
-    for (std::size_t w = 0; w < kWords; ++w) {
-      std::uint32_t x = 0;
-      for (std::size_t b = 0; b < 4; ++b) {
-        const std::size_t i = 4 * w + b;
-        if (i < v.size()) x |= std::uint32_t{v[i]} << (8 * b);
-      }
-      sig.m_storage[w] = x;
-    }
-  }
-}
-
-template <class T>
-std::vector<std::uint8_t> take_bytes(const T& sig, std::size_t n) {
-  std::vector<std::uint8_t> v(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    if constexpr (std::is_integral_v<T>) {
-      v[i] =
-          i < sizeof(T) ? static_cast<std::uint8_t>(static_cast<std::uint64_t>(sig) >> (8 * i)) : 0;
-    } else {
-      v[i] = static_cast<std::uint8_t>(sig.m_storage[i / 4] >> (8 * (i % 4)));
-    }
-  }
-  return v;
-}
-
-// ---- rnic_defs.svh types
-// -------------------------------------------------------------------------
-
-enum Action : unsigned { kPlace = 0, kDrop = 1, kError = 2, kToken = 3 };
-enum ItemKind : unsigned { kSeg = 0, kFence = 1, kStreamReset = 2, kQueueSet = 3 };
 enum DlvKind : unsigned { kPlaced = 0, kDlvError = 1, kDlvReset = 2, kDlvFence = 3, kDlvQueueSet = 4 };
 
-constexpr unsigned kSegBits = 16 * 3 + 1 + 1 + 1 + 2 + 40 + 32 + 64 + 32 + 32 + 32 + 144;
-constexpr unsigned kVerdictBits = 2 + 2 + 16 + kSegBits + 64 + 16 + 5 + 32 + 4 + 8 + 5;
 constexpr unsigned kDlvBits = 3 + 16 + 16 + 1 + 1 + 32 + 32 + 32 + 40 + 4 + 8 + 144;
-
-struct Seg {
-  std::uint16_t stream = 0, ssn = 0, seg_bytes = 0;
-  bool oversize = false, tagged = false, last = false;
-  std::uint8_t dv = 1;
-  std::uint64_t rsvd_ulp = 0;  // 40 bits
-  std::uint32_t stag = 0;
-  std::uint64_t to = 0;
-  std::uint32_t qn = 0, msn = 0, mo = 0;
-  std::array<std::uint8_t, 18> hdr_raw{};
-};
-
-struct Verdict {
-  Action action = kPlace;
-  ItemKind kind = kSeg;
-  std::uint16_t arg = 0;
-  Seg seg;
-  std::uint64_t addr = 0;
-  std::uint16_t pay = 0;
-  std::uint8_t hdr = 18;
-  std::uint32_t msg_len = 0;
-  std::uint8_t err_type = 0, err_code = 0, err_idx = 0;
-};
-
-inline Bits pack(const Verdict& v) {
-  FieldWriter f(kVerdictBits);
-  f.add(2, v.action);
-  f.add(2, v.kind);
-  f.add(16, v.arg);
-  const Seg& s = v.seg;
-  f.add(16, s.stream);
-  f.add(16, s.ssn);
-  f.add(16, s.seg_bytes);
-  f.add(1, s.oversize);
-  f.add(1, s.tagged);
-  f.add(1, s.last);
-  f.add(2, s.dv);
-  f.add(40, s.rsvd_ulp);
-  f.add(32, s.stag);
-  f.add(64, s.to);
-  f.add(32, s.qn);
-  f.add(32, s.msn);
-  f.add(32, s.mo);
-  f.add_bytes(s.hdr_raw.data(), 18);
-  f.add(64, v.addr);
-  f.add(16, v.pay);
-  f.add(5, v.hdr);
-  f.add(32, v.msg_len);
-  f.add(4, v.err_type);
-  f.add(8, v.err_code);
-  f.add(5, v.err_idx);
-  return f.done();
-}
 
 struct Dlv {
   unsigned kind = 0;
@@ -547,30 +380,9 @@ class HostMemory {
 
 class Bench {
  public:
-  Bench() : ctx_(std::make_unique<VerilatedContext>()) {
-    const char* fst = std::getenv("RNIC_FST");
-    trace_ = fst != nullptr && *fst != '\0';
-    if (trace_) {
-      Verilated::traceEverOn(true);
-      ctx_->traceEverOn(true);
-    }
-    m_ = std::make_unique<Vrnic_rx_place>(ctx_.get(), "top");
-    if (trace_) {
-      tfp_ = std::make_unique<VerilatedFstC>();
-      m_->trace(tfp_.get(), 99);
-      tfp_->open(fst);
-    }
+  Bench() {
     idle_inputs();
-    m_->clk_i = 0;
-    m_->rst_ni = 0;
-    m_->eval();
     reset();
-  }
-  Bench(const Bench&) = delete;
-  Bench& operator=(const Bench&) = delete;
-  ~Bench() {
-    if (tfp_) tfp_->close();
-    m_->final();
   }
 
   Vrnic_rx_place& dut() { return *m_; }
@@ -584,25 +396,14 @@ class Bench {
   }
 
   void tick() {
-    m_->clk_i = 0;
-    m_->eval();
-    if (tfp_) tfp_->dump(time_);
-    time_ += 5;
-    m_->clk_i = 1;
-    m_->eval();
-    if (tfp_) tfp_->dump(time_);
-    time_ += 5;
-    m_->clk_i = 0;
-    m_->eval();
-    ++cycle_;
+    sim_.tick();
+    cycle_ = sim_.cycle();
   }
 
   void reset() {
     idle_inputs();
-    m_->rst_ni = 0;
-    for (int i = 0; i < 3; ++i) tick();
-    m_->rst_ni = 1;
-    m_->eval();
+    sim_.reset(3);
+    cycle_ = sim_.cycle();
     // Right after reset nothing may be offered.
     EXPECT_EQ(m_->awvalid_o, 0);
     EXPECT_EQ(m_->wvalid_o, 0);
@@ -622,11 +423,8 @@ class Bench {
             std::uint64_t abort_at = 0);
 
  private:
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vrnic_rx_place> m_;
-  std::unique_ptr<VerilatedFstC> tfp_;
-  bool trace_ = false;
-  std::uint64_t time_ = 0;
+  StageSim<Vrnic_rx_place> sim_;  // clock, reset, FST (RNIC_FST)
+  Vrnic_rx_place* m_ = &sim_.model();
   std::uint64_t cycle_ = 0;
   // State that lives as long as the design's (cleared by reset()): the verdict in p0 (index into the
   // current run's items), segments committed with writes, the expected-MSN read port.
