@@ -59,6 +59,9 @@ module rnic_rx_lookup #(
   input  logic [15:0]            ssn_rd_next_i,   //   data one cycle after the address
   input  logic                   err_valid_i,     // from validate: stream enters the error state
   input  logic [15:0]            err_stream_i,
+  input  logic [15:0]            err_pd_i,        //   and its PD (the stream word is written whole)
+  input  logic                   dn_busy_i,       // validate holds an item not yet decided: a
+                                                  //   command waits for it (its err_valid_i)
   output logic [63:0]            m_axi_araddr_o,  // descriptor fetch (the kernel's only reads)
   output logic [7:0]             m_axi_arlen_o,
   output logic                   m_axi_arvalid_o,
@@ -409,7 +412,7 @@ module rnic_rx_lookup #(
   logic drained, cmd_exec, cmd_pending, echo_seen;
   assign cmd_pending = ctl_q == C_RUN && cmd_valid_i;
   assign drained = !b_valid_q && !lk_valid_q && eng_q == E_IDLE && !ar_valid_q && !rd_out_valid &&
-                   !c2_valid_q;
+                   !c2_valid_q && !dn_busy_i;
   assign cmd_exec = cmd_pending && drained;
   assign a_accept = seg_valid_i && seg_ready_o;
   assign seg_ready_o = ctl_q == C_RUN && !cmd_pending && (!b_valid_q || b_adv);
@@ -646,7 +649,7 @@ module rnic_rx_lookup #(
       strm_we = 1'b1;
       strm_waddr = err_stream_i[StreamIw-1:0];
       strm_wdata[StState +: 2] = 2'(RNIC_STREAM_ERROR);
-      strm_wdata[StPd +: 16] = lk_q.stream_pd;
+      strm_wdata[StPd +: 16] = err_pd_i;
     end
 
     // Deliver found the stream breaking the message order (RFC 5041 4.3, 5.3): error state now.

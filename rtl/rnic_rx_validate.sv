@@ -11,7 +11,8 @@
 // the item it moves to its output in the same cycle, so every later item sees the stream in the
 // error state, except the one that enters V1 in that cycle (it left lookup before): that item
 // carries "same stream as the item ahead" (v1_same_q) and V2 drops it when the item ahead failed
-// (err_last_q), exactly as it would with the error state.
+// (err_last_q), exactly as it would with the error state. Lookup executes a table command only
+// while V1 is empty (busy_o): no verdict decided after a command can change the stream table it set.
 module rnic_rx_validate #(
   parameter int SsnWindow = 64  // DDP-SSN reorder window in segments
 ) (
@@ -25,6 +26,8 @@ module rnic_rx_validate #(
   input  logic          vd_ready_i,
   output logic          err_valid_o,     // to lookup, in the cycle V2 decides a failing segment
   output logic [15:0]   err_stream_o,
+  output logic [15:0]   err_pd_o,        //   its stream's PD (lookup writes the stream word whole)
+  output logic          busy_o,          // V1 holds an item not yet decided (lookup's commands wait)
   output logic          drop_event_o,    // counter events
   output logic          error_event_o,
   output logic [4:0]    error_idx_o,
@@ -208,6 +211,8 @@ module rnic_rx_validate #(
   assign vd_valid_o = vd_valid_q;
   assign err_valid_o = v2_accept && vd_d.action == RNIC_ACT_ERROR;
   assign err_stream_o = v1_q.seg.stream;
+  assign err_pd_o = v1_q.stream_pd;
+  assign busy_o = v1_valid_q;
   assign drop_event_o = v2_accept && vd_d.action == RNIC_ACT_DROP;
   assign error_event_o = err_valid_o;
   assign error_idx_o = vd_d.err_idx;
@@ -215,7 +220,7 @@ module rnic_rx_validate #(
 
   // V2 reads these lookup fields from the V1 compares, not from the item.
   logic unused;
-  assign unused = ^{v1_q.stream_pd, v1_q.next_ssn, v1_q.stag_valid, v1_q.stag_key, v1_q.stag_pd,
+  assign unused = ^{v1_q.next_ssn, v1_q.stag_valid, v1_q.stag_key, v1_q.stag_pd,
                     v1_q.stag_bound, v1_q.stag_stream, v1_q.stag_base_to, v1_q.stag_length};
 
   // valid/ready at both boundaries: a verdict waiting for ready holds; V1 never loses an item.

@@ -73,6 +73,8 @@
   input logic          cons_valid_i, \
   input logic          err_valid_i, \
   input logic [15:0]   err_stream_i, \
+  input logic [15:0]   err_pd_i, \
+  input logic          dn_busy_i, \
   input logic          arready_i, \
   input logic [127:0]  rdata_i, \
   input logic [1:0]    rresp_i, \
@@ -128,7 +130,7 @@ module lookup_fv #(
     .db_stream_i, .db_qn_i, .db_prod_i, .db_valid_i, .db_ready_o(db_ready),
     .cons_stream_i, .cons_qn_i, .cons_kind_i, .cons_valid_i, .cons_ready_o(cons_ready),
     .ssn_rd_stream_o(ssn_rd_stream), .ssn_rd_next_i(16'd0),
-    .err_valid_i, .err_stream_i,
+    .err_valid_i, .err_stream_i, .err_pd_i, .dn_busy_i,
     .m_axi_araddr_o(araddr), .m_axi_arlen_o(arlen), .m_axi_arvalid_o(arvalid),
     .m_axi_arready_i(arready_i), .m_axi_rdata_i(rdata_i), .m_axi_rresp_i(rresp_i),
     .m_axi_rlast_i(rlast_i), .m_axi_rvalid_i(rvalid_i), .m_axi_rready_o(rready),

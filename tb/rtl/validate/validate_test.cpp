@@ -223,6 +223,7 @@ class Bench {
     EXPECT_EQ(sim_->drop_event_o, 0U) << when;
     EXPECT_EQ(sim_->error_event_o, 0U) << when;
     EXPECT_EQ(sim_->access_event_o, 0U) << when;
+    EXPECT_EQ(sim_->busy_o, 0U) << when << ": busy_o with nothing inside";
   }
 
   // Runs items through under cfg and checks every rule (see the file comment). abort_at != 0: stop
@@ -237,6 +238,7 @@ class Bench {
 struct Pulse {
   std::uint64_t cycle;
   unsigned value;  // err_stream_o or error_idx_o
+  unsigned pd = 0;  // err_pd_o with err_valid_o
 };
 
 Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint64_t seed,
@@ -305,7 +307,11 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     }
     stalled = sim_->vd_valid_o != 0 && sim_->vd_ready_i == 0;
     held = vd;
-    if (sim_->err_valid_o != 0) err_pulses.push_back({sim_.cycle(), sim_->err_stream_o});
+    // busy_o (lookup's commands wait on it) covers every cycle an error can still be decided in.
+    if (sim_->err_valid_o != 0) {
+      EXPECT_EQ(sim_->busy_o, 1U) << "err_valid_o without busy_o";
+      err_pulses.push_back({sim_.cycle(), sim_->err_stream_o, sim_->err_pd_o});
+    }
     if (sim_->error_event_o != 0) err_events.push_back({sim_.cycle(), sim_->error_idx_o});
     drop_events += sim_->drop_event_o;
     access_events += sim_->access_event_o;
@@ -383,6 +389,7 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     SCOPED_TRACE("error " + std::to_string(k) + " = item " + std::to_string(i));
     if (k < err_pulses.size()) {
       EXPECT_EQ(err_pulses[k].value, items[i].seg.stream) << "err_stream_o";
+      EXPECT_EQ(err_pulses[k].pd, items[i].stream_pd) << "err_pd_o (lookup writes the stream word whole)";
       EXPECT_GE(err_pulses[k].cycle, accepted_at[i]);
       EXPECT_LE(err_pulses[k].cycle, first_valid_at[i]);
     }
