@@ -34,6 +34,7 @@
 #include <verilated.h>
 
 #include "rnic/tb/seed.hpp"
+#include "rnic/tb/verilated_context.hpp"
 #include <verilated_fst_c.h>
 
 #include "Vrnic_rx_deliver.h"
@@ -406,6 +407,7 @@ class Tb {
       Verilated::traceEverOn(true);
       ctx_->traceEverOn(true);
     }
+    rnic::tb::make_current(ctx_.get());
     top_ = std::make_unique<Vrnic_rx_deliver>(ctx_.get(), "top");
     if (trace) {
       tfp_ = std::make_unique<VerilatedFstC>();
@@ -418,7 +420,9 @@ class Tb {
   Tb& operator=(const Tb&) = delete;
   ~Tb() {
     if (tfp_) tfp_->close();
+    rnic::tb::make_current(ctx_.get());
     top_->final();
+    top_.reset();
   }
 
   // Reset the module (and the environment: the write mux, place and host start over too), then wait

@@ -21,6 +21,7 @@
 #include "Vnet_kernel.h"
 #include "Vrtl_kernel.h"
 #include "rnic/hw/hw.hpp"
+#include "rnic/tb/verilated_context.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/segmentation.hpp"
 
@@ -103,6 +104,7 @@ struct MmioOp {
 class Lockstep {
  public:
   explicit Lockstep(std::uint64_t seed) : rng_(seed), mem_(kMem, 0xA5) {
+    rnic::tb::make_current(&ctx_);
     rtl_ = std::make_unique<Vrtl_kernel>(&ctx_, "rtl");
     net_ = std::make_unique<Vnet_kernel>(&ctx_, "net");
     if (const char* f = std::getenv("RNIC_FST")) {
@@ -114,6 +116,9 @@ class Lockstep {
   }
   ~Lockstep() {
     if (fst_) fst_->close();
+    rnic::tb::make_current(&ctx_);
+    net_.reset();
+    rtl_.reset();
   }
 
   std::vector<std::uint8_t>& mem() { return mem_; }

@@ -21,6 +21,7 @@
 #include <verilated_fst_c.h>
 
 #include "Vrnic_regs.h"
+#include "rnic/tb/verilated_context.hpp"
 #pragma GCC diagnostic pop
 
 #include <array>
@@ -91,6 +92,7 @@ class Tb {
     // a previous test may have destroyed, so tracing is enabled on this one.
     ctx_ = std::make_unique<VerilatedContext>();
     ctx_->traceEverOn(true);
+    rnic::tb::make_current(ctx_.get());
     dut_ = std::make_unique<Vrnic_regs>(ctx_.get());
     if (const char* f = std::getenv("RNIC_FST")) {
       fst_ = std::make_unique<VerilatedFstC>();
@@ -102,7 +104,9 @@ class Tb {
   }
   ~Tb() {
     if (fst_) fst_->close();
+    rnic::tb::make_current(ctx_.get());
     dut_->final();
+    dut_.reset();
   }
   Tb(const Tb&) = delete;
   Tb& operator=(const Tb&) = delete;

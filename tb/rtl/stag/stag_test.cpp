@@ -10,6 +10,7 @@
 #include <verilated.h>
 
 #include "Vrnic_lookup_stag.h"
+#include "rnic/tb/verilated_context.hpp"
 #pragma GCC diagnostic pop
 
 #include <gtest/gtest.h>
@@ -31,11 +32,16 @@ class Stag : public ::testing::Test {
  protected:
   void SetUp() override {
     ctx_ = std::make_unique<VerilatedContext>();
+    rnic::tb::make_current(ctx_.get());
     m_ = std::make_unique<Vrnic_lookup_stag>(ctx_.get());
     Idle();
     Reset();
   }
-  void TearDown() override { m_->final(); }
+  void TearDown() override {
+    rnic::tb::make_current(ctx_.get());
+    m_->final();
+    m_.reset();
+  }
 
   void Idle() {
     m_->rd_valid_i = 0;

@@ -22,6 +22,7 @@
 
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#include "rnic/tb/verilated_context.hpp"
 
 namespace rnic::tb {
 
@@ -130,6 +131,7 @@ class Sim {
   Sim() : ctx_(std::make_unique<VerilatedContext>()) {
     const char* fst = std::getenv("RNIC_FST");
     if (fst != nullptr && *fst != '\0') ctx_->traceEverOn(true);
+    make_current(ctx_.get());
     top_ = std::make_unique<Top>(ctx_.get(), "tb");
     if (fst != nullptr && *fst != '\0') {
       trace_ = std::make_unique<VerilatedFstC>();
@@ -142,7 +144,9 @@ class Sim {
   }
   ~Sim() {
     if (trace_) trace_->close();
+    make_current(ctx_.get());
     top_->final();
+    top_.reset();
   }
   Sim(const Sim&) = delete;
   Sim& operator=(const Sim&) = delete;

@@ -5,6 +5,8 @@
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
+#include "rnic/tb/verilated_context.hpp"
+
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -24,6 +26,7 @@ class StageSim {
       Verilated::traceEverOn(true);
       ctx_->traceEverOn(true);
     }
+    make_current(ctx_.get());
     m_ = std::make_unique<M>(ctx_.get(), "top");
     if (trace) {
       tfp_ = std::make_unique<VerilatedFstC>();
@@ -38,7 +41,9 @@ class StageSim {
   StageSim& operator=(const StageSim&) = delete;
   ~StageSim() {
     if (tfp_) tfp_->close();
+    make_current(ctx_.get());
     m_->final();
+    m_.reset();
   }
 
   M* operator->() { return m_.get(); }
