@@ -24,7 +24,9 @@ done
 ./scripts/deps.sh
 ./scripts/build.sh "$preset"
 
-args=(--test-dir "build/$preset" --output-on-failure --no-tests=error -j "$(nproc)")
+# --timeout: a test without its own TIMEOUT that hangs fails after 10 minutes instead of holding the
+# run (and CI's 90 minutes) hostage.
+args=(--test-dir "build/$preset" --output-on-failure --no-tests=error -j "$(nproc)" --timeout 600)
 if [[ -n "$label" ]]; then
   args+=(-L "$label")
 elif [[ $slow -eq 0 ]]; then
