@@ -591,8 +591,10 @@ module rnic_rx_place #(
   // The oldest beat not yet sent is the W output register's, else the W queue head's. head_seq_q is
   // its count as of the cycle before (registered, so the W queue RAM read does not reach the dlv
   // handshake): it only grows, so it never claims a segment finished too early, and dlv_seq_q never
-  // passes it (a dlv pop needs head_seq_q - dlv_seq_q >= 1).
-  logic [SeqW-1:0] cons_seq_q, cons_seq_d, dlv_seq_q, dlv_seq_d, data_done, head_seq_q;
+  // passes it (a dlv pop needs head_seq_q - dlv_seq_q >= 1). With the W path empty the count is
+  // cons_seq_q itself, which head_seq_q catches up with in the next cycle.
+  logic [SeqW-1:0] cons_seq_q, cons_seq_d, dlv_seq_q, dlv_seq_d, head_seq_q;
+  logic data_done;  // the segment at the dlv queue head has its data finished
   logic [CqPw:0] aw_done_q, aw_done_d;  // segments whose AWs are all issued, dlv still queued
   logic h_need_aw, h_need_data;
 
@@ -600,8 +602,11 @@ module rnic_rx_place #(
     h_need_aw = cq_rdata[CqW-1];
     h_need_data = cq_rdata[CqW-2];
     dlv_o = cq_rdata[DlvW-1:0];
-    data_done = head_seq_q - dlv_seq_q;
-    dlv_valid_o = !cq_empty && (!h_need_data || data_done != '0) &&
+    // W path empty: every consumed segment is finished (registers only, no RAM read): no delay for
+    // segments without write beats (zero-length PLACE, ERROR) behind an idle W path.
+    // (count - dlv_seq_q != 0, i.e. the counts differ: compares without a carry chain.)
+    data_done = wo_v_q || wq_nz_q ? head_seq_q != dlv_seq_q : cons_seq_q != dlv_seq_q;
+    dlv_valid_o = !cq_empty && (!h_need_data || data_done) &&
                   (!h_need_aw || aw_done_q != '0);
     cq_pop = dlv_valid_o && dlv_ready_i;
     cons_seq_d = cons_seq_q + SeqW'((push_a && last_a) || (push_b && last_b) || ev_pop);

@@ -1068,8 +1068,11 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
     if (nd < dlvs.size()) {
       const std::size_t i = dlvs[nd];
       const bool need_data = items[i].v.action != kToken;
-      // done: the W queue head's count is registered (head_seq_q), one cycle after the last W.
-      exp_dlv = disp_at[i] < c && (!need_data || (done_at[i] != kNever && done_at[i] + 1 < c)) &&
+      // done: with the W path (output register and queue) empty, the cycle after (cons_seq_q);
+      // otherwise the oldest unsent beat's count is registered (head_seq_q): a cycle later.
+      const bool w_empty = !wo && wq == 0;
+      exp_dlv = disp_at[i] < c &&
+                (!need_data || (done_at[i] != kNever && done_at[i] + (w_empty ? 0U : 1U) < c)) &&
                 (!shp[i].write || aw_done_at[i] < c);
     }
     auto mismatch = [&](const char* what, bool exp, bool got, const std::string& why) {
