@@ -1,25 +1,24 @@
 `include "rnic_defs.svh"
 `include "rnic_assert.svh"
-// Stage 2: owns the STag, stream and queue tables and the receive-descriptor cache. A pipeline that
-// takes one segment per cycle:
+// Stage 2: the lookup. A pipeline that takes one segment per cycle:
 //   A  the segment is accepted; every table is read at its address (registered-read RAMs)
-//   B  the data is there: the lookup result is formed (the stream state forwarded from the writes
-//      the reads missed); an untagged segment takes its receive-buffer descriptor from the cache, or
-//      waits for it
+//   B  the data is there: the lookup result is formed; an untagged segment takes its receive-buffer
+//      descriptor from the cache, or waits for it
 //   O  the output register to validate
-// Receive descriptors are prefetched: per queue (stream, QN) up to RqPrefetch descriptors of posted
-// buffers are read from the host ring ahead of use by a prefetch engine (E) that visits the queues
-// named in a small hint FIFO (doorbells, deliveries and segments name them): a visit reads the
-// queue, decides in two cycles how many to request (S1, S2: two register stages for the depth
-// budget, issue 12) and issues them one per cycle; the next visit's read overlaps a visit's last
-// cycle. A segment whose MSN is further ahead than the cache reaches reads
-// its descriptor directly. Descriptor reads are pipelined (up to MaxReads in flight, one ID, so
-// answers return in order). The STag table (with its key table) is rnic_lookup_stag (u_stag).
+// The tables are units (issue 12), each with a request/response interface and its own testbench:
+//   u_stag      rnic_lookup_stag      the STag table with its key table
+//   u_stream    rnic_lookup_stream    the stream table (state, PD)
+//   u_rq        rnic_lookup_rq        the receive queues (configuration, MSN state) and the
+//                                     descriptor cache
+//   u_prefetch  rnic_lookup_prefetch  the prefetch engine: per queue up to RqPrefetch descriptors of
+//                                     posted buffers read ahead of use, visiting the queues hinted
+// This module keeps the segment pipeline, the table commands, and the descriptor reads: the AR
+// register B's direct reads and the engine's share, the in-order record of reads in flight (up to
+// MaxReads, one ID, so answers return in order) and the R side that lands a descriptor in B or in the
+// cache. A segment whose MSN is further ahead than the cache reaches reads its descriptor directly.
 // Table commands run when the pipeline is empty; doorbells and consumes run alongside segments.
-// STag keys: the card issues them. A separate key table (not cleared by reset) holds each index's
-// last key; STAG_WRITE writes key + 1 (mod 256) and returns the STag on cmd_result_o (two cycles,
-// C_RUN and C_SKEY, as before the split), so an STag
-// value is never issued twice in a row for an index, across owners, driver restarts and resets.
+// STag keys: the card issues them (rnic_lookup_stag); STAG_WRITE returns the STag on cmd_result_o
+// (two cycles, C_RUN and C_SKEY), so an STag value is never issued twice in a row for an index.
 // QUEUE_CONFIG of a configured queue is refused (configure again after STREAM_ENABLE).
 // STAG_INVALIDATE and STREAM_TEARDOWN send a FENCE item, QUEUE_CONFIG a QUEUE_SET item; deliver
 // completes them (fence_done) once everything before them is acknowledged. QUEUE_CONFIG writes the
@@ -82,7 +81,6 @@ module rnic_rx_lookup #(
   localparam int NumQueues = NumStreams * NumQns;
   localparam int QueueIw = $clog2(NumQueues) > 0 ? $clog2(NumQueues) : 1;
   localparam int PfIw = $clog2(RqPrefetch);
-  localparam int CacheIw = QueueIw + PfIw;
   localparam int InitEntries = StagEntries > NumQueues ? StagEntries : NumQueues;
   localparam int InitIw = $clog2(InitEntries) + 1;
   localparam int DescBeats = Bytes >= 16 ? 1 : 16 / Bytes;
@@ -99,113 +97,23 @@ module rnic_rx_lookup #(
       $fatal(1, "rnic_rx_lookup: MaxReads must be a power of two, 2..256");
   end
 
-  // ---- tables (flat words; Yosys miscompiles memories of structs) ---------------------------------
-  // stream entry: state, PD
-  localparam int StState = 0, StPd = 2, StW = 18;
-  // queue configuration: configured, ring base, log2 entries
-  localparam int QcCfg = 0, QcBase = 1, QcLog2 = 65, QcW = 70;
-  // cached descriptor: MSN it belongs to, buffer address and length, read failed
-  localparam int CdMsn = 0, CdAddr = 32, CdLen = 96, CdErr = 128, CdW = 129;
-
-  // Per-queue MSN state, one word each (free-running 32-bit MSNs, RFC 5041 4.3):
-  //   prod    MSN of the last posted buffer (doorbell)
-  //   head    next MSN to deliver (cons = head - 1)
-  //   req     MSN of the last descriptor the prefetch engine requested
-  //   landed  MSN of the last descriptor written into the cache
-  // A table read by several parties is kept in copies written together (one read port each):
-  // _a for the segment pipeline, _e for the prefetch engine, _c for consumes.
-  logic [StW-1:0] strm_mem [NumStreams];
-  logic [QcW-1:0] qc_a_mem [NumQueues];
-  logic [QcW-1:0] qc_e_mem [NumQueues];
-  logic [31:0]    prod_a_mem [NumQueues];
-  logic [31:0]    prod_e_mem [NumQueues];
-  logic [31:0]    head_a_mem [NumQueues];
-  logic [31:0]    cons_e_mem [NumQueues];  // the engine's copy holds cons = head - 1
-  logic [31:0]    head_c_mem [NumQueues];
-  logic [31:0]    req_mem [NumQueues];
-  logic [31:0]    landed_mem [NumQueues];
-  logic [CdW-1:0] cache_mem [NumQueues * RqPrefetch];
-
-  // Read addresses: pipeline (A), engine (E), consume (C).
+  // Read addresses: pipeline (A), consume (C); the engine reads through u_prefetch.
   logic [31:0]         stag_rd;          // the STag read (its index is STag[31:8])
-  logic [StreamIw-1:0] strm_raddr;
-  logic [QueueIw-1:0]  qa_raddr, qe_raddr, qcons_raddr;
-  logic [CacheIw-1:0]  cache_raddr;
-  logic [StW-1:0]      strm_rdata;
-  logic [QcW-1:0]      qc_a_rdata, qc_e_rdata;
-  logic [31:0]         prod_a_rdata, prod_e_rdata, head_a_rdata, cons_e_rdata, head_c_rdata;
-  logic [31:0]         req_rdata, landed_rdata;
-  logic [CdW-1:0]      cache_rdata;
+  logic [15:0]         strm_rd;
+  logic [QueueIw-1:0]  qa_raddr, qcons_raddr;
+  logic [PfIw-1:0]     cache_rslot;
 
-  // Write ports.
+  // Write requests.
   logic                stag_wr, stag_set;  // the STag table's write requests (rnic_lookup_stag)
   logic [StagIw-1:0]   stag_windex;
   logic                strm_we;
-  logic [StreamIw-1:0] strm_waddr;
-  logic [StW-1:0]      strm_wdata;
-  logic                qc_we;
+  logic [15:0]         strm_waddr;
+  logic [1:0]          strm_wstate;
+  logic [15:0]         strm_wpd;
+  logic                qc_we, qc_set, q_start;
   logic [QueueIw-1:0]  qc_waddr;
-  logic [QcW-1:0]      qc_wdata;
   logic                prod_we;
-  logic [QueueIw-1:0]  prod_waddr;
-  logic [31:0]         prod_wdata;
-  logic                head_we;
-  logic [QueueIw-1:0]  head_waddr;
-  logic [31:0]         head_wdata, cons_wdata;  // head, and head - 1 for the engine's copy
-  logic                req_we;
-  logic [QueueIw-1:0]  req_waddr;
-  logic [31:0]         req_wdata;
-  logic                landed_we;
-  logic [QueueIw-1:0]  landed_waddr;
-  logic [31:0]         landed_wdata;
-  logic                cache_we;
-  logic [CacheIw-1:0]  cache_waddr;
-  logic [CdW-1:0]      cache_wdata;
-
-  always_ff @(posedge clk_i) begin
-    if (strm_we) strm_mem[strm_waddr] <= strm_wdata;
-    strm_rdata <= strm_mem[strm_raddr];
-  end
-  always_ff @(posedge clk_i) begin
-    if (qc_we) qc_a_mem[qc_waddr] <= qc_wdata;
-    qc_a_rdata <= qc_a_mem[qa_raddr];
-  end
-  always_ff @(posedge clk_i) begin
-    if (qc_we) qc_e_mem[qc_waddr] <= qc_wdata;
-    qc_e_rdata <= qc_e_mem[qe_raddr];
-  end
-  always_ff @(posedge clk_i) begin
-    if (prod_we) prod_a_mem[prod_waddr] <= prod_wdata;
-    prod_a_rdata <= prod_a_mem[qa_raddr];
-  end
-  always_ff @(posedge clk_i) begin
-    if (prod_we) prod_e_mem[prod_waddr] <= prod_wdata;
-    prod_e_rdata <= prod_e_mem[qe_raddr];
-  end
-  always_ff @(posedge clk_i) begin
-    if (head_we) head_a_mem[head_waddr] <= head_wdata;
-    head_a_rdata <= head_a_mem[qa_raddr];
-  end
-  always_ff @(posedge clk_i) begin
-    if (head_we) cons_e_mem[head_waddr] <= cons_wdata;
-    cons_e_rdata <= cons_e_mem[qe_raddr];
-  end
-  always_ff @(posedge clk_i) begin
-    if (head_we) head_c_mem[head_waddr] <= head_wdata;
-    head_c_rdata <= head_c_mem[qcons_raddr];
-  end
-  always_ff @(posedge clk_i) begin
-    if (req_we) req_mem[req_waddr] <= req_wdata;
-    req_rdata <= req_mem[qe_raddr];
-  end
-  always_ff @(posedge clk_i) begin
-    if (landed_we) landed_mem[landed_waddr] <= landed_wdata;
-    landed_rdata <= landed_mem[qa_raddr];
-  end
-  always_ff @(posedge clk_i) begin
-    if (cache_we) cache_mem[cache_waddr] <= cache_wdata;
-    cache_rdata <= cache_mem[cache_raddr];
-  end
+  logic                land_we;
 
   // ---- command decoding ---------------------------------------------------------------------------
   logic [31:0] a0, a1, a2, a3, a4, a5, a6, a7, a8, a9;
@@ -247,12 +155,10 @@ module rnic_rx_lookup #(
   // ---- state ----------------------------------------------------------------------------------------
   // C_SKEY: STAG_WRITE's second cycle (the key table read is there); C_QCHK: QUEUE_CONFIG's second
   // cycle (the queue's configuration read is there); C_QECHO: QUEUE_CONFIG waits for deliver's echo
-// of its QUEUE_SET item; C_QWR: the cycle after the echo, QUEUE_CONFIG writes the queue tables (prod,
-// head, req, landed): no doorbell, engine request or descriptor landing uses their write ports in that
-// cycle, and no consume does (the echo took the consume channel in the cycle before).
-  // of its QUEUE_SET item.
+  // of its QUEUE_SET item; C_QWR: the cycle after the echo, QUEUE_CONFIG starts the queue (u_rq's
+  // start): no doorbell, engine request or descriptor landing asks u_rq for a write in that cycle,
+  // and no consume does (the echo took the consume channel in the cycle before).
   typedef enum logic [2:0] {C_INIT, C_RUN, C_ECHO, C_QCLR, C_SKEY, C_QCHK, C_QECHO, C_QWR} ctl_e;
-  typedef enum logic [1:0] {E_IDLE, E_S1, E_S2, E_ISSUE} eng_e;
   typedef enum logic [1:0] {D_NONE, D_WANT, D_WAIT, D_DONE} dir_e;  // B's direct descriptor read
 
   ctl_e ctl_q, ctl_d;
@@ -269,23 +175,6 @@ module rnic_rx_lookup #(
   logic lk_valid_q, lk_valid_d;         // stage O
   rnic_lookup_t lk_q, lk_d;
 
-  eng_e eng_q, eng_d;
-  logic [QueueIw-1:0] e_queue_q, e_queue_d;
-  logic [31:0] e_msn_q, e_msn_d;        // next MSN to request
-  logic [31:0] e_slot_q, e_slot_d;      // e_msn - 1 (its ring slot before the mask)
-  logic [PfIw:0] e_left_q, e_left_d;    // requests left in this visit
-  logic [63:0] e_base_q;                // the visited queue's ring (E_S1 on)
-  logic [31:0] e_mask_q;                //   its size - 1
-
-  logic c2_valid_q;                     // consume: head read last cycle, written this cycle
-  logic [QueueIw-1:0] c2_queue_q;
-  logic hw_last_q;                      // the head write of the last cycle (forwarding)
-  logic [QueueIw-1:0] hw_last_addr_q;
-  logic [31:0] hw_last_data_q;
-  logic sw_last_q;                      // the stream write of the last cycle (forwarding)
-  logic [StreamIw-1:0] sw_last_addr_q;
-  logic [StW-1:0] sw_last_data_q;
-
   // Descriptor reads: the AR register and the in-order record of reads in flight.
   localparam int RdW = 1 + QueueIw + 32 + 6;   // {direct, queue, MSN, byte offset in the beat}
   logic ar_valid_q, ar_valid_d;
@@ -298,9 +187,8 @@ module rnic_rx_lookup #(
   logic r_err_q, r_err_d;
 
   // Hints: queues the prefetch engine should visit.
-  logic [QueueIw-1:0] hint_in, hint_out;
-  logic hint_push, hint_in_ready, hint_out_valid, hint_pop;
-  logic [$clog2(16):0] hint_count;
+  logic [QueueIw-1:0] hint_in;
+  logic hint_push, hint_in_ready;
   logic [QueueIw-1:0] hint_last_q;
 
   rnic_fifo #(.Width(RdW), .Depth(MaxReads)) u_reads (
@@ -308,46 +196,83 @@ module rnic_rx_lookup #(
     .in_data_i(rd_in), .in_valid_i(rd_push), .in_ready_o(rd_in_ready),
     .out_data_o(rd_out), .out_valid_o(rd_out_valid), .out_ready_i(rd_pop), .count_o(rd_count));
 
-  rnic_fifo #(.Width(QueueIw), .Depth(16)) u_hints (
+  // R: the descriptor assembled from the beats (below); at the last beat it goes to B (direct) or
+  // into the cache.
+  logic rd_dir;
+  logic [QueueIw-1:0] rd_queue;
+  logic [31:0] rd_msn;
+  logic [5:0] rd_off;
+  assign {rd_dir, rd_queue, rd_msn, rd_off} = rd_out;
+  logic [127:0] r_desc_now;
+  logic r_err_now;
+
+  // ---- the stream table
+  logic [1:0]  strm_state;
+  logic [15:0] strm_pd;
+  rnic_lookup_stream #(.NumStreams(NumStreams)) u_stream (
+    .clk_i, .rst_ni, .rd_stream_i(strm_rd), .rsp_state_o(strm_state), .rsp_pd_o(strm_pd),
+    .wr_valid_i(strm_we), .wr_stream_i(strm_waddr), .wr_state_i(strm_wstate), .wr_pd_i(strm_wpd));
+
+  // ---- the receive queues and the descriptor cache
+  logic               e_start_hold_q;   // (below: a command waits)
+  logic [QueueIw-1:0] e_rd_queue, e_iss_queue, e_req_queue, c_busy_queue;
+  logic               e_rd_cfg, e_req_we, e_iss_valid, e_iss_ready, e_idle, c_busy;
+  logic [63:0]        e_rd_base, e_iss_addr;
+  logic [4:0]         e_rd_log2;
+  logic [31:0]        e_rd_prod, e_rd_cons, e_rd_req, e_iss_msn, e_req_msn;
+  logic               bq_cfg, cd_err;
+  logic [63:0]        bq_base, cd_addr;
+  logic [4:0]         bq_log2;
+  logic [31:0]        bq_prod, bq_head, bq_landed, cd_msn, cd_len;
+  rnic_lookup_rq #(.NumQueues(NumQueues), .RqPrefetch(RqPrefetch)) u_rq (
     .clk_i, .rst_ni,
-    .in_data_i(hint_in), .in_valid_i(hint_push), .in_ready_o(hint_in_ready),
-    .out_data_o(hint_out), .out_valid_o(hint_out_valid), .out_ready_i(hint_pop),
-    .count_o(hint_count));
+    .a_queue_i(qa_raddr), .a_slot_i(cache_rslot), .a_cfg_o(bq_cfg), .a_base_o(bq_base),
+    .a_log2_o(bq_log2), .a_prod_o(bq_prod), .a_head_o(bq_head), .a_landed_o(bq_landed),
+    .a_cd_msn_o(cd_msn), .a_cd_addr_o(cd_addr), .a_cd_len_o(cd_len), .a_cd_err_o(cd_err),
+    .e_queue_i(e_rd_queue), .e_cfg_o(e_rd_cfg), .e_base_o(e_rd_base), .e_log2_o(e_rd_log2),
+    .e_prod_o(e_rd_prod), .e_cons_o(e_rd_cons), .e_req_o(e_rd_req),
+    .c_valid_i(cons_valid_i && cons_ready_o && cons_kind_i == RNIC_CONS_CONSUME),
+    .c_queue_i(qcons_raddr), .c_busy_o(c_busy), .c_busy_queue_o(c_busy_queue),
+    .cfg_we_i(qc_we), .cfg_queue_i(qc_waddr), .cfg_set_i(qc_set), .cfg_base_i({a3, a2}),
+    .cfg_log2_i(a4[4:0]), .start_i(q_start), .start_msn_i(cfg_first),
+    .db_we_i(prod_we), .db_queue_i(QueueIw'({db_stream_i[StreamIw-1:0], db_qn_i[QnIw-1:0]})),
+    .db_prod_i(db_prod_i),
+    .req_we_i(e_req_we), .req_queue_i(e_req_queue), .req_msn_i(e_req_msn),
+    .land_we_i(land_we), .land_queue_i(rd_queue), .land_msn_i(rd_msn),
+    .land_addr_i(r_desc_now[RNIC_RQD_ADDR_LSB +: 64]), .land_len_i(r_desc_now[RNIC_RQD_LENGTH_LSB +: 32]),
+    .land_err_i(r_err_now));
+
+  // ---- the prefetch engine. No visit starts while a command waits with nothing in B that needs the
+  // engine (e_start_hold_q: a registered copy, for the depth budget; a command that became pending
+  // in the cycle before may see one more visit, which it waits for).
+  rnic_lookup_prefetch #(.NumQueues(NumQueues), .RqPrefetch(RqPrefetch)) u_prefetch (
+    .clk_i, .rst_ni,
+    .hint_valid_i(hint_push), .hint_queue_i(hint_in), .hint_ready_o(hint_in_ready),
+    .hold_i(e_start_hold_q), .rd_queue_o(e_rd_queue), .rd_cfg_i(e_rd_cfg), .rd_base_i(e_rd_base),
+    .rd_log2_i(e_rd_log2), .rd_prod_i(e_rd_prod), .rd_cons_i(e_rd_cons), .rd_req_i(e_rd_req),
+    .iss_valid_o(e_iss_valid), .iss_ready_i(e_iss_ready), .iss_addr_o(e_iss_addr),
+    .iss_queue_o(e_iss_queue), .iss_msn_o(e_iss_msn),
+    .req_we_o(e_req_we), .req_queue_o(e_req_queue), .req_msn_o(e_req_msn), .idle_o(e_idle));
 
   // ---- stage B: the segment's lookup ---------------------------------------------------------------
   logic [QueueIw-1:0] b_queue;
-  logic b_stream_ok, b_qn_ok;
+  logic b_qn_ok;
   assign b_queue = QueueIw'({b_seg_q.stream[StreamIw-1:0], b_seg_q.qn[QnIw-1:0]});
-  assign b_stream_ok = {16'b0, b_seg_q.stream} < NumStreams;
   assign b_qn_ok = b_seg_q.qn < NumQns;
-
-  // The stream word, with the writes the read missed: the last cycle's and this cycle's.
-  logic [StW-1:0] b_strm;
-  always_comb begin
-    b_strm = strm_rdata;
-    if (sw_last_q && sw_last_addr_q == b_seg_q.stream[StreamIw-1:0]) b_strm = sw_last_data_q;
-    if (strm_we && strm_waddr == b_seg_q.stream[StreamIw-1:0]) b_strm = strm_wdata;
-  end
 
   // Queue state for the segment. Doorbells and consumes the read missed make it older, never wrong:
   // the segment is simply ordered before them.
-  logic        bq_cfg;
-  logic [63:0] bq_base;
-  logic [4:0]  bq_log2;
   logic [31:0] bq_size, bq_ahead, bq_posted, bq_slot, bq_cached;
   logic        bq_hit, bq_near, bq_low;
   always_comb begin
-    bq_cfg = qc_a_rdata[QcCfg];
-    bq_base = qc_a_rdata[QcBase +: 64];
-    bq_log2 = qc_a_rdata[QcLog2 +: 5];
     bq_size = 32'd1 << bq_log2;
-    bq_ahead = b_seg_q.msn - head_a_rdata;                  // mod 2^32: MSNs wrap (4.3)
-    bq_posted = prod_a_rdata - (head_a_rdata - 32'd1);      // producer - consumer
+    bq_ahead = b_seg_q.msn - bq_head;                       // mod 2^32: MSNs wrap (4.3)
+    bq_posted = bq_prod - (bq_head - 32'd1);                // producer - consumer
     if (bq_posted > bq_size) bq_posted = bq_size;           // a producer beyond the ring is not believed
     bq_slot = (b_seg_q.msn - 32'd1) & (bq_size - 32'd1);
-    bq_cached = landed_rdata - (head_a_rdata - 32'd1);      // descriptors in the cache
+    bq_cached = bq_landed - (bq_head - 32'd1);              // descriptors in the cache
     bq_near = bq_ahead < RqPrefetch;
-    bq_hit = !bq_cached[31] && bq_ahead < bq_cached && cache_rdata[CdMsn +: 32] == b_seg_q.msn;
+    bq_hit = !bq_cached[31] && bq_ahead < bq_cached && cd_msn == b_seg_q.msn;
     bq_low = bq_cached[31] || bq_cached - bq_ahead <= RqPrefetch / 2;  // time to fetch more
   end
 
@@ -357,8 +282,8 @@ module rnic_rx_lookup #(
     b_lk = '0;
     b_lk.kind = RNIC_ITEM_SEG;
     b_lk.seg = b_seg_q;
-    b_lk.stream_state = b_stream_ok ? b_strm[StState +: 2] : 2'(RNIC_STREAM_TORN_DOWN);
-    b_lk.stream_pd = b_strm[StPd +: 16];
+    b_lk.stream_state = strm_state;   // TORN_DOWN for a stream index out of range (u_stream)
+    b_lk.stream_pd = strm_pd;
     b_lk.next_ssn = ssn_rd_next_i;
     b_lk.stag_valid = stag_hit;   // the index in range (u_stag checks it) and the entry valid
     b_lk.stag_key = stag_key;
@@ -374,16 +299,16 @@ module rnic_rx_lookup #(
     else if (bq_ahead >= bq_posted) b_lk.rq_status = RNIC_RQ_NO_BUF;
     else b_lk.rq_status = RNIC_RQ_OK;
     // The descriptor is needed only when the segment can be placed into it.
-    b_need_desc = !b_seg_q.is_tagged && b_stream_ok &&
+    b_need_desc = !b_seg_q.is_tagged &&
                   b_lk.stream_state == 2'(RNIC_STREAM_NORMAL) && b_lk.rq_status == RNIC_RQ_OK;
     if (b_dir_q == D_DONE) begin
       b_lk.rq_addr = b_desc_q[RNIC_RQD_ADDR_LSB +: 64];
       b_lk.rq_length = b_desc_q[RNIC_RQD_LENGTH_LSB +: 32];
       b_lk.local_fault = b_rerr_q;
     end else begin
-      b_lk.rq_addr = cache_rdata[CdAddr +: 64];
-      b_lk.rq_length = cache_rdata[CdLen +: 32];
-      b_lk.local_fault = cache_rdata[CdErr];
+      b_lk.rq_addr = cd_addr;
+      b_lk.rq_length = cd_len;
+      b_lk.local_fault = cd_err;
     end
   end
 
@@ -411,8 +336,8 @@ module rnic_rx_lookup #(
   // engine idle, no consume half done. While one waits, no new segment is accepted.
   logic drained, cmd_exec, cmd_pending, echo_seen;
   assign cmd_pending = ctl_q == C_RUN && cmd_valid_i;
-  assign drained = !b_valid_q && !lk_valid_q && eng_q == E_IDLE && !ar_valid_q && !rd_out_valid &&
-                   !c2_valid_q && !dn_busy_i;
+  assign drained = !b_valid_q && !lk_valid_q && e_idle && !ar_valid_q && !rd_out_valid &&
+                   !c_busy && !dn_busy_i;
   assign cmd_exec = cmd_pending && drained;
   assign a_accept = seg_valid_i && seg_ready_o;
   assign seg_ready_o = ctl_q == C_RUN && !cmd_pending && (!b_valid_q || b_adv);
@@ -433,122 +358,32 @@ module rnic_rx_lookup #(
   assign db_take = db_valid_i && db_ready_o;
   assign db_in_range = {16'b0, db_stream_i} < NumStreams && {24'b0, db_qn_i} < NumQns;
 
-  // ---- prefetch engine --------------------------------------------------------------------------
-  // E_IDLE takes a hint and reads the queue; E_S1 and E_S2 decide how many descriptors to request
-  // (posted, not yet requested, room in the cache); E_ISSUE loads them into the AR register one per
-  // cycle. The decision takes two cycles (issue 12, the depth budget: it was one, E_CALC):
-  //   S1 (table data): posted = prod - cons, reqd = req - cons (32 bits each; the engine's head copy
-  //      holds cons = head - 1; reqd < 0: the consumer overtook the engine, counted as 0), kept as 9
-  //      low bits and a flag >= 2^9; lim = min(ring size, RqPrefetch), a function of log2 (a
-  //      producer beyond the ring is not believed; the cache holds RqPrefetch); the 9-bit compares
-  //      reqd >= posted, reqd >= lim
-  //   S2: n = min(posted, lim) - reqd, 0 when negative (from S1's compares)
-  // The stages work on the snapshot read in E_IDLE: doorbells and consumes after it make the snapshot
-  // older, never wrong (fewer requests), and req is written only by the engine's own visit (commands
-  // wait for the engine to be idle).
-  localparam int LimW = 9;                 // lim <= RqPrefetch <= 256
-  logic            e_cfg_q;
-  logic [31:0]     e_cons_q, e_req_q;
-  logic            e_rgep_q, e_rgel_q;     // reqd >= posted, reqd >= lim (low bits; S1 compares)
-  logic [LimW-1:0] e_p_q, e_r_q;           // posted, reqd (0 when negative): their low bits
-  logic            e_pbig_q, e_rbig_q;     //   and whether they are >= 2^9
-  logic            e_rneg_q;               // reqd < 0
-  logic [31:0]     e_posted_s1, e_reqd_s1;
-  logic [LimW-1:0] e_lim_q;
-  logic [4:0]      e_log2_s1;
-  logic [LimW-1:0] e_lim_s1;
-  always_comb begin
-    e_log2_s1 = qc_e_rdata[QcLog2 +: 5];
-    e_lim_s1 = e_log2_s1 >= 5'(PfIw) ? LimW'(RqPrefetch) : LimW'(1) << e_log2_s1;
-  end
-  // req as written in the read cycle (the engine's own last request, or QUEUE_CONFIG): the read
-  // missed it, S1 takes it from here (a visit may start in the cycle its predecessor writes req).
-  logic            rq_fwd_q;                // the read cycle wrote the visited queue's req
-  logic [31:0]     rq_last_data_q, e_req_s1;
-  assign e_req_s1 = rq_fwd_q ? rq_last_data_q : req_rdata;
-  assign e_posted_s1 = prod_e_rdata - cons_e_rdata;
-  assign e_reqd_s1 = e_req_s1 - cons_e_rdata;  // requested ahead of the consumer
-  logic [LimW-1:0] e_p_s1, e_r_s1;
-  assign e_p_s1 = e_posted_s1[LimW-1:0];
-  assign e_r_s1 = e_reqd_s1[31] ? '0 : e_reqd_s1[LimW-1:0];
+  // The engine's hold and C_QWR, as registers (the depth budget).
+  logic ctl_qwr_q;
   always_ff @(posedge clk_i) begin
-    rq_fwd_q <= req_we && req_waddr == e_next_q;   // (used only when a visit started then)
-    rq_last_data_q <= req_wdata;
-    if (eng_q == E_S1) begin
-      e_cfg_q <= qc_e_rdata[QcCfg];
-      e_base_q <= qc_e_rdata[QcBase +: 64];
-      e_mask_q <= (32'd1 << e_log2_s1) - 32'd1;
-      e_lim_q <= e_lim_s1;
-      e_cons_q <= cons_e_rdata;
-      e_req_q <= e_req_s1;
-      e_p_q <= e_p_s1;
-      e_rgep_q <= e_r_s1 >= e_p_s1;
-      e_rgel_q <= e_r_s1 >= e_lim_s1;
-      e_pbig_q <= e_posted_s1[31:LimW] != '0;
-      e_r_q <= e_r_s1;
-      e_rbig_q <= !e_reqd_s1[31] && e_reqd_s1[30:LimW] != '0;
-      e_rneg_q <= e_reqd_s1[31];
-    end
-  end
-  logic [LimW-1:0] e_m, e_n;
-  logic            e_zero;
-  always_comb begin
-    e_m = e_pbig_q || e_p_q > e_lim_q ? e_lim_q : e_p_q;
-    e_n = e_m - e_r_q;
-    // n = 0: reqd >= min(posted, lim), as two compares side by side
-    e_zero = !e_cfg_q || e_rbig_q || (!e_pbig_q && e_rgep_q) || e_rgel_q;
-  end
-  logic unused_e_n;  // n <= lim <= RqPrefetch: PfIw + 1 bits
-  assign unused_e_n = ^e_n;
-
-  // The next queue to visit: the hint FIFO's head, taken into a register (the start of a visit does
-  // not reach back into the FIFO: issue 12, the depth budget).
-  logic e_next_valid_q;
-  logic [QueueIw-1:0] e_next_q;
-  assign hint_pop = hint_out_valid && !e_next_valid_q;
-  // The engine may start a visit unless a command waits with nothing in B that needs the engine:
-  // when idle, or in the last cycle of a visit (S2 with nothing to request, or the last request:
-  // req's write in that cycle reaches S1 through rq_fwd_q).
-  logic e_start, e_free;
-  assign e_free = eng_q == E_IDLE || (eng_q == E_S2 && e_zero) ||
-                  (eng_q == E_ISSUE && ar_load_eng && e_left_q == (PfIw + 1)'(1));
-  // (e_hold_q, ctl_qwr_q: registered copies of the command conditions, for the depth budget; a
-  // command that became pending in the cycle before may see one more visit, which it waits for.)
-  logic e_hold_q, ctl_qwr_q;
-  assign e_start = e_free && e_next_valid_q && !e_hold_q;
-  always_ff @(posedge clk_i) begin
-    e_hold_q <= cmd_pending && !b_valid_q;
+    e_start_hold_q <= cmd_pending && !b_valid_q;
     ctl_qwr_q <= rst_ni && qecho_seen;              // ctl_q == C_QWR (C_QECHO's exit)
-    if (!rst_ni) e_next_valid_q <= 1'b0;
-    else if (hint_pop) e_next_valid_q <= 1'b1;
-    else if (e_start) e_next_valid_q <= 1'b0;
-    if (hint_pop) e_next_q <= hint_out;
   end
 
   // AR register: B's direct read first, then the engine.
   logic ar_load, ar_load_dir, ar_load_eng, ar_free;
   logic [31:0] dir_slot;
-  logic [63:0] dir_addr, eng_addr;
+  logic [63:0] dir_addr;
   assign ar_free = !ar_valid_q || m_axi_arready_i;
   assign dir_slot = bq_slot;
   assign dir_addr = bq_base + {28'b0, dir_slot, 4'b0};
-  assign eng_addr = e_base_q + {28'b0, e_slot_q & e_mask_q, 4'b0};
   assign ar_load_dir = b_dir_q == D_WANT && ar_free && rd_in_ready;
-  assign ar_load_eng = !ar_load_dir && b_dir_q != D_WANT && eng_q == E_ISSUE && ar_free && rd_in_ready &&
+  assign ar_load_eng = !ar_load_dir && b_dir_q != D_WANT && e_iss_valid && ar_free && rd_in_ready &&
                        !ctl_qwr_q;  // its last request writes req
+  assign e_iss_ready = ar_load_eng;
   assign ar_load = ar_load_dir || ar_load_eng;
   assign rd_push = ar_load;
   always_comb begin
     if (ar_load_dir) rd_in = {1'b1, b_queue, b_seg_q.msn, dir_addr[5:0]};
-    else rd_in = {1'b0, e_queue_q, e_msn_q, eng_addr[5:0]};
+    else rd_in = {1'b0, e_iss_queue, e_iss_msn, e_iss_addr[5:0]};
   end
 
-  // R: assemble the descriptor; at the last beat it goes to B (direct) or into the cache.
-  logic rd_dir;
-  logic [QueueIw-1:0] rd_queue;
-  logic [31:0] rd_msn;
-  logic [5:0] rd_off;
-  assign {rd_dir, rd_queue, rd_msn, rd_off} = rd_out;
+  // R: assemble the descriptor.
   logic [127:0] r_shifted;
   assign r_shifted = 128'(512'(m_axi_rdata_i) >> (8 * (rd_off & 6'(Bytes - 1))));
   assign m_axi_rready_o = ctl_q != C_QWR;  // a landing descriptor writes landed
@@ -556,8 +391,6 @@ module rnic_rx_lookup #(
   assign r_take = m_axi_rvalid_i && m_axi_rready_o;
   assign r_done = r_take && m_axi_rlast_i;
   assign rd_pop = r_done;
-  logic [127:0] r_desc_now;
-  logic r_err_now;
   always_comb begin
     r_desc_now = r_desc_q;
     if (DescBeats == 1) r_desc_now = r_shifted;
@@ -578,11 +411,6 @@ module rnic_rx_lookup #(
     b_rerr_d = b_rerr_q;
     lk_valid_d = lk_valid_q;
     lk_d = lk_q;
-    eng_d = eng_q;
-    e_queue_d = e_queue_q;
-    e_msn_d = e_msn_q;
-    e_slot_d = e_slot_q;
-    e_left_d = e_left_q;
     ar_valid_d = ar_valid_q;
     ar_addr_d = ar_addr_q;
     r_desc_d = r_desc_q;
@@ -598,48 +426,33 @@ module rnic_rx_lookup #(
     // waits, so it sees table changes).
     if (a_accept) begin
       stag_rd = seg_i.stag;
-      strm_raddr = seg_i.stream[StreamIw-1:0];
+      strm_rd = seg_i.stream;
       qa_raddr = QueueIw'({seg_i.stream[StreamIw-1:0], seg_i.qn[QnIw-1:0]});
       ssn_rd_stream_o = seg_i.stream;
-      cache_raddr = CacheIw'({seg_i.stream[StreamIw-1:0], seg_i.qn[QnIw-1:0],
-                              PfIw'(seg_i.msn - 32'd1)});
+      cache_rslot = PfIw'(seg_i.msn - 32'd1);
     end else begin
       stag_rd = b_seg_q.stag;
-      strm_raddr = b_seg_q.stream[StreamIw-1:0];
+      strm_rd = b_seg_q.stream;
       // A command reads the queue it names (QUEUE_CONFIG checks it is not configured).
       qa_raddr = cmd_exec ? QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]}) : b_queue;
       ssn_rd_stream_o = b_seg_q.stream;
-      cache_raddr = CacheIw'({b_queue, PfIw'(b_seg_q.msn - 32'd1)});
+      cache_rslot = PfIw'(b_seg_q.msn - 32'd1);
     end
-    qe_raddr = e_next_q;
     qcons_raddr = QueueIw'({cons_stream_i[StreamIw-1:0], cons_qn_i[QnIw-1:0]});
 
     stag_wr = 1'b0;
     stag_set = 1'b0;
     stag_windex = a0[StagIw-1:0];
     strm_we = 1'b0;
-    strm_waddr = a0[StreamIw-1:0];
-    strm_wdata = '0;
+    strm_waddr = a0[15:0];
+    strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
+    strm_wpd = '0;
     qc_we = 1'b0;
+    qc_set = 1'b0;
+    q_start = 1'b0;
     qc_waddr = QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]});
-    qc_wdata = '0;
     prod_we = 1'b0;
-    prod_waddr = QueueIw'({db_stream_i[StreamIw-1:0], db_qn_i[QnIw-1:0]});
-    prod_wdata = db_prod_i;
-    head_we = 1'b0;
-    head_waddr = c2_queue_q;
-    head_wdata = '0;
-    cons_wdata = '0;
-    req_we = 1'b0;
-    req_waddr = e_queue_q;
-    req_wdata = e_msn_q;
-    landed_we = 1'b0;
-    landed_waddr = rd_queue;
-    landed_wdata = rd_msn;
-    cache_we = 1'b0;
-    cache_waddr = CacheIw'({rd_queue, PfIw'(rd_msn - 32'd1)});
-    cache_wdata = {r_err_now, r_desc_now[RNIC_RQD_LENGTH_LSB +: 32], r_desc_now[RNIC_RQD_ADDR_LSB +: 64],
-                   rd_msn};
+    land_we = 1'b0;
 
     hint_push = 1'b0;
     hint_in = b_queue;
@@ -647,30 +460,22 @@ module rnic_rx_lookup #(
     // Validate's error feedback: the failing stream enters the error state now (7.1).
     if (err_valid_i) begin
       strm_we = 1'b1;
-      strm_waddr = err_stream_i[StreamIw-1:0];
-      strm_wdata[StState +: 2] = 2'(RNIC_STREAM_ERROR);
-      strm_wdata[StPd +: 16] = err_pd_i;
+      strm_waddr = err_stream_i;
+      strm_wstate = 2'(RNIC_STREAM_ERROR);
+      strm_wpd = err_pd_i;
     end
 
     // Deliver found the stream breaking the message order (RFC 5041 4.3, 5.3): error state now.
     if (cons_valid_i && cons_ready_o && cons_fail) begin
       strm_we = 1'b1;
-      strm_waddr = cons_stream_i[StreamIw-1:0];
-      strm_wdata = '0;
-      strm_wdata[StState +: 2] = 2'(RNIC_STREAM_ERROR);
+      strm_waddr = cons_stream_i;
+      strm_wstate = 2'(RNIC_STREAM_ERROR);
+      strm_wpd = '0;
     end
 
     // Doorbell: the producer is the MSN of the last posted buffer.
     if (db_take && db_in_range) begin
       prod_we = 1'b1;
-    end
-
-    // Consume, second cycle: head + 1 (forwarded from the last cycle's head write).
-    if (c2_valid_q) begin
-      head_we = 1'b1;
-      head_waddr = c2_queue_q;
-      cons_wdata = hw_last_q && hw_last_addr_q == c2_queue_q ? hw_last_data_q : head_c_rdata;
-      head_wdata = cons_wdata + 32'd1;
     end
 
     // ---- stage B -> O
@@ -697,9 +502,9 @@ module rnic_rx_lookup #(
     end else if (db_take && db_in_range) begin
       hint_push = hint_in_ready;
       hint_in = QueueIw'({db_stream_i[StreamIw-1:0], db_qn_i[QnIw-1:0]});
-    end else if (c2_valid_q) begin
+    end else if (c_busy) begin  // a consume's second cycle
       hint_push = hint_in_ready;
-      hint_in = c2_queue_q;
+      hint_in = c_busy_queue;
     end else if (b_adv && b_need_desc && bq_near && bq_low && b_queue != hint_last_q) begin
       hint_push = hint_in_ready;
       hint_in = b_queue;
@@ -708,7 +513,7 @@ module rnic_rx_lookup #(
     // ---- AR register
     if (ar_load) begin
       ar_valid_d = 1'b1;
-      ar_addr_d = ar_load_dir ? dir_addr : eng_addr;
+      ar_addr_d = ar_load_dir ? dir_addr : e_iss_addr;
     end else if (m_axi_arready_i) begin
       ar_valid_d = 1'b0;
     end
@@ -726,37 +531,9 @@ module rnic_rx_lookup #(
           b_rerr_d = r_err_now;
           b_dir_d = D_DONE;
         end else begin
-          cache_we = 1'b1;
-          landed_we = 1'b1;
+          land_we = 1'b1;
         end
       end
-    end
-
-    // ---- prefetch engine
-    unique case (eng_q)
-      E_IDLE: ;
-      E_S1: eng_d = E_S2;
-      E_S2: begin
-        // The first MSN to request: the one after the last requested, or after the consumer.
-        e_msn_d = (e_rneg_q ? e_cons_q : e_req_q) + 32'd1;
-        e_slot_d = e_rneg_q ? e_cons_q : e_req_q;
-        e_left_d = (PfIw + 1)'(e_n);
-        eng_d = e_zero ? E_IDLE : E_ISSUE;
-      end
-      E_ISSUE: if (ar_load_eng) begin
-        e_msn_d = e_msn_q + 32'd1;
-        e_slot_d = e_slot_q + 32'd1;
-        e_left_d = e_left_q - 1'b1;
-        if (e_left_q == (PfIw + 1)'(1)) begin
-          req_we = 1'b1;                 // the last requested MSN
-          eng_d = E_IDLE;
-        end
-      end
-      default: eng_d = E_IDLE;
-    endcase
-    if (e_start) begin  // a visit starts (E_IDLE, or the last cycle of the one before)
-      e_queue_d = e_next_q;
-      eng_d = E_S1;
     end
 
     // ---- control
@@ -766,12 +543,11 @@ module rnic_rx_lookup #(
         stag_wr = init_q < InitIw'(StagEntries);   // a clear
         stag_windex = init_q[StagIw-1:0];
         strm_we = init_q < InitIw'(NumStreams);
-        strm_waddr = init_q[StreamIw-1:0];
-        strm_wdata = '0;
-        strm_wdata[StState +: 2] = 2'(RNIC_STREAM_TORN_DOWN);
-        qc_we = init_q < InitIw'(NumQueues);
+        strm_waddr = 16'(init_q[StreamIw-1:0]);
+        strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
+        strm_wpd = '0;
+        qc_we = init_q < InitIw'(NumQueues);   // unconfigured
         qc_waddr = init_q[QueueIw-1:0];
-        qc_wdata = '0;
         init_d = init_q + 1'b1;
         if (init_q == InitIw'(InitEntries - 1)) ctl_d = C_RUN;
       end
@@ -811,9 +587,9 @@ module rnic_rx_lookup #(
               // No lookup after this cycle places for the stream; the FENCE completes the command
               // once every earlier write and completion is acknowledged.
               strm_we = 1'b1;
-              strm_waddr = a0[StreamIw-1:0];
-              strm_wdata = '0;
-              strm_wdata[StState +: 2] = 2'(RNIC_STREAM_TORN_DOWN);
+              strm_waddr = a0[15:0];
+              strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
+              strm_wpd = '0;
               lk_d = '0;
               lk_d.kind = RNIC_ITEM_FENCE;
               lk_d.arg = a0[15:0];
@@ -837,7 +613,7 @@ module rnic_rx_lookup #(
       // configuration can never complete under another). Else deliver sets the queue's expected
       // MSN in order and echoes; the tables change then.
       C_QCHK: begin
-        if (qc_a_rdata[QcCfg]) begin
+        if (bq_cfg) begin
           cmd_done_o = 1'b1;
           cmd_refused_o = 1'b1;
           ctl_d = C_RUN;
@@ -853,28 +629,14 @@ module rnic_rx_lookup #(
         end
       end
 
-      // QUEUE_CONFIG: deliver has the QUEUE_SET; in the next cycle (C_QWR, the queue tables' write
-      // ports free) the queue starts empty: producer = consumer = first MSN - 1, nothing requested
-      // or cached.
+      // QUEUE_CONFIG: deliver has the QUEUE_SET; in the next cycle (C_QWR, u_rq's write ports free)
+      // the queue is configured and starts empty at its first MSN: nothing posted, requested or
+      // cached.
       C_QECHO: if (qecho_seen) ctl_d = C_QWR;
       C_QWR: begin
         qc_we = 1'b1;
-        qc_wdata[QcCfg] = 1'b1;
-        qc_wdata[QcBase +: 64] = {a3, a2};
-        qc_wdata[QcLog2 +: 5] = a4[4:0];
-        prod_we = 1'b1;
-        prod_waddr = qc_waddr;
-        prod_wdata = cfg_first - 32'd1;
-        head_we = 1'b1;
-        head_waddr = qc_waddr;
-        head_wdata = cfg_first;
-        cons_wdata = cfg_first - 32'd1;
-        req_we = 1'b1;
-        req_waddr = qc_waddr;
-        req_wdata = cfg_first - 32'd1;
-        landed_we = 1'b1;
-        landed_waddr = qc_waddr;
-        landed_wdata = cfg_first - 32'd1;
+        qc_set = 1'b1;
+        q_start = 1'b1;
         cmd_done_o = 1'b1;
         ctl_d = C_RUN;
       end
@@ -882,10 +644,9 @@ module rnic_rx_lookup #(
       // STREAM_ENABLE: the echo says every earlier item of the stream is through deliver.
       C_ECHO: if (echo_seen) begin
         strm_we = 1'b1;
-        strm_waddr = cmd_stream_q[StreamIw-1:0];
-        strm_wdata = '0;
-        strm_wdata[StState +: 2] = 2'(RNIC_STREAM_NORMAL);
-        strm_wdata[StPd +: 16] = cmd_pd_q;
+        strm_waddr = cmd_stream_q;
+        strm_wstate = 2'(RNIC_STREAM_NORMAL);
+        strm_wpd = cmd_pd_q;
         init_d = '0;
         ctl_d = C_QCLR;
       end
@@ -893,7 +654,6 @@ module rnic_rx_lookup #(
       C_QCLR: begin  // the enabled stream's queues start unconfigured
         qc_we = 1'b1;
         qc_waddr = QueueIw'({cmd_stream_q[StreamIw-1:0], init_q[QnIw-1:0]});
-        qc_wdata = '0;
         init_d = init_q + 1'b1;
         if (init_q == InitIw'(NumQns - 1)) begin
           cmd_done_o = 1'b1;
@@ -912,26 +672,18 @@ module rnic_rx_lookup #(
       b_valid_q <= 1'b0;
       b_dir_q <= D_NONE;
       lk_valid_q <= 1'b0;
-      eng_q <= E_IDLE;
       ar_valid_q <= 1'b0;
       r_beat_q <= '0;
       r_err_q <= 1'b0;
-      c2_valid_q <= 1'b0;
-      hw_last_q <= 1'b0;
-      sw_last_q <= 1'b0;
     end else begin
       ctl_q <= ctl_d;
       init_q <= init_d;
       b_valid_q <= b_valid_d;
       b_dir_q <= b_dir_d;
       lk_valid_q <= lk_valid_d;
-      eng_q <= eng_d;
       ar_valid_q <= ar_valid_d;
       r_beat_q <= r_beat_d;
       r_err_q <= r_err_d;
-      c2_valid_q <= cons_valid_i && cons_ready_o && cons_kind_i == RNIC_CONS_CONSUME;
-      hw_last_q <= head_we;
-      sw_last_q <= strm_we;
     end
   end
 
@@ -942,17 +694,8 @@ module rnic_rx_lookup #(
     b_desc_q <= b_desc_d;
     b_rerr_q <= b_rerr_d;
     lk_q <= lk_d;
-    e_queue_q <= e_queue_d;
-    e_msn_q <= e_msn_d;
-    e_slot_q <= e_slot_d;
-    e_left_q <= e_left_d;
     ar_addr_q <= ar_addr_d;
     r_desc_q <= r_desc_d;
-    c2_queue_q <= qcons_raddr;
-    hw_last_addr_q <= head_waddr;
-    hw_last_data_q <= head_wdata;
-    sw_last_addr_q <= strm_waddr;
-    sw_last_data_q <= strm_wdata;
     if (hint_push) hint_last_q <= hint_in;
   end
 
@@ -967,7 +710,7 @@ module rnic_rx_lookup #(
 
   // Monitoring only.
   logic unused;
-  assign unused = ^{err_stream_i, cons_stream_i, cons_qn_i, rd_count, hint_count, stag_unused, stag_rd_ready,
+  assign unused = ^{err_stream_i, cons_stream_i, cons_qn_i, rd_count, stag_unused, stag_rd_ready,
                    stag_rsp_valid, stag_wr_ready};
   // valid/ready at the boundaries lookup drives: the item to validate and the descriptor read.
   `RNIC_ASSERT_HOLD(a_lk_hold, clk_i, rst_ni, lk_valid_o, lk_ready_i, lk_o)

@@ -331,7 +331,8 @@ if wanted deliver; then
   run deliver deliver_fv bmc "$deliver_depth" pass "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
 fi
 run regs-cq regs_cq_fv induct 4 pass "$rtl/rnic_regs.sv" "$fv/deliver_fv.sv"
-lk=("$rtl/rnic_rx_lookup.sv" "$rtl/rnic_lookup_stag.sv" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv")
+lk_units=("$rtl/rnic_lookup_stream.sv" "$rtl/rnic_lookup_rq.sv" "$rtl/rnic_lookup_prefetch.sv" "$rtl/rnic_fifo.sv")
+lk=("$rtl/rnic_rx_lookup.sv" "$rtl/rnic_lookup_stag.sv" "${lk_units[@]}" "$fv/lookup_fv.sv")
 run lookup-a lookup_fv_a bmc "$lookup_depth" pass "${lk[@]}"
 wanted lookup-bw && [[ ${#only[@]} -gt 0 ]] && run lookup-bw lookup_fv_bw bmc "$lookup_depth" pass "${lk[@]}"
 wanted lookup-b && [[ ${#only[@]} -gt 0 ]] && run lookup-b lookup_fv_b bmc "$lookup_depth" pass "${lk[@]}"
@@ -370,10 +371,10 @@ if [[ $mutants -eq 1 ]]; then
   rtl_mutant lookup-mut-stag "$rtl/rnic_lookup_stag.sv" lookup_fv_a bmc "$lookup_depth" \
     "assign rsp_hit_o = {8'b0, rd_index_q} < StagEntries && rdata[SeValid];" \
     "assign rsp_hit_o = rdata[SeValid];" \
-    "$rtl/rnic_rx_lookup.sv" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
+    "$rtl/rnic_rx_lookup.sv" "${lk_units[@]}" "$fv/lookup_fv.sv"
   rtl_mutant lookup-mut-prod "$rtl/rnic_rx_lookup.sv" lookup_fv_bw bmc "$lookup_depth" \
     "else if (bq_ahead >= bq_posted) b_lk.rq_status" \
     "else if (1'b0) b_lk.rq_status" \
-    "$rtl/rnic_lookup_stag.sv" "$rtl/rnic_fifo.sv" "$fv/lookup_fv.sv"
+    "$rtl/rnic_lookup_stag.sv" "${lk_units[@]}" "$fv/lookup_fv.sv"
 fi
 exit $status
