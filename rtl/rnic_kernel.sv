@@ -94,8 +94,8 @@ module rnic_kernel #(
   logic [DATA_WIDTH-1:0] pb_data, fb_data;
   logic [Bytes-1:0] pb_keep, fb_keep;
   logic pb_last, pb_valid, pb_ready, fb_last, fb_valid, fb_ready;
-  rnic_seg_t ps_seg, fs_seg;
-  logic ps_valid, ps_ready, fs_valid, fs_ready;
+  rnic_seg_t ps_seg, fs_seg, ks_seg;
+  logic ps_valid, ps_ready, fs_valid, fs_ready, ks_valid, ks_ready;
   logic ev_seg;
   localparam int SegBits = $bits(ps_seg);  // Yosys 0.23 rejects $bits of a type
   logic [$clog2(RxFifoBeats):0] data_fifo_count;
@@ -120,6 +120,14 @@ module rnic_kernel #(
     .in_data_i(ps_seg), .in_valid_i(ps_valid), .in_ready_o(ps_ready),
     .out_data_o(fs_seg), .out_valid_o(fs_valid), .out_ready_i(fs_ready),
     .count_o(seg_fifo_count));
+
+  // Skid buffers (rnic_skid) where a stage's ready would otherwise reach into the stage before it:
+  // segment FIFO -> lookup, validate -> place, place -> deliver. Ready is registered there; valid
+  // and data pass in the same cycle (no latency added).
+  rnic_skid #(.Width(SegBits)) u_seg_skid (
+    .clk_i(clk), .rst_ni(rst_n),
+    .in_data_i(fs_seg), .in_valid_i(fs_valid), .in_ready_o(fs_ready),
+    .out_data_o(ks_seg), .out_valid_o(ks_valid), .out_ready_i(ks_ready));
 
   // ---- regs ---------------------------------------------------------------------------------------
   logic [7:0] cmd_op;
@@ -170,10 +178,11 @@ module rnic_kernel #(
   // ---- lookup -> validate -> place -> deliver -----------------------------------------------------
   rnic_lookup_t lk;
   logic lk_valid, lk_ready;
-  rnic_verdict_t vd;
-  logic vd_valid, vd_ready;
-  rnic_dlv_t dlv;
-  logic dlv_valid, dlv_ready;
+  rnic_verdict_t vd, kv;
+  logic vd_valid, vd_ready, kv_valid, kv_ready;
+  rnic_dlv_t dlv, kd;
+  logic dlv_valid, dlv_ready, kd_valid, kd_ready;
+  localparam int VdBits = $bits(vd), DlvBits = $bits(dlv);
   logic err_valid;
   logic [15:0] err_stream, err_pd;
   logic vd_busy;
@@ -190,7 +199,7 @@ module rnic_kernel #(
   rnic_rx_lookup #(.DataWidth(DATA_WIDTH), .StagEntries(STAG_ENTRIES), .NumStreams(NUM_STREAMS),
                    .NumQns(NUM_QNS), .RqPrefetch(RQ_PREFETCH)) u_lookup (
     .clk_i(clk), .rst_ni(rst_n),
-    .seg_i(fs_seg), .seg_valid_i(fs_valid), .seg_ready_o(fs_ready),
+    .seg_i(ks_seg), .seg_valid_i(ks_valid), .seg_ready_o(ks_ready),
     .cmd_op_i(cmd_op), .cmd_args_i(cmd_args), .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready),
     .cmd_done_o(cmd_done), .cmd_refused_o(cmd_refused), .cmd_result_o(cmd_result),
     .db_stream_i(db_stream), .db_qn_i(db_qn), .db_prod_i(db_prod), .db_valid_i(db_valid),
@@ -214,6 +223,11 @@ module rnic_kernel #(
     .drop_event_o(ev_drop), .error_event_o(ev_error), .error_idx_o(ev_error_idx),
     .access_event_o(ev_access));
 
+  rnic_skid #(.Width(VdBits)) u_vd_skid (
+    .clk_i(clk), .rst_ni(rst_n),
+    .in_data_i(vd), .in_valid_i(vd_valid), .in_ready_o(vd_ready),
+    .out_data_o(kv), .out_valid_o(kv_valid), .out_ready_i(kv_ready));
+
   logic [63:0] p_awaddr, d_awaddr;
   logic [7:0] p_awlen, d_awlen;
   logic p_awvalid, p_awready, d_awvalid, d_awready;
@@ -224,7 +238,7 @@ module rnic_kernel #(
 
   rnic_rx_place #(.DataWidth(DATA_WIDTH)) u_place (
     .clk_i(clk), .rst_ni(rst_n),
-    .vd_i(vd), .vd_valid_i(vd_valid), .vd_ready_o(vd_ready),
+    .vd_i(kv), .vd_valid_i(kv_valid), .vd_ready_o(kv_ready),
     .beat_data_i(fb_data), .beat_keep_i(fb_keep), .beat_last_i(fb_last), .beat_valid_i(fb_valid),
     .beat_ready_o(fb_ready),
     .awaddr_o(p_awaddr), .awlen_o(p_awlen), .awvalid_o(p_awvalid), .awready_i(p_awready),
@@ -235,10 +249,15 @@ module rnic_kernel #(
     .dlv_o(dlv), .dlv_valid_o(dlv_valid), .dlv_ready_i(dlv_ready),
     .bytes_event_o(ev_bytes), .bytes_o(ev_bytes_n));
 
+  rnic_skid #(.Width(DlvBits)) u_dlv_skid (
+    .clk_i(clk), .rst_ni(rst_n),
+    .in_data_i(dlv), .in_valid_i(dlv_valid), .in_ready_o(dlv_ready),
+    .out_data_o(kd), .out_valid_o(kd_valid), .out_ready_i(kd_ready));
+
   rnic_rx_deliver #(.DataWidth(DATA_WIDTH), .NumStreams(NUM_STREAMS), .NumQns(NUM_QNS),
                     .SsnWindow(SSN_WINDOW)) u_deliver (
     .clk_i(clk), .rst_ni(rst_n),
-    .dlv_i(dlv), .dlv_valid_i(dlv_valid), .dlv_ready_o(dlv_ready),
+    .dlv_i(kd), .dlv_valid_i(kd_valid), .dlv_ready_o(kd_ready),
     .ssn_rd_stream_i(ssn_rd_stream), .ssn_rd_next_o(ssn_rd_next),
     .cons_stream_o(cons_stream), .cons_qn_o(cons_qn), .cons_kind_o(cons_kind),
     .cons_valid_o(cons_valid), .cons_ready_i(cons_ready),
