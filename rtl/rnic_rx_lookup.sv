@@ -398,7 +398,53 @@ module rnic_rx_lookup #(
     r_err_now = r_err_q || m_axi_rresp_i != 2'b00;
   end
 
-  // ---- the one combinational block driving every table port ------------------------------------------
+  // ---- the stream table's write port (its own block: the stream answer forwards the write of its
+  // cycle into stage B, which the block below reads) ----------------------------------------------------
+  always_comb begin
+    strm_we = 1'b0;
+    strm_waddr = a0[15:0];
+    strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
+    strm_wpd = '0;
+    // Validate's error feedback: the failing stream enters the error state now (7.1).
+    if (err_valid_i) begin
+      strm_we = 1'b1;
+      strm_waddr = err_stream_i;
+      strm_wstate = 2'(RNIC_STREAM_ERROR);
+      strm_wpd = err_pd_i;
+    end
+    // Deliver found the stream breaking the message order (RFC 5041 4.3, 5.3): error state now.
+    if (cons_valid_i && cons_ready_o && cons_fail) begin
+      strm_we = 1'b1;
+      strm_waddr = cons_stream_i;
+      strm_wstate = 2'(RNIC_STREAM_ERROR);
+      strm_wpd = '0;
+    end
+    unique case (ctl_q)
+      C_INIT: begin  // after reset every stream is torn down
+        strm_we = init_q < InitIw'(NumStreams);
+        strm_waddr = 16'(init_q[StreamIw-1:0]);
+        strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
+        strm_wpd = '0;
+      end
+      // STREAM_TEARDOWN: no lookup after this cycle places for the stream.
+      C_RUN: if (cmd_exec && cmd_index_ok && cmd_op_i == RNIC_CMD_STREAM_TEARDOWN) begin
+        strm_we = 1'b1;
+        strm_waddr = a0[15:0];
+        strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
+        strm_wpd = '0;
+      end
+      // STREAM_ENABLE: the echo says every earlier item of the stream is through deliver.
+      C_ECHO: if (echo_seen) begin
+        strm_we = 1'b1;
+        strm_waddr = cmd_stream_q;
+        strm_wstate = 2'(RNIC_STREAM_NORMAL);
+        strm_wpd = cmd_pd_q;
+      end
+      default: ;
+    endcase
+  end
+
+  // ---- the one combinational block driving the other table ports -----------------------------------------
   always_comb begin
     ctl_d = ctl_q;
     init_d = init_q;
@@ -443,10 +489,6 @@ module rnic_rx_lookup #(
     stag_wr = 1'b0;
     stag_set = 1'b0;
     stag_windex = a0[StagIw-1:0];
-    strm_we = 1'b0;
-    strm_waddr = a0[15:0];
-    strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
-    strm_wpd = '0;
     qc_we = 1'b0;
     qc_set = 1'b0;
     q_start = 1'b0;
@@ -456,22 +498,6 @@ module rnic_rx_lookup #(
 
     hint_push = 1'b0;
     hint_in = b_queue;
-
-    // Validate's error feedback: the failing stream enters the error state now (7.1).
-    if (err_valid_i) begin
-      strm_we = 1'b1;
-      strm_waddr = err_stream_i;
-      strm_wstate = 2'(RNIC_STREAM_ERROR);
-      strm_wpd = err_pd_i;
-    end
-
-    // Deliver found the stream breaking the message order (RFC 5041 4.3, 5.3): error state now.
-    if (cons_valid_i && cons_ready_o && cons_fail) begin
-      strm_we = 1'b1;
-      strm_waddr = cons_stream_i;
-      strm_wstate = 2'(RNIC_STREAM_ERROR);
-      strm_wpd = '0;
-    end
 
     // Doorbell: the producer is the MSN of the last posted buffer.
     if (db_take && db_in_range) begin
@@ -542,10 +568,6 @@ module rnic_rx_lookup #(
       C_INIT: begin
         stag_wr = init_q < InitIw'(StagEntries);   // a clear
         stag_windex = init_q[StagIw-1:0];
-        strm_we = init_q < InitIw'(NumStreams);
-        strm_waddr = 16'(init_q[StreamIw-1:0]);
-        strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
-        strm_wpd = '0;
         qc_we = init_q < InitIw'(NumQueues);   // unconfigured
         qc_waddr = init_q[QueueIw-1:0];
         init_d = init_q + 1'b1;
@@ -586,10 +608,6 @@ module rnic_rx_lookup #(
             RNIC_CMD_STREAM_TEARDOWN: begin
               // No lookup after this cycle places for the stream; the FENCE completes the command
               // once every earlier write and completion is acknowledged.
-              strm_we = 1'b1;
-              strm_waddr = a0[15:0];
-              strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
-              strm_wpd = '0;
               lk_d = '0;
               lk_d.kind = RNIC_ITEM_FENCE;
               lk_d.arg = a0[15:0];
@@ -643,10 +661,6 @@ module rnic_rx_lookup #(
 
       // STREAM_ENABLE: the echo says every earlier item of the stream is through deliver.
       C_ECHO: if (echo_seen) begin
-        strm_we = 1'b1;
-        strm_waddr = cmd_stream_q;
-        strm_wstate = 2'(RNIC_STREAM_NORMAL);
-        strm_wpd = cmd_pd_q;
         init_d = '0;
         ctl_d = C_QCLR;
       end
