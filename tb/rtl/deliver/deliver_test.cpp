@@ -25,12 +25,6 @@
 // ThroughputBackToBack measures (and bounds) cycles with an always-ready slave and fixed B latency;
 // BackToBackHazards sends dependent items of one stream in consecutive cycles.
 // Seed: RNIC_TEST_SEED=<n>; waveform: RNIC_FST=<file> (use --gtest_filter to pick one test).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wcast-align"
 #include <verilated.h>
 
 #include "rnic/tb/seed.hpp"
@@ -38,7 +32,6 @@
 #include <verilated_fst_c.h>
 
 #include "Vrnic_rx_deliver.h"
-#pragma GCC diagnostic pop
 
 #include <gtest/gtest.h>
 

@@ -4,12 +4,6 @@
 // Verilated parameter set per executable (PLACE_DW = DataWidth).
 #pragma once
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wcast-align"
 #include <verilated.h>
 
 #include "rnic/tb/rtl_structs.hpp"
@@ -17,7 +11,6 @@
 #include "rnic/tb/stage_sim.hpp"
 
 #include "Vrnic_rx_place.h"
-#pragma GCC diagnostic pop
 
 #include <gtest/gtest.h>
 

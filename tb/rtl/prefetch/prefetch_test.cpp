@@ -22,16 +22,10 @@
 // of the visit's read, never more than RqPrefetch requested ahead of cons, each queue's issued MSNs
 // consecutive from its start; and after every phase, with hints repeated and no backpressure, every
 // queue's requests reach min(posted, ring size, RqPrefetch) ahead of cons.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
 #include <verilated.h>
 
 #include "Vrnic_lookup_prefetch.h"
 #include "rnic/tb/verilated_context.hpp"
-#pragma GCC diagnostic pop
 
 #include <gtest/gtest.h>
 

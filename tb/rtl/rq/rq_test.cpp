@@ -16,16 +16,10 @@
 // landing in a start's cycle, and writes to another queue in a start's cycle (the RTL loses the
 // doorbell, request, landed and consume head writes of any queue in a start's cycle; its owner,
 // rnic_rx_lookup, starts a queue only in C_QWR, where none of them is asked).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
 #include <verilated.h>
 
 #include "Vrnic_lookup_rq.h"
 #include "rnic/tb/verilated_context.hpp"
-#pragma GCC diagnostic pop
 
 #include <gtest/gtest.h>
 

@@ -2,16 +2,10 @@
 // one cycle after the request; a clear makes the entry invalid at once; a set takes two cycles
 // (wr_ready_o low in the second, wr_done_o with {index, key + 1} there) and the entry reads back;
 // each set of an index issues the next key (mod 256), also across a reset; an index >= 16 never hits.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
 #include <verilated.h>
 
 #include "Vrnic_lookup_stag.h"
 #include "rnic/tb/verilated_context.hpp"
-#pragma GCC diagnostic pop
 
 #include <gtest/gtest.h>
 

@@ -6,16 +6,8 @@
 // answers TORN_DOWN even when the entry it aliases in the RAM (index mod 8) is NORMAL and being
 // written; entries survive a reset; and a random run (a read and a write every cycle, 200000 cycles)
 // against a reference model of the table.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
-#include <verilated.h>
-
 #include "Vrnic_lookup_stream.h"
 #include "rnic/tb/verilated_context.hpp"
-#pragma GCC diagnostic pop
 
 #include <gtest/gtest.h>
 

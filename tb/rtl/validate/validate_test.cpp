@@ -21,14 +21,7 @@
 // segment whose stream had an ERROR verdict among the 2 items before it (kForwardWindow), and
 // counts those; everything else is exact.
 // Seed: RNIC_TEST_SEED=<n>; waveform: RNIC_FST=<file> (use --gtest_filter to pick one test).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wold-style-cast"
-#pragma GCC diagnostic ignored "-Wconversion"
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wcast-align"
 #include "Vrnic_rx_validate.h"
-#pragma GCC diagnostic pop
 
 #include <gtest/gtest.h>
 
