@@ -22,10 +22,9 @@
 // of the visit's read, never more than RqPrefetch requested ahead of cons, each queue's issued MSNs
 // consecutive from its start; and after every phase, with hints repeated and no backpressure, every
 // queue's requests reach min(posted, ring size, RqPrefetch) ahead of cons.
-#include <verilated.h>
-
+// Waveform with RNIC_FST=<file>.
 #include "Vrnic_lookup_prefetch.h"
-#include "rnic/tb/verilated_context.hpp"
+#include "rnic/tb/stage_sim.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,7 +34,6 @@
 #include <cstdio>
 #include <deque>
 #include <iterator>
-#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -110,31 +108,16 @@ enum class Phase { kIdle, kS1, kS2, kIssue };
 class Prefetch : public ::testing::Test {
  protected:
   void SetUp() override {
-    ctx_ = std::make_unique<VerilatedContext>();
-    rnic::tb::make_current(ctx_.get());
-    m_ = std::make_unique<Vrnic_lookup_prefetch>(ctx_.get());
     Reset();
-  }
-  void TearDown() override {
-    rnic::tb::make_current(ctx_.get());
-    m_->final();
-    m_.reset();
   }
 
   void Reset() {
-    m_->rst_ni = 0;
     hint_valid_ = false;
     hold_ = false;
     iss_ready_ = true;
     ans_ = Queue{};
     DriveInputs();
-    for (int i = 0; i < 2; ++i) {
-      m_->clk_i = 0;
-      m_->eval();
-      m_->clk_i = 1;
-      m_->eval();
-    }
-    m_->rst_ni = 1;
+    sim_.reset(2);  // rst_ni low for two edges, then high
     phase_ = Phase::kIdle;
     visit_.reset();
     accepted_.clear();
@@ -142,27 +125,25 @@ class Prefetch : public ::testing::Test {
   }
 
   void DriveInputs() {
-    m_->hint_valid_i = hint_valid_ ? 1 : 0;
-    m_->hint_queue_i = static_cast<std::uint8_t>(hint_queue_);
-    m_->hold_i = hold_ ? 1 : 0;
-    m_->iss_ready_i = iss_ready_ ? 1 : 0;
-    m_->rd_cfg_i = ans_.cfg ? 1 : 0;
-    m_->rd_base_i = ans_.base;
-    m_->rd_log2_i = static_cast<std::uint8_t>(ans_.log2);
-    m_->rd_prod_i = ans_.prod;
-    m_->rd_cons_i = ans_.cons;
-    m_->rd_req_i = ans_.req;
+    sim_->hint_valid_i = hint_valid_ ? 1 : 0;
+    sim_->hint_queue_i = static_cast<std::uint8_t>(hint_queue_);
+    sim_->hold_i = hold_ ? 1 : 0;
+    sim_->iss_ready_i = iss_ready_ ? 1 : 0;
+    sim_->rd_cfg_i = ans_.cfg ? 1 : 0;
+    sim_->rd_base_i = ans_.base;
+    sim_->rd_log2_i = static_cast<std::uint8_t>(ans_.log2);
+    sim_->rd_prod_i = ans_.prod;
+    sim_->rd_cons_i = ans_.cons;
+    sim_->rd_req_i = ans_.req;
   }
 
   // One clock cycle with the inputs as set (hint_valid_/hint_queue_, hold_, iss_ready_; the table's
   // answer to the last cycle's rd_queue_o). Returns whether a hint was taken.
   bool Step() {
     DriveInputs();
-    m_->clk_i = 0;
-    m_->eval();
+    sim_.eval();
     const bool took = Sample();
-    m_->clk_i = 1;
-    m_->eval();
+    sim_.tick();
     ++cycle_;
     return took;
   }
@@ -171,12 +152,12 @@ class Prefetch : public ::testing::Test {
 
   // The scoreboard: the settled outputs of this cycle, before its rising edge.
   bool Sample() {
-    const bool idle = m_->idle_o != 0;
-    const bool valid = m_->iss_valid_o != 0;
-    const bool req_we = m_->req_we_o != 0;
-    const unsigned iss_queue = m_->iss_queue_o;
-    const std::uint32_t iss_msn = m_->iss_msn_o;
-    const std::uint64_t iss_addr = m_->iss_addr_o;
+    const bool idle = sim_->idle_o != 0;
+    const bool valid = sim_->iss_valid_o != 0;
+    const bool req_we = sim_->req_we_o != 0;
+    const unsigned iss_queue = sim_->iss_queue_o;
+    const std::uint32_t iss_msn = sim_->iss_msn_o;
+    const std::uint64_t iss_addr = sim_->iss_addr_o;
     not_idle_cycles_ += idle ? 0U : 1U;
 
     // The phase of this cycle, from the last one and the outputs.
@@ -239,8 +220,8 @@ class Prefetch : public ::testing::Test {
       EXPECT_FALSE(req_we) << At() << ": req_we_o outside a read";
     }
     if (req_we) {
-      const unsigned q = m_->req_queue_o;
-      const std::uint32_t msn = m_->req_msn_o;
+      const unsigned q = sim_->req_queue_o;
+      const std::uint32_t msn = sim_->req_msn_o;
       EXPECT_EQ(q, iss_queue) << At() << ": req_queue_o";
       EXPECT_EQ(msn, iss_msn) << At() << ": req_msn_o is the last MSN issued";
       req_writes_.push_back(ReqWrite{cycle_, q, msn});
@@ -250,7 +231,7 @@ class Prefetch : public ::testing::Test {
     if (check_invariants_) CheckQueueInvariants();
 
     // The hint of this cycle (taken at the edge; it cannot start a visit in this cycle).
-    const bool took = hint_valid_ && m_->hint_ready_o != 0;
+    const bool took = hint_valid_ && sim_->hint_ready_o != 0;
     if (took) {
       accepted_.push_back(hint_queue_);
       ++hints_taken_;
@@ -267,7 +248,7 @@ class Prefetch : public ::testing::Test {
     prev_msn_ = iss_msn;
     prev_addr_ = iss_addr;
     // The table's answer in the next cycle: the queue as written up to this cycle (req included).
-    prev_rd_queue_ = m_->rd_queue_o;
+    prev_rd_queue_ = sim_->rd_queue_o;
     ans_ = prev_rd_queue_ < kQueues ? queues_[prev_rd_queue_] : Queue{};
     return took;
   }
@@ -395,8 +376,7 @@ class Prefetch : public ::testing::Test {
     std::size_t done = 0;
   };
 
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vrnic_lookup_prefetch> m_;
+  rnic::tb::StageSim<Vrnic_lookup_prefetch> sim_;  // clock, reset, FST (RNIC_FST)
   std::uint64_t cycle_ = 0;
 
   // Inputs.
@@ -662,7 +642,7 @@ TEST_F(Prefetch, HoldStopsVisitsFromStarting) {
   EXPECT_TRUE(Hint(2));
   for (int i = 0; i < 100; ++i) {
     Step();
-    ASSERT_EQ(m_->idle_o, 1U) << "a visit started under hold_i";
+    ASSERT_EQ(sim_->idle_o, 1U) << "a visit started under hold_i";
   }
   EXPECT_TRUE(issues_.empty());
   // Released for one cycle: the visit starts; raised again in S1: the visit runs to its end.
@@ -670,13 +650,13 @@ TEST_F(Prefetch, HoldStopsVisitsFromStarting) {
   Step();
   hold_ = true;
   Step();
-  EXPECT_EQ(m_->idle_o, 0U);
+  EXPECT_EQ(sim_->idle_o, 0U);
   EXPECT_TRUE(Hint(3));  // waits while the visit of 2 runs and ends
   for (int i = 0; i < 60; ++i) Step();
   EXPECT_EQ(issues_.size(), 6U);
   EXPECT_EQ(queues_[2].req, 6U);
   EXPECT_EQ(visits_.size(), 1U) << "the visit of 3 started under hold_i";
-  EXPECT_EQ(m_->idle_o, 1U);
+  EXPECT_EQ(sim_->idle_o, 1U);
   hold_ = false;
   Settle();
   EXPECT_EQ(queues_[3].req, 6U);
@@ -686,7 +666,7 @@ TEST_F(Prefetch, HoldStopsVisitsFromStarting) {
   Doorbell(3, 2);
   EXPECT_TRUE(Hint(2));
   EXPECT_TRUE(Hint(3));
-  StepUntil([this] { return m_->iss_valid_o != 0; }, "the first read");
+  StepUntil([this] { return sim_->iss_valid_o != 0; }, "the first read");
   hold_ = true;
   for (int i = 0; i < 20; ++i) Step();
   EXPECT_EQ(visits_.size(), 3U);
@@ -699,7 +679,7 @@ TEST_F(Prefetch, HoldStopsVisitsFromStarting) {
 TEST_F(Prefetch, IdleReflectsVisits) {
   for (int i = 0; i < 5; ++i) {
     Step();
-    EXPECT_EQ(m_->idle_o, 1U) << "after reset";
+    EXPECT_EQ(sim_->idle_o, 1U) << "after reset";
   }
   Configure(0, kBase, 4, 1);
   Configure(1, kBase, 4, 1);
@@ -708,17 +688,17 @@ TEST_F(Prefetch, IdleReflectsVisits) {
   std::uint64_t busy0 = not_idle_cycles_;
   EXPECT_EQ(Visit1(0).size(), 3U);
   EXPECT_EQ(not_idle_cycles_ - busy0, 5U);
-  EXPECT_EQ(m_->idle_o, 1U);
+  EXPECT_EQ(sim_->idle_o, 1U);
   // Backpressure keeps it low: 3 reads with iss_ready_i low for 4 cycles at the second.
   Doorbell(0, 3);
   busy0 = not_idle_cycles_;
   EXPECT_TRUE(Hint(0));
-  StepUntil([this] { return m_->iss_valid_o != 0; }, "the first read");
+  StepUntil([this] { return sim_->iss_valid_o != 0; }, "the first read");
   Step();  // the first read taken
   iss_ready_ = false;
   for (int i = 0; i < 4; ++i) {
     Step();
-    EXPECT_EQ(m_->idle_o, 0U);
+    EXPECT_EQ(sim_->idle_o, 0U);
   }
   iss_ready_ = true;
   Settle();
@@ -779,16 +759,16 @@ TEST_F(Prefetch, HintFifoFullDropsHints) {
   std::vector<unsigned> taken;
   for (unsigned i = 0; i < 40 && !HasFailure(); ++i) {
     const unsigned q = i % (kQueues - 1);  // queues 0..6 while there is room
-    if (m_->hint_ready_o == 0) break;
+    if (sim_->hint_ready_o == 0) break;
     ASSERT_TRUE(Hint(q));
     taken.push_back(q);
   }
   EXPECT_EQ(taken.size(), kHintDepth + 1U) << "16 in the FIFO and one in the visit register";
-  EXPECT_EQ(m_->hint_ready_o, 0U);
+  EXPECT_EQ(sim_->hint_ready_o, 0U);
   // Hints for queue 7 while full: refused, lost.
   for (int i = 0; i < 5; ++i) {
     EXPECT_FALSE(Hint(7));
-    EXPECT_EQ(m_->hint_ready_o, 0U);
+    EXPECT_EQ(sim_->hint_ready_o, 0U);
   }
   EXPECT_EQ(hints_dropped_, 5U);
   // Released: the 17 taken hints are visited in order (the scoreboard checks the order), queue 7
@@ -799,7 +779,7 @@ TEST_F(Prefetch, HintFifoFullDropsHints) {
   for (std::size_t i = 0; i < taken.size(); ++i) EXPECT_EQ(visits_[i].queue, taken[i]);
   for (const Issue& is : issues_) EXPECT_NE(is.queue, 7U);
   EXPECT_EQ(queues_[7].req, 0U);
-  EXPECT_EQ(m_->hint_ready_o, 1U);
+  EXPECT_EQ(sim_->hint_ready_o, 1U);
   // The FIFO works again: queue 7 is visited now.
   EXPECT_EQ(Visit1(7).size(), 1U);
 }
@@ -872,7 +852,7 @@ TEST_F(Prefetch, RandomInvariants) {
       // QUEUE_CONFIG (and unconfiguring): hold_i until idle_o, then rewrite the queue.
       if (pending_reconfig == kQueues && chance(1) && chance(20)) pending_reconfig = pick(kQueues);
       const bool hold_now = pending_reconfig != kQueues || chance(hold_pct);
-      if (pending_reconfig != kQueues && hold_ && m_->idle_o != 0) {
+      if (pending_reconfig != kQueues && hold_ && sim_->idle_o != 0) {
         // hold_i was high in the last cycle and the engine is idle: no visit runs or starts.
         random_config(pending_reconfig);
         pending_reconfig = kQueues;
@@ -889,7 +869,7 @@ TEST_F(Prefetch, RandomInvariants) {
       hold_ = true;
       iss_ready_ = true;
       Step();
-      StepUntil([this] { return m_->idle_o != 0; }, "idle under hold_i");
+      StepUntil([this] { return sim_->idle_o != 0; }, "idle under hold_i");
       random_config(pending_reconfig);
       pending_reconfig = kQueues;
       ++reconfigs;

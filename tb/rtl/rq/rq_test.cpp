@@ -16,17 +16,16 @@
 // landing in a start's cycle, and writes to another queue in a start's cycle (the RTL loses the
 // doorbell, request, landed and consume head writes of any queue in a start's cycle; its owner,
 // rnic_rx_lookup, starts a queue only in C_QWR, where none of them is asked).
-#include <verilated.h>
-
+//
+// Waveform with RNIC_FST=<file>.
 #include "Vrnic_lookup_rq.h"
-#include "rnic/tb/verilated_context.hpp"
+#include "rnic/tb/stage_sim.hpp"
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -210,90 +209,69 @@ class RefModel {
 class Rq : public ::testing::Test {
  protected:
   void SetUp() override {
-    ctx_ = std::make_unique<VerilatedContext>();
-    rnic::tb::make_current(ctx_.get());
-    m_ = std::make_unique<Vrnic_lookup_rq>(ctx_.get());
     Drive(Inputs{});
-    Reset();
-  }
-  void TearDown() override {
-    rnic::tb::make_current(ctx_.get());
-    m_->final();
-    m_.reset();
+    sim_.reset();
   }
 
   static std::uint8_t Q(unsigned q) { return static_cast<std::uint8_t>(q); }
 
   void Drive(const Inputs& in) {
-    m_->a_queue_i = Q(in.a_queue);
-    m_->a_slot_i = static_cast<std::uint8_t>(in.a_slot);
-    m_->e_queue_i = Q(in.e_queue);
-    m_->c_valid_i = in.c_valid ? 1U : 0U;
-    m_->c_queue_i = Q(in.c_queue);
-    m_->cfg_we_i = in.cfg_we ? 1U : 0U;
-    m_->cfg_queue_i = Q(in.cfg_queue);
-    m_->cfg_set_i = in.cfg.set ? 1U : 0U;
-    m_->cfg_base_i = in.cfg.base;
-    m_->cfg_log2_i = in.cfg.log2;
-    m_->start_i = in.start ? 1U : 0U;
-    m_->start_msn_i = in.start_msn;
-    m_->db_we_i = in.db_we ? 1U : 0U;
-    m_->db_queue_i = Q(in.db_queue);
-    m_->db_prod_i = in.db_prod;
-    m_->req_we_i = in.req_we ? 1U : 0U;
-    m_->req_queue_i = Q(in.req_queue);
-    m_->req_msn_i = in.req_msn;
-    m_->land_we_i = in.land_we ? 1U : 0U;
-    m_->land_queue_i = Q(in.land_queue);
-    m_->land_msn_i = in.land.msn;
-    m_->land_addr_i = in.land.addr;
-    m_->land_len_i = in.land.len;
-    m_->land_err_i = in.land.err ? 1U : 0U;
-  }
-  void Tick() {
-    m_->clk_i = 0;
-    m_->eval();
-    m_->clk_i = 1;
-    m_->eval();
-  }
-  void Reset() {
-    m_->rst_ni = 0;
-    Tick();
-    Tick();
-    m_->rst_ni = 1;
-    m_->eval();
+    sim_->a_queue_i = Q(in.a_queue);
+    sim_->a_slot_i = static_cast<std::uint8_t>(in.a_slot);
+    sim_->e_queue_i = Q(in.e_queue);
+    sim_->c_valid_i = in.c_valid ? 1U : 0U;
+    sim_->c_queue_i = Q(in.c_queue);
+    sim_->cfg_we_i = in.cfg_we ? 1U : 0U;
+    sim_->cfg_queue_i = Q(in.cfg_queue);
+    sim_->cfg_set_i = in.cfg.set ? 1U : 0U;
+    sim_->cfg_base_i = in.cfg.base;
+    sim_->cfg_log2_i = in.cfg.log2;
+    sim_->start_i = in.start ? 1U : 0U;
+    sim_->start_msn_i = in.start_msn;
+    sim_->db_we_i = in.db_we ? 1U : 0U;
+    sim_->db_queue_i = Q(in.db_queue);
+    sim_->db_prod_i = in.db_prod;
+    sim_->req_we_i = in.req_we ? 1U : 0U;
+    sim_->req_queue_i = Q(in.req_queue);
+    sim_->req_msn_i = in.req_msn;
+    sim_->land_we_i = in.land_we ? 1U : 0U;
+    sim_->land_queue_i = Q(in.land_queue);
+    sim_->land_msn_i = in.land.msn;
+    sim_->land_addr_i = in.land.addr;
+    sim_->land_len_i = in.land.len;
+    sim_->land_err_i = in.land.err ? 1U : 0U;
   }
   // One clock cycle with inputs `in`: afterwards the outputs answer its reads.
   void Cycle(const Inputs& in) {
     Drive(in);
-    Tick();
+    sim_.tick();
   }
   void Idle(unsigned n = 1) {
     for (unsigned i = 0; i < n; ++i) Cycle(Inputs{});
   }
 
-  AAnswer A() const {
+  AAnswer A() {
     AAnswer a;
-    a.cfg.set = m_->a_cfg_o != 0U;
-    a.cfg.base = m_->a_base_o;
-    a.cfg.log2 = m_->a_log2_o;
-    a.prod = m_->a_prod_o;
-    a.head = m_->a_head_o;
-    a.landed = m_->a_landed_o;
-    a.cd.msn = m_->a_cd_msn_o;
-    a.cd.addr = m_->a_cd_addr_o;
-    a.cd.len = m_->a_cd_len_o;
-    a.cd.err = m_->a_cd_err_o != 0U;
+    a.cfg.set = sim_->a_cfg_o != 0U;
+    a.cfg.base = sim_->a_base_o;
+    a.cfg.log2 = sim_->a_log2_o;
+    a.prod = sim_->a_prod_o;
+    a.head = sim_->a_head_o;
+    a.landed = sim_->a_landed_o;
+    a.cd.msn = sim_->a_cd_msn_o;
+    a.cd.addr = sim_->a_cd_addr_o;
+    a.cd.len = sim_->a_cd_len_o;
+    a.cd.err = sim_->a_cd_err_o != 0U;
     return a;
   }
-  EAnswer E() const {
+  EAnswer E() {
     EAnswer e;
-    e.cfg.set = m_->e_cfg_o != 0U;
-    e.cfg.base = m_->e_base_o;
-    e.cfg.log2 = m_->e_log2_o;
-    e.prod = m_->e_prod_o;
-    e.cons = m_->e_cons_o;
-    e.req = m_->e_req_o;
+    e.cfg.set = sim_->e_cfg_o != 0U;
+    e.cfg.base = sim_->e_base_o;
+    e.cfg.log2 = sim_->e_log2_o;
+    e.prod = sim_->e_prod_o;
+    e.cons = sim_->e_cons_o;
+    e.req = sim_->e_req_o;
     return e;
   }
 
@@ -443,12 +421,11 @@ class Rq : public ::testing::Test {
     in.a_queue = q;
     in.e_queue = q;
     Cycle(in);
-    EXPECT_EQ(m_->a_head_o, head) << what << " queue " << q << " A head";
-    EXPECT_EQ(m_->e_cons_o, head - 1U) << what << " queue " << q << " E cons";
+    EXPECT_EQ(sim_->a_head_o, head) << what << " queue " << q << " A head";
+    EXPECT_EQ(sim_->e_cons_o, head - 1U) << what << " queue " << q << " E cons";
   }
 
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vrnic_lookup_rq> m_;
+  rnic::tb::StageSim<Vrnic_lookup_rq> sim_;  // clock, reset, FST (RNIC_FST)
 };
 
 // ---- 1. reads and writes ------------------------------------------------------------------------
@@ -465,13 +442,13 @@ TEST_F(Rq, ReadsAnswerOneCycleAfterTheAddressOnAAndE) {
     in.e_queue = (i * 5U + 2U) % kQueues;
     in.c_queue = (i * 7U + 3U) % kQueues;  // C reads too (no consume)
     Drive(in);
-    m_->eval();
+    sim_.eval();
     if (i > 0) {  // still the last cycle's answers: the reads are registered
       const std::string w = "held, cycle " + std::to_string(i);
       ExpectA(A(), s[prev_a], prev_slot, w);
       ExpectE(E(), s[prev_e], w);
     }
-    Tick();
+    sim_.tick();
     const std::string w = "cycle " + std::to_string(i);
     ExpectA(A(), s[in.a_queue], in.a_slot, w);
     ExpectE(E(), s[in.e_queue], w);
@@ -549,8 +526,8 @@ TEST_F(Rq, PortsReadDifferentQueuesInTheSameCycle) {
     const std::string w = "cycle " + std::to_string(i);
     ExpectA(A(), sa, in.a_slot, w);
     ExpectE(E(), se, w);
-    EXPECT_EQ(m_->c_busy_o, 1U) << w;
-    EXPECT_EQ(m_->c_busy_queue_o, in.c_queue) << w;
+    EXPECT_EQ(sim_->c_busy_o, 1U) << w;
+    EXPECT_EQ(sim_->c_busy_queue_o, in.c_queue) << w;
     if (pending) head[pending_q] += 1U;  // the last cycle's consume writes in this one
     pending = true;
     pending_q = in.c_queue;
@@ -611,7 +588,7 @@ TEST_F(Rq, StartOverridesSameCycleWritesToItsQueue) {
       c.c_valid = true;
       c.c_queue = q;
       Cycle(c);
-      EXPECT_EQ(m_->c_busy_o, 1U) << w << ": the start's cycle is the consume's second";
+      EXPECT_EQ(sim_->c_busy_o, 1U) << w << ": the start's cycle is the consume's second";
     }
     Inputs in;
     SetStart(in, q, first, CfgOf(q));
@@ -620,7 +597,7 @@ TEST_F(Rq, StartOverridesSameCycleWritesToItsQueue) {
     if (land) SetLand(in, q, DescOf(q, 0x33333333U));
     in.e_queue = q;
     Cycle(in);
-    EXPECT_EQ(m_->e_req_o, first - 1U) << w << ": E req in the start's cycle";
+    EXPECT_EQ(sim_->e_req_o, first - 1U) << w << ": E req in the start's cycle";
     ExpectMsn(q, first - 1U, first, first - 1U, first - 1U, w);
     const AAnswer a = ReadA(q);
     EXPECT_TRUE(a.cfg.set) << w;
@@ -701,25 +678,25 @@ TEST_F(Rq, ConsumesOfAlternatingQueuesCountEach) {
 TEST_F(Rq, Rfc5041_4_3_ConsumeWrapsHeadFromAllOnesToZero) {
   Start(3, 0xFFFFFFFFU);
   ExpectHead(3, 0xFFFFFFFFU);
-  EXPECT_EQ(m_->e_cons_o, 0xFFFFFFFEU);
+  EXPECT_EQ(sim_->e_cons_o, 0xFFFFFFFEU);
   Consumes({3});
   ExpectMsn(3, 0xFFFFFFFEU, 0U, 0xFFFFFFFEU, 0xFFFFFFFEU, "one consume");
-  EXPECT_EQ(m_->e_cons_o, 0xFFFFFFFFU);
+  EXPECT_EQ(sim_->e_cons_o, 0xFFFFFFFFU);
 
   Start(3, 0xFFFFFFFEU);
   Consumes({3, 3, 3});
   ExpectMsn(3, 0xFFFFFFFDU, 1U, 0xFFFFFFFDU, 0xFFFFFFFDU, "three consumes");
-  EXPECT_EQ(m_->e_cons_o, 0U);
+  EXPECT_EQ(sim_->e_cons_o, 0U);
 }
 
 // c_busy_o and c_busy_queue_o mark each consume's second cycle; the new head reads back from the
 // cycle after it.
 TEST_F(Rq, CBusyMarksEachConsumesSecondCycle) {
-  EXPECT_EQ(m_->c_busy_o, 0U) << "after reset";
+  EXPECT_EQ(sim_->c_busy_o, 0U) << "after reset";
   Start(2, 50U);
   Start(5, 500U);
   Idle();
-  EXPECT_EQ(m_->c_busy_o, 0U);
+  EXPECT_EQ(sim_->c_busy_o, 0U);
   Inputs in;
   in.c_valid = true;
   in.c_queue = 2;
@@ -729,11 +706,11 @@ TEST_F(Rq, CBusyMarksEachConsumesSecondCycle) {
   in.c_queue = 5;
   in.a_queue = 2;
   Drive(in);
-  m_->eval();
-  EXPECT_EQ(m_->c_busy_o, 1U);
-  EXPECT_EQ(m_->c_busy_queue_o, 2U);
-  Tick();
-  EXPECT_EQ(m_->c_busy_o, 0U);
+  sim_.eval();
+  EXPECT_EQ(sim_->c_busy_o, 1U);
+  EXPECT_EQ(sim_->c_busy_queue_o, 2U);
+  sim_.tick();
+  EXPECT_EQ(sim_->c_busy_o, 0U);
   ExpectHead(2, 51U, "written in the busy cycle");
 
   const std::vector<unsigned> seq = {5, 2, 5, 5};
@@ -742,14 +719,14 @@ TEST_F(Rq, CBusyMarksEachConsumesSecondCycle) {
     in.c_valid = k < seq.size();
     in.c_queue = k < seq.size() ? seq[k] : 0U;
     Drive(in);
-    m_->eval();
-    EXPECT_EQ(m_->c_busy_o, k > 0 ? 1U : 0U) << "consume " << k;
+    sim_.eval();
+    EXPECT_EQ(sim_->c_busy_o, k > 0 ? 1U : 0U) << "consume " << k;
     if (k > 0) {
-      EXPECT_EQ(m_->c_busy_queue_o, seq[k - 1]) << "consume " << k;
+      EXPECT_EQ(sim_->c_busy_queue_o, seq[k - 1]) << "consume " << k;
     }
-    Tick();
+    sim_.tick();
   }
-  EXPECT_EQ(m_->c_busy_o, 0U);
+  EXPECT_EQ(sim_->c_busy_o, 0U);
   ExpectHead(2, 52U);
   ExpectHead(5, 503U);
 }
@@ -764,8 +741,8 @@ TEST_F(Rq, EReqForwardsTheWriteOfTheReadsCycle) {
     SetReq(in, q, v);
     in.e_queue = q;
     Cycle(in);
-    EXPECT_EQ(m_->e_req_o, v) << "queue " << q;
-    EXPECT_EQ(m_->e_prod_o, s[q].prod) << "queue " << q;
+    EXPECT_EQ(sim_->e_req_o, v) << "queue " << q;
+    EXPECT_EQ(sim_->e_prod_o, s[q].prod) << "queue " << q;
     EXPECT_EQ(ReadE(q).req, v) << "queue " << q << " written";
   }
 }
@@ -779,12 +756,12 @@ TEST_F(Rq, EReqDoesNotForwardAnotherQueuesWrite) {
     SetReq(in, other, v);
     in.e_queue = q;
     Cycle(in);
-    EXPECT_EQ(m_->e_req_o, s[q].req) << "queue " << q;
+    EXPECT_EQ(sim_->e_req_o, s[q].req) << "queue " << q;
     // The forwarding is of the read's own cycle only.
     in = Inputs{};
     in.e_queue = other;
     Cycle(in);
-    EXPECT_EQ(m_->e_req_o, v) << "queue " << other << " written";
+    EXPECT_EQ(sim_->e_req_o, v) << "queue " << other << " written";
     Req(other, s[other].req);
   }
 }
@@ -880,7 +857,7 @@ TEST_F(Rq, RandomMixMatchesTheTableModel) {
   unsigned x_slot = 0;
   auto step = [&](const Inputs& in, bool check, unsigned n) {
     Drive(in);
-    m_->eval();
+    sim_.eval();
     if (compare) {
       const std::string w = "answers of cycle " + std::to_string(n - 1U);
       const AAnswer a = A();
@@ -897,16 +874,16 @@ TEST_F(Rq, RandomMixMatchesTheTableModel) {
       se.head = x.e.cons + 1U;
       se.req = x.e.req;
       ExpectE(E(), se, w);
-      EXPECT_EQ(m_->c_busy_o, x.c_busy ? 1U : 0U) << w;
+      EXPECT_EQ(sim_->c_busy_o, x.c_busy ? 1U : 0U) << w;
       if (x.c_busy) {
-        EXPECT_EQ(m_->c_busy_queue_o, x.c_busy_queue) << w;
+        EXPECT_EQ(sim_->c_busy_queue_o, x.c_busy_queue) << w;
       }
       ++checked;
     }
     x = model.step(in);
     x_slot = in.a_slot;
     compare = check;
-    Tick();
+    sim_.tick();
     return !::testing::Test::HasFailure();
   };
 

@@ -2,15 +2,13 @@
 // one cycle after the request; a clear makes the entry invalid at once; a set takes two cycles
 // (wr_ready_o low in the second, wr_done_o with {index, key + 1} there) and the entry reads back;
 // each set of an index issues the next key (mod 256), also across a reset; an index >= 16 never hits.
-#include <verilated.h>
-
+// Waveform with RNIC_FST=<file>.
 #include "Vrnic_lookup_stag.h"
-#include "rnic/tb/verilated_context.hpp"
+#include "rnic/tb/stage_sim.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <memory>
 
 namespace {
 
@@ -25,116 +23,94 @@ struct Entry {
 class Stag : public ::testing::Test {
  protected:
   void SetUp() override {
-    ctx_ = std::make_unique<VerilatedContext>();
-    rnic::tb::make_current(ctx_.get());
-    m_ = std::make_unique<Vrnic_lookup_stag>(ctx_.get());
     Idle();
-    Reset();
-  }
-  void TearDown() override {
-    rnic::tb::make_current(ctx_.get());
-    m_->final();
-    m_.reset();
+    sim_.reset();
   }
 
   void Idle() {
-    m_->rd_valid_i = 0;
-    m_->rd_stag_i = 0;
-    m_->wr_valid_i = 0;
-    m_->wr_set_i = 0;
-    m_->wr_index_i = 0;
-  }
-  void Tick() {
-    m_->clk_i = 0;
-    m_->eval();
-    m_->clk_i = 1;
-    m_->eval();
-  }
-  void Reset() {
-    m_->rst_ni = 0;
-    Tick();
-    Tick();
-    m_->rst_ni = 1;
-    m_->eval();
+    sim_->rd_valid_i = 0;
+    sim_->rd_stag_i = 0;
+    sim_->wr_valid_i = 0;
+    sim_->wr_set_i = 0;
+    sim_->wr_index_i = 0;
   }
   // The reset walk of rnic_rx_lookup: every entry cleared.
   void ClearAll() {
     for (unsigned i = 0; i < kEntries; ++i) Clear(i);
   }
   void Clear(unsigned index) {
-    m_->wr_valid_i = 1;
-    m_->wr_set_i = 0;
-    m_->wr_index_i = static_cast<std::uint8_t>(index);
-    m_->eval();
-    EXPECT_EQ(m_->wr_ready_o, 1U);
-    Tick();
+    sim_->wr_valid_i = 1;
+    sim_->wr_set_i = 0;
+    sim_->wr_index_i = static_cast<std::uint8_t>(index);
+    sim_.eval();
+    EXPECT_EQ(sim_->wr_ready_o, 1U);
+    sim_.tick();
     Idle();
-    m_->eval();
+    sim_.eval();
   }
   // STAG_WRITE: returns the STag of wr_done_o.
   // Drives a STAG_WRITE request of entry e at index (the first cycle; not clocked).
   void DriveSet(unsigned index, const Entry& e) {
-    m_->wr_valid_i = 1;
-    m_->wr_set_i = 1;
-    m_->wr_index_i = static_cast<std::uint8_t>(index);
-    m_->wr_remote_write_i = e.rw;
-    m_->wr_remote_read_i = e.rr;
-    m_->wr_bound_i = e.bound;
-    m_->wr_pd_i = e.pd;
-    m_->wr_stream_i = e.stream;
-    m_->wr_base_to_i = e.base;
-    m_->wr_length_i = e.len;
-    m_->wr_addr_i = e.addr;
+    sim_->wr_valid_i = 1;
+    sim_->wr_set_i = 1;
+    sim_->wr_index_i = static_cast<std::uint8_t>(index);
+    sim_->wr_remote_write_i = e.rw;
+    sim_->wr_remote_read_i = e.rr;
+    sim_->wr_bound_i = e.bound;
+    sim_->wr_pd_i = e.pd;
+    sim_->wr_stream_i = e.stream;
+    sim_->wr_base_to_i = e.base;
+    sim_->wr_length_i = e.len;
+    sim_->wr_addr_i = e.addr;
   }
   std::uint32_t Set(unsigned index, const Entry& e) {
     DriveSet(index, e);
-    m_->eval();
-    EXPECT_EQ(m_->wr_ready_o, 1U);
-    EXPECT_EQ(m_->wr_done_o, 0U);
-    Tick();
+    sim_.eval();
+    EXPECT_EQ(sim_->wr_ready_o, 1U);
+    EXPECT_EQ(sim_->wr_done_o, 0U);
+    sim_.tick();
     // Second cycle: the request is held by the unit; the inputs may change.
     Idle();
-    m_->wr_base_to_i = 0;
-    m_->eval();
-    EXPECT_EQ(m_->wr_ready_o, 0U);
-    EXPECT_EQ(m_->wr_done_o, 1U);
-    const std::uint32_t stag = m_->wr_stag_o;
-    Tick();
-    m_->eval();
-    EXPECT_EQ(m_->wr_done_o, 0U);
-    EXPECT_EQ(m_->wr_ready_o, 1U);
+    sim_->wr_base_to_i = 0;
+    sim_.eval();
+    EXPECT_EQ(sim_->wr_ready_o, 0U);
+    EXPECT_EQ(sim_->wr_done_o, 1U);
+    const std::uint32_t stag = sim_->wr_stag_o;
+    sim_.tick();
+    sim_.eval();
+    EXPECT_EQ(sim_->wr_done_o, 0U);
+    EXPECT_EQ(sim_->wr_ready_o, 1U);
     return stag;
   }
   // Reads STag and checks the answer of the next cycle.
   void ExpectRead(std::uint32_t stag, bool hit, const Entry* e = nullptr, std::uint8_t key = 0) {
-    m_->rd_valid_i = 1;
-    m_->rd_stag_i = stag;
-    m_->eval();
-    EXPECT_EQ(m_->rd_ready_o, 1U);
-    Tick();
-    m_->rd_valid_i = 0;
-    m_->rd_stag_i = 0xFFFFFFFFU;  // the answer is registered: the next request does not change it
-    m_->eval();
-    EXPECT_EQ(m_->rsp_valid_o, 1U);
-    EXPECT_EQ(m_->rsp_hit_o, hit ? 1U : 0U) << "STag " << std::hex << stag;
+    sim_->rd_valid_i = 1;
+    sim_->rd_stag_i = stag;
+    sim_.eval();
+    EXPECT_EQ(sim_->rd_ready_o, 1U);
+    sim_.tick();
+    sim_->rd_valid_i = 0;
+    sim_->rd_stag_i = 0xFFFFFFFFU;  // the answer is registered: the next request does not change it
+    sim_.eval();
+    EXPECT_EQ(sim_->rsp_valid_o, 1U);
+    EXPECT_EQ(sim_->rsp_hit_o, hit ? 1U : 0U) << "STag " << std::hex << stag;
     if (hit && e != nullptr) {
-      EXPECT_EQ(m_->rsp_key_o, key);
-      EXPECT_EQ(m_->rsp_pd_o, e->pd);
-      EXPECT_EQ(m_->rsp_stream_o, e->stream);
-      EXPECT_EQ(m_->rsp_bound_o, e->bound ? 1U : 0U);
-      EXPECT_EQ(m_->rsp_remote_write_o, e->rw ? 1U : 0U);
-      EXPECT_EQ(m_->rsp_remote_read_o, e->rr ? 1U : 0U);
-      EXPECT_EQ(m_->rsp_base_to_o, e->base);
-      EXPECT_EQ(m_->rsp_length_o, e->len);
-      EXPECT_EQ(m_->rsp_addr_o, e->addr);
+      EXPECT_EQ(sim_->rsp_key_o, key);
+      EXPECT_EQ(sim_->rsp_pd_o, e->pd);
+      EXPECT_EQ(sim_->rsp_stream_o, e->stream);
+      EXPECT_EQ(sim_->rsp_bound_o, e->bound ? 1U : 0U);
+      EXPECT_EQ(sim_->rsp_remote_write_o, e->rw ? 1U : 0U);
+      EXPECT_EQ(sim_->rsp_remote_read_o, e->rr ? 1U : 0U);
+      EXPECT_EQ(sim_->rsp_base_to_o, e->base);
+      EXPECT_EQ(sim_->rsp_length_o, e->len);
+      EXPECT_EQ(sim_->rsp_addr_o, e->addr);
     }
-    Tick();
-    m_->eval();
-    EXPECT_EQ(m_->rsp_valid_o, 0U);
+    sim_.tick();
+    sim_.eval();
+    EXPECT_EQ(sim_->rsp_valid_o, 0U);
   }
 
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vrnic_lookup_stag> m_;
+  rnic::tb::StageSim<Vrnic_lookup_stag> sim_;  // clock, reset, FST (RNIC_FST)
 };
 
 Entry Sample(unsigned i) {
@@ -194,7 +170,7 @@ TEST_F(Stag, KeysAdvanceAndSurviveReset) {
   EXPECT_EQ(s2 & 0xFFU, (s1 + 1U) & 0xFFU);
   const Entry e8 = Sample(8);
   ExpectRead(s2, true, &e8, static_cast<std::uint8_t>(s2 & 0xFFU));
-  Reset();
+  sim_.reset();
   ClearAll();
   ExpectRead(s2, false);
   const std::uint32_t s3 = Set(7, Sample(7));
@@ -213,19 +189,19 @@ TEST_F(Stag, ReadEveryCycleWhileWriting) {
   const Entry e = Sample(2);
   // A read of the entry in the set's write cycle answers the entry before the write.
   DriveSet(2, e);
-  Tick();
+  sim_.tick();
   Idle();
-  m_->rd_valid_i = 1;
-  m_->rd_stag_i = 2U << 8;
-  m_->eval();
-  ASSERT_EQ(m_->wr_done_o, 1U);
-  Tick();
-  m_->eval();
-  EXPECT_EQ(m_->rsp_hit_o, 0U);
-  Tick();  // read again: the write is in now
-  m_->eval();
-  EXPECT_EQ(m_->rsp_hit_o, 1U);
-  EXPECT_EQ(m_->rsp_addr_o, e.addr);
+  sim_->rd_valid_i = 1;
+  sim_->rd_stag_i = 2U << 8;
+  sim_.eval();
+  ASSERT_EQ(sim_->wr_done_o, 1U);
+  sim_.tick();
+  sim_.eval();
+  EXPECT_EQ(sim_->rsp_hit_o, 0U);
+  sim_.tick();  // read again: the write is in now
+  sim_.eval();
+  EXPECT_EQ(sim_->rsp_hit_o, 1U);
+  EXPECT_EQ(sim_->rsp_addr_o, e.addr);
 }
 
 }  // namespace

@@ -5,15 +5,14 @@
 // a write to another index is never forwarded (every pair of indexes, in either cycle); an index >= 8
 // answers TORN_DOWN even when the entry it aliases in the RAM (index mod 8) is NORMAL and being
 // written; entries survive a reset; and a random run (a read and a write every cycle, 200000 cycles)
-// against a reference model of the table.
+// against a reference model of the table. Waveform with RNIC_FST=<file>.
 #include "Vrnic_lookup_stream.h"
-#include "rnic/tb/verilated_context.hpp"
+#include "rnic/tb/stage_sim.hpp"
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <random>
 
@@ -40,41 +39,19 @@ struct Write {
 class Stream : public ::testing::Test {
  protected:
   void SetUp() override {
-    ctx_ = std::make_unique<VerilatedContext>();
-    rnic::tb::make_current(ctx_.get());
-    m_ = std::make_unique<Vrnic_lookup_stream>(ctx_.get());
     Drive(0, std::nullopt);
-    Reset();
-  }
-  void TearDown() override {
-    rnic::tb::make_current(ctx_.get());
-    m_->final();
-    m_.reset();
+    sim_.reset();
   }
 
   // The inputs of one cycle: the read address and at most one write. Settles the outputs (the answer
   // of the cycle before's read, with this cycle's write forwarded).
   void Drive(unsigned rd_stream, const std::optional<Write>& wr) {
-    m_->rd_stream_i = static_cast<std::uint16_t>(rd_stream);
-    m_->wr_valid_i = wr.has_value() ? 1 : 0;
-    m_->wr_stream_i = static_cast<std::uint16_t>(wr.has_value() ? wr->stream : 0U);
-    m_->wr_state_i = wr.has_value() ? wr->e.state : 0;
-    m_->wr_pd_i = wr.has_value() ? wr->e.pd : 0;
-    m_->clk_i = 0;
-    m_->eval();
-  }
-  void Tick() {
-    m_->clk_i = 0;
-    m_->eval();
-    m_->clk_i = 1;
-    m_->eval();
-  }
-  void Reset() {
-    m_->rst_ni = 0;
-    Tick();
-    Tick();
-    m_->rst_ni = 1;
-    m_->eval();
+    sim_->rd_stream_i = static_cast<std::uint16_t>(rd_stream);
+    sim_->wr_valid_i = wr.has_value() ? 1 : 0;
+    sim_->wr_stream_i = static_cast<std::uint16_t>(wr.has_value() ? wr->stream : 0U);
+    sim_->wr_state_i = wr.has_value() ? wr->e.state : 0;
+    sim_->wr_pd_i = wr.has_value() ? wr->e.pd : 0;
+    sim_.eval();
   }
   // The reset walk of rnic_rx_lookup: every entry written (here: a distinct entry each).
   void WriteAll() {
@@ -83,7 +60,7 @@ class Stream : public ::testing::Test {
   }
   void WriteOne(unsigned stream, const Entry& e) {
     Drive(0, Write{stream, e});
-    Tick();
+    sim_.tick();
     Drive(0, std::nullopt);
   }
   static Entry Initial(unsigned i) {
@@ -91,20 +68,19 @@ class Stream : public ::testing::Test {
   }
   // The answer settled now (after Drive of the answer's cycle).
   void ExpectAnswer(const Entry& e, const char* what) {
-    EXPECT_EQ(m_->rsp_state_o, e.state) << what;
-    EXPECT_EQ(m_->rsp_pd_o, e.pd) << what;
+    EXPECT_EQ(sim_->rsp_state_o, e.state) << what;
+    EXPECT_EQ(sim_->rsp_pd_o, e.pd) << what;
   }
   // A read with no writes around it: answered the next cycle.
   void ExpectRead(unsigned stream, const Entry& e) {
     Drive(stream, std::nullopt);
-    Tick();
+    sim_.tick();
     Drive(0, std::nullopt);
-    EXPECT_EQ(m_->rsp_state_o, e.state) << "stream " << stream;
-    EXPECT_EQ(m_->rsp_pd_o, e.pd) << "stream " << stream;
+    EXPECT_EQ(sim_->rsp_state_o, e.state) << "stream " << stream;
+    EXPECT_EQ(sim_->rsp_pd_o, e.pd) << "stream " << stream;
   }
 
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vrnic_lookup_stream> m_;
+  rnic::tb::StageSim<Vrnic_lookup_stream> sim_;  // clock, reset, FST (RNIC_FST)
 };
 
 TEST_F(Stream, ReadIsAnsweredNextCycle) {
@@ -113,18 +89,18 @@ TEST_F(Stream, ReadIsAnsweredNextCycle) {
   // One read per cycle, every cycle: each answer is the read of the cycle before, and a new read
   // address in the answer's cycle does not change the answer.
   Drive(5, std::nullopt);
-  Tick();
+  sim_.tick();
   Drive(2, std::nullopt);
   ExpectAnswer(Initial(5), "read 5, answered in the next cycle");
-  Tick();
+  sim_.tick();
   Drive(7, std::nullopt);
   ExpectAnswer(Initial(2), "read 2 back to back");
   Drive(1, std::nullopt);
   ExpectAnswer(Initial(2), "a changed read address does not change this cycle's answer");
-  Tick();
+  sim_.tick();
   Drive(1, std::nullopt);
   ExpectAnswer(Initial(1), "read 1");
-  Tick();
+  sim_.tick();
   Drive(1, std::nullopt);
   ExpectAnswer(Initial(1), "read 1 again");
 }
@@ -142,10 +118,10 @@ TEST_F(Stream, WriteInTheReadsCycleIsForwarded) {
   WriteAll();
   const Entry e{kTornDown, 0xA5A5};
   Drive(3, Write{3, e});  // the RAM's read of this cycle misses this write
-  Tick();
+  sim_.tick();
   Drive(0, std::nullopt);
   ExpectAnswer(e, "the write of the read's cycle");
-  Tick();
+  sim_.tick();
   Drive(0, std::nullopt);
   ExpectRead(3, e);  // and it is in the RAM
 }
@@ -154,10 +130,10 @@ TEST_F(Stream, WriteInTheAnswersCycleIsForwarded) {
   WriteAll();
   const Entry e{kError, 0x5A5A};
   Drive(6, std::nullopt);
-  Tick();
+  sim_.tick();
   Drive(0, Write{6, e});
   ExpectAnswer(e, "the write of the answer's cycle");
-  Tick();
+  sim_.tick();
   Drive(0, std::nullopt);
   ExpectRead(6, e);
 }
@@ -167,30 +143,30 @@ TEST_F(Stream, BothWritesForwardedTheLaterWins) {
   const Entry first{kError, 0x1111};
   const Entry second{kTornDown, 0x2222};
   Drive(4, Write{4, first});
-  Tick();
+  sim_.tick();
   Drive(0, Write{4, second});
   ExpectAnswer(second, "the write of the answer's cycle wins over the one of the read's cycle");
-  Tick();
+  sim_.tick();
   Drive(0, std::nullopt);
   ExpectRead(4, second);
   // The same with the states swapped (each field from the later write, not a merge).
   const Entry third{kNormal, 0x3333};
   Drive(4, Write{4, Entry{kTornDown, 0xFFFF}});
-  Tick();
+  sim_.tick();
   Drive(0, Write{4, third});
   ExpectAnswer(third, "later write (NORMAL)");
-  Tick();
+  sim_.tick();
   Drive(0, std::nullopt);
   ExpectRead(4, third);
   // Three writes around a read pipelined every cycle: each answer has the latest of its two windows.
   Drive(1, Write{1, Entry{kError, 0x0101}});
-  Tick();
+  sim_.tick();
   Drive(1, Write{1, Entry{kNormal, 0x0102}});
   ExpectAnswer(Entry{kNormal, 0x0102}, "read 1 #1");
-  Tick();
+  sim_.tick();
   Drive(1, Write{1, Entry{kTornDown, 0x0103}});
   ExpectAnswer(Entry{kTornDown, 0x0103}, "read 1 #2");
-  Tick();
+  sim_.tick();
   Drive(0, std::nullopt);
   ExpectAnswer(Entry{kTornDown, 0x0103}, "read 1 #3");
 }
@@ -207,19 +183,19 @@ TEST_F(Stream, WriteToAnotherIndexIsNotForwarded) {
       const Entry a{kTornDown, pd++};
       Drive(r, Write{w, a});
       ref[w] = a;
-      Tick();
+      sim_.tick();
       Drive(0, std::nullopt);
-      EXPECT_EQ(m_->rsp_state_o, ref[r].state) << "read " << r << ", write " << w << " in its cycle";
-      EXPECT_EQ(m_->rsp_pd_o, ref[r].pd) << "read " << r << ", write " << w << " in its cycle";
-      Tick();
+      EXPECT_EQ(sim_->rsp_state_o, ref[r].state) << "read " << r << ", write " << w << " in its cycle";
+      EXPECT_EQ(sim_->rsp_pd_o, ref[r].pd) << "read " << r << ", write " << w << " in its cycle";
+      sim_.tick();
       const Entry b{kError, pd++};
       Drive(r, std::nullopt);
-      Tick();
+      sim_.tick();
       Drive(0, Write{w, b});
       ref[w] = b;
-      EXPECT_EQ(m_->rsp_state_o, ref[r].state) << "read " << r << ", write " << w << " in the answer's";
-      EXPECT_EQ(m_->rsp_pd_o, ref[r].pd) << "read " << r << ", write " << w << " in the answer's";
-      Tick();
+      EXPECT_EQ(sim_->rsp_state_o, ref[r].state) << "read " << r << ", write " << w << " in the answer's";
+      EXPECT_EQ(sim_->rsp_pd_o, ref[r].pd) << "read " << r << ", write " << w << " in the answer's";
+      sim_.tick();
       Drive(0, std::nullopt);
     }
   }
@@ -228,10 +204,10 @@ TEST_F(Stream, WriteToAnotherIndexIsNotForwarded) {
   // The write of the read's cycle to the index of the next read (not the read's own): read 0 then
   // read 6 with a write to 6 in the first cycle: the answer of 0 is 0's entry, then 6's new one.
   Drive(0, Write{6, Entry{kNormal, 0x0606}});
-  Tick();
+  sim_.tick();
   Drive(6, std::nullopt);
   ExpectAnswer(ref[0], "write to the next read's index");
-  Tick();
+  sim_.tick();
   Drive(0, std::nullopt);
   ExpectAnswer(Entry{kNormal, 0x0606}, "the next read");
 }
@@ -246,39 +222,39 @@ TEST_F(Stream, OutOfRangeIndexAnswersTornDown) {
   // not specified: only the state is checked.
   for (const unsigned idx : {kStreams + 3U, kStreams, 0x8003U, 0x0103U, 0xFFF8U, 0xFFFFU, 2 * kStreams - 1}) {
     Drive(idx, std::nullopt);
-    Tick();
+    sim_.tick();
     Drive(3, std::nullopt);  // the next read is in range: the check is on the answered index
-    EXPECT_EQ(m_->rsp_state_o, kTornDown) << "index " << idx;
-    Tick();
+    EXPECT_EQ(sim_->rsp_state_o, kTornDown) << "index " << idx;
+    sim_.tick();
     Drive(0, std::nullopt);
-    EXPECT_EQ(m_->rsp_state_o, kNormal) << "in-range read after index " << idx;
+    EXPECT_EQ(sim_->rsp_state_o, kNormal) << "in-range read after index " << idx;
   }
   // Forwarded NORMAL writes to the aliased entry, in both cycles, do not make it NORMAL.
   Drive(kStreams + 3U, Write{3, Entry{kNormal, 0x0444}});
-  Tick();
+  sim_.tick();
   Drive(0, std::nullopt);
-  EXPECT_EQ(m_->rsp_state_o, kTornDown) << "write of the read's cycle to the aliased entry";
+  EXPECT_EQ(sim_->rsp_state_o, kTornDown) << "write of the read's cycle to the aliased entry";
   Drive(kStreams + 3U, std::nullopt);
-  Tick();
+  sim_.tick();
   Drive(0, Write{3, Entry{kNormal, 0x0555}});
-  EXPECT_EQ(m_->rsp_state_o, kTornDown) << "write of the answer's cycle to the aliased entry";
+  EXPECT_EQ(sim_->rsp_state_o, kTornDown) << "write of the answer's cycle to the aliased entry";
   Drive(kStreams + 3U, Write{3, Entry{kNormal, 0x0666}});
-  Tick();
+  sim_.tick();
   Drive(0, Write{3, Entry{kNormal, 0x0777}});
-  EXPECT_EQ(m_->rsp_state_o, kTornDown) << "both writes to the aliased entry";
-  Tick();
+  EXPECT_EQ(sim_->rsp_state_o, kTornDown) << "both writes to the aliased entry";
+  sim_.tick();
   Drive(0, std::nullopt);
   ExpectRead(3, Entry{kNormal, 0x0777});
 }
 
 TEST_F(Stream, EntriesSurviveReset) {
   WriteAll();
-  Reset();
+  sim_.reset();
   for (unsigned i = 0; i < kStreams; ++i) ExpectRead(i, Initial(i));
   // A write and a read in the cycle after reset: forwarded as usual.
   const Entry e{kTornDown, 0x0F0F};
   Drive(2, Write{2, e});
-  Tick();
+  sim_.tick();
   Drive(0, std::nullopt);
   ExpectAnswer(e, "write of the read's cycle right after reset");
 }
@@ -323,18 +299,18 @@ TEST_F(Stream, RandomAgainstReferenceModel) {
       const unsigned idx = prev_read;
       if (idx >= kStreams) {
         ++out_of_range;
-        ASSERT_EQ(m_->rsp_state_o, kTornDown) << "cycle " << cycle << " index " << idx;
+        ASSERT_EQ(sim_->rsp_state_o, kTornDown) << "cycle " << cycle << " index " << idx;
       } else {
         const bool a = prev_write.has_value() && prev_write->stream == idx;
         const bool b = wr.has_value() && wr->stream == idx;
         fwd_read_cycle += a ? 1U : 0U;
         fwd_answer_cycle += b ? 1U : 0U;
         fwd_both += (a && b) ? 1U : 0U;
-        ASSERT_EQ(m_->rsp_state_o, ref[idx].state) << "cycle " << cycle << " index " << idx;
-        ASSERT_EQ(m_->rsp_pd_o, ref[idx].pd) << "cycle " << cycle << " index " << idx;
+        ASSERT_EQ(sim_->rsp_state_o, ref[idx].state) << "cycle " << cycle << " index " << idx;
+        ASSERT_EQ(sim_->rsp_pd_o, ref[idx].pd) << "cycle " << cycle << " index " << idx;
       }
     }
-    Tick();
+    sim_.tick();
     prev_read = rd;
     prev_valid = true;
     prev_write = wr;
