@@ -14,7 +14,7 @@
 // output registers (a table read by several ports is kept in copies written together). An answer
 // holds the tables as they were before the writes of the read's cycle, except where forwarding is
 // named:
-//   A  the segment pipeline: cfg, prod, head, landed of a_queue_i and the cache slot a_slot_i
+//   A  the segment pipeline: cfg, prod, cons, landed of a_queue_i and the cache slot a_slot_i
 //   E  the prefetch engine: cfg, prod, cons, req of e_queue_i; req with the write of the read's cycle
 //      forwarded (the engine's own last request, or a start)
 //   C  consumes: c_valid_i with c_queue_i (the read address every cycle) consumes a message: head + 1,
@@ -48,7 +48,7 @@ module rnic_lookup_rq #(
   output logic [63:0]   a_base_o,
   output logic [4:0]    a_log2_o,
   output logic [31:0]   a_prod_o,
-  output logic [31:0]   a_head_o,
+  output logic [31:0]   a_cons_o,
   output logic [31:0]   a_landed_o,
   output logic [31:0]   a_cd_msn_o,
   output logic [63:0]   a_cd_addr_o,
@@ -101,7 +101,7 @@ module rnic_lookup_rq #(
   logic [QcW-1:0] qc_e_mem [NumQueues];
   logic [31:0]    prod_a_mem [NumQueues];
   logic [31:0]    prod_e_mem [NumQueues];
-  logic [31:0]    head_a_mem [NumQueues];
+  logic [31:0]    cons_a_mem [NumQueues];  // the pipeline's copy holds cons = head - 1 too
   logic [31:0]    cons_e_mem [NumQueues];  // the engine's copy holds cons = head - 1
   logic [31:0]    head_c_mem [NumQueues];
   logic [31:0]    req_mem [NumQueues];
@@ -109,7 +109,7 @@ module rnic_lookup_rq #(
   logic [CdW-1:0] cache_mem [NumQueues * RqPrefetch];
 
   logic [QcW-1:0] qc_a_rdata, qc_e_rdata, qc_wdata;
-  logic [31:0]    prod_a_rdata, prod_e_rdata, head_a_rdata, cons_e_rdata, head_c_rdata;
+  logic [31:0]    prod_a_rdata, prod_e_rdata, cons_a_rdata, cons_e_rdata, head_c_rdata;
   logic [31:0]    req_rdata, landed_rdata;
   logic [CdW-1:0] cache_rdata;
 
@@ -181,8 +181,8 @@ module rnic_lookup_rq #(
     prod_e_rdata <= prod_e_mem[e_queue_i];
   end
   always_ff @(posedge clk_i) begin
-    if (head_we) head_a_mem[head_waddr] <= head_wdata;
-    head_a_rdata <= head_a_mem[a_queue_i];
+    if (head_we) cons_a_mem[head_waddr] <= cons_wdata;
+    cons_a_rdata <= cons_a_mem[a_queue_i];
   end
   always_ff @(posedge clk_i) begin
     if (head_we) cons_e_mem[head_waddr] <= cons_wdata;
@@ -231,7 +231,7 @@ module rnic_lookup_rq #(
   assign a_base_o = qc_a_rdata[QcBase +: 64];
   assign a_log2_o = qc_a_rdata[QcLog2 +: 5];
   assign a_prod_o = prod_a_rdata;
-  assign a_head_o = head_a_rdata;
+  assign a_cons_o = cons_a_rdata;
   assign a_landed_o = landed_rdata;
   assign a_cd_msn_o = cache_rdata[CdMsn +: 32];
   assign a_cd_addr_o = cache_rdata[CdAddr +: 64];

@@ -2,9 +2,11 @@
 `include "rnic_assert.svh"
 // Stage 2: the lookup. A pipeline that takes one segment per cycle:
 //   A  the segment is accepted; every table is read at its address (registered-read RAMs)
-//   B  the data is there: the lookup result is formed; an untagged segment takes its receive-buffer
-//      descriptor from the cache, or waits for it
+//   B  the data is there: the item's fields and the queue arithmetic, as flags, into C's registers
+//   C  the decision from registers: an untagged segment takes its receive-buffer descriptor from the
+//      cache (C's flags), waits for it (re-reading its tables: a miss), or reads it directly
 //   O  the output register to validate
+// Each stage's logic is one carry chain at most (the depth budget, issue 12).
 // The tables are units (issue 12), each with a request/response interface and its own testbench:
 //   u_stag      rnic_lookup_stag      the STag table with its key table
 //   u_stream    rnic_lookup_stream    the stream table (state, PD)
@@ -168,9 +170,22 @@ module rnic_rx_lookup #(
 
   logic b_valid_q, b_valid_d;           // stage B holds a segment
   rnic_seg_t b_seg_q, b_seg_d;
-  dir_e b_dir_q, b_dir_d;
-  logic [127:0] b_desc_q, b_desc_d;     // B's directly read descriptor
-  logic b_rerr_q, b_rerr_d;
+  logic [31:0] b_msnm1_q;               //   its MSN - 1
+  logic b_fresh_q;                      //   the table data of this cycle are B's (C did not re-read)
+
+  logic c_valid_q, c_valid_d;           // stage C holds a segment
+  rnic_seg_t c_seg_q;
+  logic [31:0] c_msnm1_q;
+  rnic_lookup_t c_lk_q;                 //   its item (stream word kept current), but for the status
+  logic c_qbad_q, c_neg_q, c_nobuf_q, c_near_q, c_hit_q, c_low_q;  // B's flags
+  logic c_normal_q;                     //   its stream word says NORMAL (kept with c_lk_q)
+  logic [63:0] c_base_q;                //   the queue's ring
+  logic [31:0] c_slot_q;                //   and the MSN's slot in it
+  logic [63:0] c_dir_addr;              //   the MSN's descriptor in the host ring
+  logic c_refresh_q;                    //   the table data of this cycle are C's (re-read on a miss)
+  dir_e c_dir_q, c_dir_d;               //   its direct descriptor read
+  logic [127:0] c_desc_q, c_desc_d;     //   the directly read descriptor
+  logic c_rerr_q, c_rerr_d;
 
   logic lk_valid_q, lk_valid_d;         // stage O
   rnic_lookup_t lk_q, lk_d;
@@ -223,11 +238,11 @@ module rnic_rx_lookup #(
   logic               bq_cfg, cd_err;
   logic [63:0]        bq_base, cd_addr;
   logic [4:0]         bq_log2;
-  logic [31:0]        bq_prod, bq_head, bq_landed, cd_msn, cd_len;
+  logic [31:0]        bq_prod, bq_cons, bq_landed, cd_msn, cd_len;
   rnic_lookup_rq #(.NumQueues(NumQueues), .RqPrefetch(RqPrefetch)) u_rq (
     .clk_i, .rst_ni,
     .a_queue_i(qa_raddr), .a_slot_i(cache_rslot), .a_cfg_o(bq_cfg), .a_base_o(bq_base),
-    .a_log2_o(bq_log2), .a_prod_o(bq_prod), .a_head_o(bq_head), .a_landed_o(bq_landed),
+    .a_log2_o(bq_log2), .a_prod_o(bq_prod), .a_cons_o(bq_cons), .a_landed_o(bq_landed),
     .a_cd_msn_o(cd_msn), .a_cd_addr_o(cd_addr), .a_cd_len_o(cd_len), .a_cd_err_o(cd_err),
     .e_queue_i(e_rd_queue), .e_cfg_o(e_rd_cfg), .e_base_o(e_rd_base), .e_log2_o(e_rd_log2),
     .e_prod_o(e_rd_prod), .e_cons_o(e_rd_cons), .e_req_o(e_rd_req),
@@ -254,93 +269,144 @@ module rnic_rx_lookup #(
     .iss_queue_o(e_iss_queue), .iss_msn_o(e_iss_msn),
     .req_we_o(e_req_we), .req_queue_o(e_req_queue), .req_msn_o(e_req_msn), .idle_o(e_idle));
 
-  // ---- stage B: the segment's lookup ---------------------------------------------------------------
-  logic [QueueIw-1:0] b_queue;
-  logic b_qn_ok;
+  // ---- stage B: the table data are there; the lookup's arithmetic -----------------------------------
+  // B computes, for the segment whose tables were read (B's own, or C's when C re-reads, c_refresh_q),
+  // the lookup fields and the queue arithmetic as flags, each one carry chain from the RAM outputs
+  // (the depth budget, issue 12), for C to decide on. Free-running 32-bit MSNs (RFC 5041 4.3); the
+  // queue's cons = head - 1 (the last delivered MSN); ahead = msn - head = msn + ~cons (the message's
+  // distance from the next to deliver); P = prod - cons (posted); cached = landed - cons; size =
+  // 2^log2 (log2 <= 16 for a configured queue):
+  //   neg    ahead < 0 (the MSN is before the first available buffer)
+  //   nobuf  ahead >= min(P, size) (a producer beyond the ring is not believed): ahead >= size, or
+  //          ahead >= P; for 0 <= ahead < 2^31 the latter is P < 2^31 and ahead - P = msn - prod - 1
+  //          >= 0 as a signed number
+  //   near   ahead < RqPrefetch
+  //   hit    the cache holds the MSN's descriptor: cached >= 0, ahead < cached and the slot's MSN is
+  //          the segment's; with near, ahead - cached = msn - landed - 1 = ~(landed - msn), so
+  //          ahead < cached is (landed - msn) >= 0 as a signed number
+  //   low    cached < 0 or cached - ahead = (landed - msn) + 1 <= RqPrefetch / 2: time to fetch more
+  // Doorbells and consumes the read missed make the flags older, never wrong: the segment is simply
+  // ordered before them.
+  rnic_seg_t s_seg;                     // the segment the data are for
+  logic [31:0] s_msnm1;                 //   its MSN - 1
+  assign s_seg = c_refresh_q ? c_seg_q : b_seg_q;
+  assign s_msnm1 = c_refresh_q ? c_msnm1_q : b_msnm1_q;
+  logic [QueueIw-1:0] b_queue, c_queue;
   assign b_queue = QueueIw'({b_seg_q.stream[StreamIw-1:0], b_seg_q.qn[QnIw-1:0]});
-  assign b_qn_ok = b_seg_q.qn < NumQns;
+  assign c_queue = QueueIw'({c_seg_q.stream[StreamIw-1:0], c_seg_q.qn[QnIw-1:0]});
 
-  // Queue state for the segment. Doorbells and consumes the read missed make it older, never wrong:
-  // the segment is simply ordered before them.
-  logic [31:0] bq_size, bq_ahead, bq_posted, bq_slot, bq_cached;
-  logic        bq_hit, bq_near, bq_low;
+  logic [31:0] s_himask, s_ahead, s_p, s_e, s_cached, s_z, s_slot;
+  logic        s_qbad, s_neg, s_nobuf, s_near, s_hit, s_low;
   always_comb begin
-    bq_size = 32'd1 << bq_log2;
-    bq_ahead = b_seg_q.msn - bq_head;                       // mod 2^32: MSNs wrap (4.3)
-    bq_posted = bq_prod - (bq_head - 32'd1);                // producer - consumer
-    if (bq_posted > bq_size) bq_posted = bq_size;           // a producer beyond the ring is not believed
-    bq_slot = (b_seg_q.msn - 32'd1) & (bq_size - 32'd1);
-    bq_cached = bq_landed - (bq_head - 32'd1);              // descriptors in the cache
-    bq_near = bq_ahead < RqPrefetch;
-    bq_hit = !bq_cached[31] && bq_ahead < bq_cached && cd_msn == b_seg_q.msn;
-    bq_low = bq_cached[31] || bq_cached - bq_ahead <= RqPrefetch / 2;  // time to fetch more
+    for (int i = 0; i < 32; i++) s_himask[i] = 32'(i) >= {27'b0, bq_log2};  // ~(size - 1), per bit
+    s_ahead = s_seg.msn + ~bq_cons;
+    s_p = bq_prod - bq_cons;
+    s_e = s_seg.msn + ~bq_prod;
+    s_cached = bq_landed - bq_cons;
+    s_z = bq_landed - s_seg.msn;
+    s_qbad = s_seg.qn >= NumQns || !bq_cfg;
+    s_neg = s_ahead[31];
+    s_nobuf = (s_ahead & s_himask) != '0 || (!s_p[31] && !s_e[31]);
+    s_near = s_ahead[31:PfIw] == '0;
+    s_hit = !s_cached[31] && !s_z[31] && cd_msn == s_seg.msn;
+    s_low = s_cached[31] || &s_z || s_z[31:PfIw-1] == '0;
+    s_slot = s_msnm1 & ~s_himask;
+  end
+  logic unused_s;                       // only their signs
+  assign unused_s = ^{s_p[30:0], s_e[30:0], s_cached[30:0]};
+
+  rnic_lookup_t s_lk;                   // the item to validate, but for the queue's status
+  always_comb begin
+    s_lk = '0;
+    s_lk.kind = RNIC_ITEM_SEG;
+    s_lk.seg = s_seg;
+    s_lk.stream_state = strm_state;     // TORN_DOWN for a stream index out of range (u_stream)
+    s_lk.stream_pd = strm_pd;
+    s_lk.next_ssn = ssn_rd_next_i;
+    s_lk.stag_valid = stag_hit;         // the index in range (u_stag checks it) and the entry valid
+    s_lk.stag_key = stag_key;
+    s_lk.stag_pd = stag_pd;
+    s_lk.stag_bound = stag_bound;
+    s_lk.stag_stream = stag_stream;
+    s_lk.stag_remote_write = stag_rw;
+    s_lk.stag_base_to = stag_base;
+    s_lk.stag_length = stag_len;
+    s_lk.stag_addr = stag_addr;
+    s_lk.rq_addr = cd_addr;
+    s_lk.rq_length = cd_len;
+    s_lk.local_fault = cd_err;
   end
 
-  rnic_lookup_t b_lk;
-  logic b_need_desc;
+  // ---- stage C: the decision (from registers) -----------------------------------------------------
+  // The stream word is kept current in C: a stream write of C's cycle (validate's error feedback, a
+  // delivery failure: no other write happens while a segment is in lookup) updates it and reaches
+  // the output of that cycle. The decision reads the registered word: an older NORMAL only fetches a
+  // descriptor that the item then does not use.
+  rnic_lookup_t c_out;
+  logic c_fwd;
+  assign c_fwd = strm_we && strm_waddr == c_seg_q.stream;
+  rnic_rq_status_e c_status;
+  logic c_need;
   always_comb begin
-    b_lk = '0;
-    b_lk.kind = RNIC_ITEM_SEG;
-    b_lk.seg = b_seg_q;
-    b_lk.stream_state = strm_state;   // TORN_DOWN for a stream index out of range (u_stream)
-    b_lk.stream_pd = strm_pd;
-    b_lk.next_ssn = ssn_rd_next_i;
-    b_lk.stag_valid = stag_hit;   // the index in range (u_stag checks it) and the entry valid
-    b_lk.stag_key = stag_key;
-    b_lk.stag_pd = stag_pd;
-    b_lk.stag_bound = stag_bound;
-    b_lk.stag_stream = stag_stream;
-    b_lk.stag_remote_write = stag_rw;
-    b_lk.stag_base_to = stag_base;
-    b_lk.stag_length = stag_len;
-    b_lk.stag_addr = stag_addr;
-    if (!b_qn_ok || !bq_cfg) b_lk.rq_status = RNIC_RQ_BAD_QN;
-    else if (bq_ahead[31]) b_lk.rq_status = RNIC_RQ_MSN_RANGE;  // before the first buffer
-    else if (bq_ahead >= bq_posted) b_lk.rq_status = RNIC_RQ_NO_BUF;
-    else b_lk.rq_status = RNIC_RQ_OK;
+    if (c_qbad_q) c_status = RNIC_RQ_BAD_QN;
+    else if (c_neg_q) c_status = RNIC_RQ_MSN_RANGE;   // before the first buffer
+    else if (c_nobuf_q) c_status = RNIC_RQ_NO_BUF;    // past the last posted buffer
+    else c_status = RNIC_RQ_OK;
     // The descriptor is needed only when the segment can be placed into it.
-    b_need_desc = !b_seg_q.is_tagged &&
-                  b_lk.stream_state == 2'(RNIC_STREAM_NORMAL) && b_lk.rq_status == RNIC_RQ_OK;
-    if (b_dir_q == D_DONE) begin
-      b_lk.rq_addr = b_desc_q[RNIC_RQD_ADDR_LSB +: 64];
-      b_lk.rq_length = b_desc_q[RNIC_RQD_LENGTH_LSB +: 32];
-      b_lk.local_fault = b_rerr_q;
-    end else begin
-      b_lk.rq_addr = cd_addr;
-      b_lk.rq_length = cd_len;
-      b_lk.local_fault = cd_err;
+    c_need = !c_seg_q.is_tagged && c_normal_q && !c_qbad_q && !c_neg_q && !c_nobuf_q;
+    c_out = c_lk_q;
+    c_out.seg = c_seg_q;
+    c_out.rq_status = c_status;
+    if (c_fwd) begin
+      c_out.stream_state = strm_wstate;
+      c_out.stream_pd = strm_wpd;
+    end
+    if (c_dir_q == D_DONE) begin
+      c_out.rq_addr = c_desc_q[RNIC_RQD_ADDR_LSB +: 64];
+      c_out.rq_length = c_desc_q[RNIC_RQD_LENGTH_LSB +: 32];
+      c_out.local_fault = c_rerr_q;
     end
   end
 
-  // B is finished when no descriptor is needed, the cache has it, or the direct read answered.
-  // A direct read once asked for is always waited for (its answer must not reach a later segment).
-  logic b_done, b_miss, b_want_dir, b_adv, a_accept, out_free;
+  // C is finished when no descriptor is needed, the cache has it, or the direct read answered. A
+  // miss re-reads C's tables (B's read waits: b_fresh_q) until the prefetch engine lands the
+  // descriptor. A direct read once asked for is always waited for (its answer must not reach a later
+  // segment).
+  logic c_done, c_miss, c_want_dir, c_adv, b_move, out_free;
   always_comb begin
-    b_done = 1'b0;
-    b_miss = 1'b0;
-    b_want_dir = 1'b0;
-    if (b_valid_q) begin
-      if (b_dir_q == D_DONE) b_done = 1'b1;
-      else if (b_dir_q != D_NONE) b_done = 1'b0;
-      else if (!b_need_desc) b_done = 1'b1;
-      else if (bq_near && bq_hit) b_done = 1'b1;
-      else if (bq_near) b_miss = 1'b1;
-      else b_want_dir = 1'b1;
+    c_done = 1'b0;
+    c_miss = 1'b0;
+    c_want_dir = 1'b0;
+    if (c_valid_q) begin
+      if (c_dir_q == D_DONE) c_done = 1'b1;
+      else if (c_dir_q != D_NONE) c_done = 1'b0;
+      else if (!c_need) c_done = 1'b1;
+      else if (c_near_q && c_hit_q) c_done = 1'b1;
+      else if (c_near_q) c_miss = 1'b1;
+      else c_want_dir = 1'b1;
     end
   end
+  assign c_dir_addr = c_base_q + {28'b0, c_slot_q, 4'b0};
   assign out_free = !lk_valid_q || lk_ready_i;
-  assign b_adv = b_valid_q && b_done && out_free;
+  assign c_adv = c_valid_q && c_done && out_free;
+  assign b_move = b_valid_q && b_fresh_q && (!c_valid_q || c_adv);
 
   // ---- top-level control: init walk, commands, stream-enable echo ----------------------------------
   // A command runs when nothing is in flight in lookup: no segment in B or O, no descriptor read, the
   // engine idle, no consume half done. While one waits, no new segment is accepted.
   logic drained, cmd_exec, cmd_pending, echo_seen;
+  // A command runs from its second cycle: its index check is a register (the arguments are held while
+  // cmd_valid_i is, regs' a_cmd_hold), for the depth budget.
+  logic cmd_seen_q, cmd_ok_q;
+  always_ff @(posedge clk_i) begin
+    cmd_seen_q <= rst_ni && cmd_pending && !cmd_exec;
+    cmd_ok_q <= cmd_index_ok;
+  end
   assign cmd_pending = ctl_q == C_RUN && cmd_valid_i;
-  assign drained = !b_valid_q && !lk_valid_q && e_idle && !ar_valid_q && !rd_out_valid &&
+  assign drained = !b_valid_q && !c_valid_q && !lk_valid_q && e_idle && !ar_valid_q && !rd_out_valid &&
                    !c_busy && !dn_busy_i;
-  assign cmd_exec = cmd_pending && drained;
-  assign a_accept = seg_valid_i && seg_ready_o;
-  assign seg_ready_o = ctl_q == C_RUN && !cmd_pending && (!b_valid_q || b_adv);
+  assign cmd_exec = cmd_pending && cmd_seen_q && drained;
+  assign seg_ready_o = ctl_q == C_RUN && !cmd_pending && !c_miss && (!b_valid_q || b_move);
 
   // Consumes (head + 1, read-modify-write over two cycles with forwarding) and echoes are always
   // taken: deliver must never wait on lookup for them, or lookup -> ... -> deliver -> lookup deadlocks.
@@ -355,31 +421,33 @@ module rnic_rx_lookup #(
   assign db_ready_o = ctl_q != C_INIT && ctl_q != C_QWR && !cmd_exec;
 
   logic db_take, db_in_range;
+  logic db_hint_q;                      // a doorbell was taken in the cycle before: its hint (a
+  logic [QueueIw-1:0] db_hint_queue_q;  //   register: the depth budget)
+  always_ff @(posedge clk_i) begin
+    db_hint_q <= rst_ni && db_take && db_in_range;
+    db_hint_queue_q <= QueueIw'({db_stream_i[StreamIw-1:0], db_qn_i[QnIw-1:0]});
+  end
   assign db_take = db_valid_i && db_ready_o;
   assign db_in_range = {16'b0, db_stream_i} < NumStreams && {24'b0, db_qn_i} < NumQns;
 
   // The engine's hold and C_QWR, as registers (the depth budget).
   logic ctl_qwr_q;
   always_ff @(posedge clk_i) begin
-    e_start_hold_q <= cmd_pending && !b_valid_q;
+    e_start_hold_q <= cmd_pending && !b_valid_q && !c_valid_q;
     ctl_qwr_q <= rst_ni && qecho_seen;              // ctl_q == C_QWR (C_QECHO's exit)
   end
 
   // AR register: B's direct read first, then the engine.
   logic ar_load, ar_load_dir, ar_load_eng, ar_free;
-  logic [31:0] dir_slot;
-  logic [63:0] dir_addr;
   assign ar_free = !ar_valid_q || m_axi_arready_i;
-  assign dir_slot = bq_slot;
-  assign dir_addr = bq_base + {28'b0, dir_slot, 4'b0};
-  assign ar_load_dir = b_dir_q == D_WANT && ar_free && rd_in_ready;
-  assign ar_load_eng = !ar_load_dir && b_dir_q != D_WANT && e_iss_valid && ar_free && rd_in_ready &&
+  assign ar_load_dir = c_dir_q == D_WANT && ar_free && rd_in_ready;
+  assign ar_load_eng = !ar_load_dir && c_dir_q != D_WANT && e_iss_valid && ar_free && rd_in_ready &&
                        !ctl_qwr_q;  // its last request writes req
   assign e_iss_ready = ar_load_eng;
   assign ar_load = ar_load_dir || ar_load_eng;
   assign rd_push = ar_load;
   always_comb begin
-    if (ar_load_dir) rd_in = {1'b1, b_queue, b_seg_q.msn, dir_addr[5:0]};
+    if (ar_load_dir) rd_in = {1'b1, c_queue, c_seg_q.msn, c_dir_addr[5:0]};
     else rd_in = {1'b0, e_iss_queue, e_iss_msn, e_iss_addr[5:0]};
   end
 
@@ -427,7 +495,7 @@ module rnic_rx_lookup #(
         strm_wpd = '0;
       end
       // STREAM_TEARDOWN: no lookup after this cycle places for the stream.
-      C_RUN: if (cmd_exec && cmd_index_ok && cmd_op_i == RNIC_CMD_STREAM_TEARDOWN) begin
+      C_RUN: if (cmd_exec && cmd_ok_q && cmd_op_i == RNIC_CMD_STREAM_TEARDOWN) begin
         strm_we = 1'b1;
         strm_waddr = a0[15:0];
         strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
@@ -452,9 +520,10 @@ module rnic_rx_lookup #(
     cmd_pd_d = cmd_pd_q;
     b_valid_d = b_valid_q;
     b_seg_d = b_seg_q;
-    b_dir_d = b_dir_q;
-    b_desc_d = b_desc_q;
-    b_rerr_d = b_rerr_q;
+    c_valid_d = c_valid_q;
+    c_dir_d = c_dir_q;
+    c_desc_d = c_desc_q;
+    c_rerr_d = c_rerr_q;
     lk_valid_d = lk_valid_q;
     lk_d = lk_q;
     ar_valid_d = ar_valid_q;
@@ -468,9 +537,9 @@ module rnic_rx_lookup #(
     cmd_refused_o = 1'b0;
     cmd_result_o = '0;
 
-    // Reads: a new segment's addresses when one is accepted, else B's again (B re-reads while it
-    // waits, so it sees table changes).
-    if (a_accept) begin
+    // Reads: B's again while B stays (B re-reads while it waits, so it sees table changes), else the
+    // arriving segment's (read whether or not it is taken: the select does not wait for the handshake).
+    if (!b_valid_q || b_move) begin
       stag_rd = seg_i.stag;
       strm_rd = seg_i.stream;
       qa_raddr = QueueIw'({seg_i.stream[StreamIw-1:0], seg_i.qn[QnIw-1:0]});
@@ -479,10 +548,20 @@ module rnic_rx_lookup #(
     end else begin
       stag_rd = b_seg_q.stag;
       strm_rd = b_seg_q.stream;
-      // A command reads the queue it names (QUEUE_CONFIG checks it is not configured).
-      qa_raddr = cmd_exec ? QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]}) : b_queue;
+      qa_raddr = b_queue;
       ssn_rd_stream_o = b_seg_q.stream;
-      cache_rslot = PfIw'(b_seg_q.msn - 32'd1);
+      cache_rslot = PfIw'(b_msnm1_q);
+    end
+    // A waiting command reads the queue it names once B is empty (no segment is taken meanwhile):
+    // QUEUE_CONFIG checks it is not configured, from the read of the cycle it runs in.
+    if (cmd_pending && !b_valid_q) qa_raddr = QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]});
+    // C's miss: C's tables again (the cycle's read is C's; B reads in a later cycle).
+    if (c_miss) begin
+      stag_rd = c_seg_q.stag;
+      strm_rd = c_seg_q.stream;
+      qa_raddr = c_queue;
+      ssn_rd_stream_o = c_seg_q.stream;
+      cache_rslot = PfIw'(c_msnm1_q);
     end
     qcons_raddr = QueueIw'({cons_stream_i[StreamIw-1:0], cons_qn_i[QnIw-1:0]});
 
@@ -505,41 +584,45 @@ module rnic_rx_lookup #(
     end
 
     // ---- stage B -> O
-    if (b_adv) begin
-      lk_d = b_lk;
+    if (c_adv) begin
+      lk_d = c_out;
       lk_valid_d = 1'b1;
-      b_dir_d = D_NONE;
+      c_dir_d = D_NONE;
     end else if (lk_valid_q && lk_ready_i) begin
       lk_valid_d = 1'b0;
     end
-    if (b_want_dir && b_dir_q == D_NONE) b_dir_d = D_WANT;
-    if (ar_load_dir) b_dir_d = D_WAIT;
-    if (a_accept) begin
-      b_valid_d = 1'b1;
-      b_seg_d = seg_i;
-    end else if (b_adv) begin
-      b_valid_d = 1'b0;
+    if (c_want_dir && c_dir_q == D_NONE) c_dir_d = D_WANT;
+    if (ar_load_dir) c_dir_d = D_WAIT;
+    if (b_move) begin
+      c_valid_d = 1'b1;
+    end else if (c_adv) begin
+      c_valid_d = 1'b0;
     end
+    // B takes the arriving segment whenever it is free (whether or not the segment is taken: B is
+    // then empty); it holds one when taken (written so that b_move appears once: the depth budget).
+    if (!b_valid_q || b_move) b_seg_d = seg_i;
+    b_valid_d = (b_valid_q && !b_move) ||
+                (seg_valid_i && ctl_q == C_RUN && !cmd_pending && !c_miss);
 
     // ---- hints (one per cycle; a dropped hint only delays a fetch: a waiting segment hints again)
-    if (b_valid_q && b_miss) begin
+    if (c_miss) begin
       hint_push = hint_in_ready;
-      hint_in = b_queue;
-    end else if (db_take && db_in_range) begin
+      hint_in = c_queue;
+    end else if (db_hint_q) begin  // a doorbell of the cycle before
       hint_push = hint_in_ready;
-      hint_in = QueueIw'({db_stream_i[StreamIw-1:0], db_qn_i[QnIw-1:0]});
+      hint_in = db_hint_queue_q;
     end else if (c_busy) begin  // a consume's second cycle
       hint_push = hint_in_ready;
       hint_in = c_busy_queue;
-    end else if (b_adv && b_need_desc && bq_near && bq_low && b_queue != hint_last_q) begin
+    end else if (c_adv && c_need && c_near_q && c_low_q && c_queue != hint_last_q) begin
       hint_push = hint_in_ready;
-      hint_in = b_queue;
+      hint_in = c_queue;
     end
 
     // ---- AR register
     if (ar_load) begin
       ar_valid_d = 1'b1;
-      ar_addr_d = ar_load_dir ? dir_addr : e_iss_addr;
+      ar_addr_d = ar_load_dir ? c_dir_addr : e_iss_addr;
     end else if (m_axi_arready_i) begin
       ar_valid_d = 1'b0;
     end
@@ -553,9 +636,9 @@ module rnic_rx_lookup #(
         r_beat_d = '0;
         r_err_d = 1'b0;
         if (rd_dir) begin
-          b_desc_d = r_desc_now;
-          b_rerr_d = r_err_now;
-          b_dir_d = D_DONE;
+          c_desc_d = r_desc_now;
+          c_rerr_d = r_err_now;
+          c_dir_d = D_DONE;
         end else begin
           land_we = 1'b1;
         end
@@ -576,7 +659,7 @@ module rnic_rx_lookup #(
 
       C_RUN: if (cmd_exec) begin
         cmd_ready_o = 1'b1;
-        if (!cmd_index_ok) begin
+        if (!cmd_ok_q) begin
           cmd_done_o = 1'b1;
           cmd_refused_o = 1'b1;
         end else begin
@@ -684,7 +767,9 @@ module rnic_rx_lookup #(
       ctl_q <= C_INIT;
       init_q <= '0;
       b_valid_q <= 1'b0;
-      b_dir_q <= D_NONE;
+      c_valid_q <= 1'b0;
+      c_dir_q <= D_NONE;
+      c_refresh_q <= 1'b0;
       lk_valid_q <= 1'b0;
       ar_valid_q <= 1'b0;
       r_beat_q <= '0;
@@ -693,7 +778,9 @@ module rnic_rx_lookup #(
       ctl_q <= ctl_d;
       init_q <= init_d;
       b_valid_q <= b_valid_d;
-      b_dir_q <= b_dir_d;
+      c_valid_q <= c_valid_d;
+      c_dir_q <= c_dir_d;
+      c_refresh_q <= c_miss;
       lk_valid_q <= lk_valid_d;
       ar_valid_q <= ar_valid_d;
       r_beat_q <= r_beat_d;
@@ -705,8 +792,32 @@ module rnic_rx_lookup #(
     cmd_stream_q <= cmd_stream_d;
     cmd_pd_q <= cmd_pd_d;
     b_seg_q <= b_seg_d;
-    b_desc_q <= b_desc_d;
-    b_rerr_q <= b_rerr_d;
+    if (!b_valid_q || b_move) b_msnm1_q <= seg_i.msn - 32'd1;
+    b_fresh_q <= !c_miss;
+    c_desc_q <= c_desc_d;
+    c_rerr_q <= c_rerr_d;
+    // C loads B's segment as it moves, or its own flags again from a re-read; else the stream word
+    // follows the writes of its cycle.
+    if (b_move || c_refresh_q) begin
+      c_lk_q <= s_lk;
+      c_normal_q <= strm_state == 2'(RNIC_STREAM_NORMAL);
+      c_qbad_q <= s_qbad;
+      c_neg_q <= s_neg;
+      c_nobuf_q <= s_nobuf;
+      c_near_q <= s_near;
+      c_hit_q <= s_hit;
+      c_low_q <= s_low;
+      c_base_q <= bq_base;
+      c_slot_q <= s_slot;
+    end else if (c_fwd) begin
+      c_normal_q <= strm_wstate == 2'(RNIC_STREAM_NORMAL);
+      c_lk_q.stream_state <= strm_wstate;
+      c_lk_q.stream_pd <= strm_wpd;
+    end
+    if (b_move) begin
+      c_seg_q <= b_seg_q;
+      c_msnm1_q <= b_msnm1_q;
+    end
     lk_q <= lk_d;
     ar_addr_q <= ar_addr_d;
     r_desc_q <= r_desc_d;

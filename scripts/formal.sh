@@ -16,12 +16,13 @@
 #                   observation ports added (deliver_probe).
 #   lookup-a        rnic_rx_lookup (128 bits, 2 STags, 1 stream x 1 QN): every tagged item carries the
 #                   STag entry the commands programmed (key as the card issued it). BMC to
-#                   --lookup-depth cycles (default 12).
+#                   --lookup-depth cycles (default 14: the first tagged item with a valid STag
+#                   reaches O at cycle 9, the first untagged RQ OK item at 12, since stage C).
 #   lookup-bw       the same, 1 QN: an untagged RQ OK item names a posted, not completed MSN (slow).
 #   lookup-b        2 QNs: the window and the descriptor the host ring holds for the MSN's slot (slow).
 #   lookup-race     2 QNs, well-behaved doorbells and consumes, the window: QUEUE_CONFIG's table
-#                   writes racing a consume / doorbell of another queue (depth 13; failed at cycle 12
-#                   before the C_QWR fix).
+#                   writes racing a consume / doorbell of another queue (depth 16; failed at cycle 12
+#                   before the C_QWR fix, with one pipeline stage fewer in lookup).
 #   regs-cq         rnic_regs, all inputs free: CQ_BASE / CQ_LOG2_SIZE change only with the ring
 #                   disabled in that cycle and the one before and cq_busy_i = 0 the cycle before;
 #                   log2 <= 16 (deliver's configuration assumption). k-induction (proven: unbounded).
@@ -51,7 +52,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work="$root/build/formal"
 place_depth=9
 deliver_depth=8
-lookup_depth=12
+lookup_depth=14
 mutants=1
 engine=sat
 smt_timeout=120
@@ -331,12 +332,24 @@ if wanted deliver; then
   run deliver deliver_fv bmc "$deliver_depth" pass "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
 fi
 run regs-cq regs_cq_fv induct 4 pass "$rtl/rnic_regs.sv" "$fv/deliver_fv.sv"
+# lookup_probe SRC NAME: lookup with fv_c_load (stage C takes an item's table data this cycle: the
+# item moves in from B, or C's own re-read answers), for the harness's snapshot.
+lookup_probe() {
+  local m
+  m=$(mutant "$1" "$2_p1" "  input  logic                   lk_ready_i
+);" "  input  logic                   lk_ready_i,
+  output logic                   fv_c_load
+);")
+  mutant "$m" "$2" "endmodule" "  assign fv_c_load = b_move || c_refresh_q;
+endmodule"
+}
 lk_units=("$rtl/rnic_lookup_stream.sv" "$rtl/rnic_lookup_rq.sv" "$rtl/rnic_lookup_prefetch.sv" "$rtl/rnic_fifo.sv")
-lk=("$rtl/rnic_rx_lookup.sv" "$rtl/rnic_lookup_stag.sv" "${lk_units[@]}" "$fv/lookup_fv.sv")
+lk_probe=$(lookup_probe "$rtl/rnic_rx_lookup.sv" lookup_probe_rtl)
+lk=("$lk_probe" "$rtl/rnic_lookup_stag.sv" "${lk_units[@]}" "$fv/lookup_fv.sv")
 run lookup-a lookup_fv_a bmc "$lookup_depth" pass "${lk[@]}"
 wanted lookup-bw && [[ ${#only[@]} -gt 0 ]] && run lookup-bw lookup_fv_bw bmc "$lookup_depth" pass "${lk[@]}"
 wanted lookup-b && [[ ${#only[@]} -gt 0 ]] && run lookup-b lookup_fv_b bmc "$lookup_depth" pass "${lk[@]}"
-run lookup-race lookup_fv_race bmc 13 pass "${lk[@]}"
+run lookup-race lookup_fv_race bmc 16 pass "${lk[@]}"
 if [[ $mutants -eq 1 ]]; then
   if wanted validate-mut; then
     m=$(mutant "$rtl/rnic_rx_validate.sv" validate_mut_src "end else if (v1_below_q || past_end) begin" \
@@ -371,10 +384,13 @@ if [[ $mutants -eq 1 ]]; then
   rtl_mutant lookup-mut-stag "$rtl/rnic_lookup_stag.sv" lookup_fv_a bmc "$lookup_depth" \
     "assign rsp_hit_o = {8'b0, rd_index_q} < StagEntries && rdata[SeValid];" \
     "assign rsp_hit_o = rdata[SeValid];" \
-    "$rtl/rnic_rx_lookup.sv" "${lk_units[@]}" "$fv/lookup_fv.sv"
-  rtl_mutant lookup-mut-prod "$rtl/rnic_rx_lookup.sv" lookup_fv_bw bmc "$lookup_depth" \
-    "else if (bq_ahead >= bq_posted) b_lk.rq_status" \
-    "else if (1'b0) b_lk.rq_status" \
-    "$rtl/rnic_lookup_stag.sv" "${lk_units[@]}" "$fv/lookup_fv.sv"
+    "$lk_probe" "${lk_units[@]}" "$fv/lookup_fv.sv"
+  if wanted lookup-mut-prod; then
+    m=$(mutant "$rtl/rnic_rx_lookup.sv" lookup_mut_prod_src "else if (c_nobuf_q) c_status" \
+      "else if (1'b0) c_status")
+    m=$(lookup_probe "$m" lookup_mut_prod_rtl)
+    run lookup-mut-prod lookup_fv_bw bmc "$lookup_depth" fail "$m" "$rtl/rnic_lookup_stag.sv" \
+      "${lk_units[@]}" "$fv/lookup_fv.sv"
+  fi
 fi
 exit $status

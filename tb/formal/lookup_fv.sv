@@ -21,10 +21,10 @@
 //       QN >= NumQns or an unconfigured queue; MSN_RANGE for m - head >= 2^31; NO_BUF for
 //       m - head >= min(prod - cons, 2^log2) ("a producer beyond the ring is not believed");
 //       else OK. An out-of-range stream reads torn down.
-// Time of the lookup (the ghost snapshot): lookup reads its tables in the cycle before the item
-// leaves B (B re-reads every cycle) and the item is visible in O a cycle later, so an item that
-// appears in O at cycle t is checked against the ghost as it stood at cycle t - 2 (events up to
-// t - 3). Doorbells and consumes after that read are ordered after the segment (RTL header:
+// Time of the lookup (the ghost snapshot): stage C decides on table data read in the cycle before
+// C took them (the item moving in from B, or C's own re-read on a miss); the probe copy of the RTL
+// (scripts/formal.sh, lookup_probe) says when C takes them (fv_c_load), and an item that appears in
+// O is checked against the ghost as it stood in that read's cycle (sc_*, held for the item). Doorbells and consumes after that read are ordered after the segment (RTL header:
 // "the segment is simply ordered before them"); a consume overtaking the segment is place's
 // stale check (place_fv.sv) and deliver's order check. A consume takes effect in lookup the cycle
 // after its handshake (lookup's two-cycle read-modify-write of head); the ghost head follows that.
@@ -35,7 +35,8 @@
 // descriptor before the doorbell). An AXI R beat with OKAY for a read of W returns D; every other
 // R beat is free. Since W is free, this covers every slot of every ring. Ring bases are 16-byte
 // aligned (hw.def QUEUE_CONFIG ARG2/3).
-// Other environment assumptions: regs holds the opcode and args from the command's handshake
+// Other environment assumptions: regs holds the opcode and args while the command waits (its
+// a_cmd_hold: lookup checks the index a cycle before it runs it) and from the command's handshake
 // until lookup's cmd_done_o (rnic_regs: latched while busy); the consume channel names in-range
 // (stream, QN) (deliver only consumes for its queues); AXI from the slave: an R beat only for an
 // accepted AR, in order, RLAST on each (ARLEN 0 is asserted); a reset resets the slave too.
@@ -134,7 +135,7 @@ module lookup_fv #(
     .m_axi_araddr_o(araddr), .m_axi_arlen_o(arlen), .m_axi_arvalid_o(arvalid),
     .m_axi_arready_i(arready_i), .m_axi_rdata_i(rdata_i), .m_axi_rresp_i(rresp_i),
     .m_axi_rlast_i(rlast_i), .m_axi_rvalid_i(rvalid_i), .m_axi_rready_o(rready),
-    .lk_o(lk), .lk_valid_o(lk_valid), .lk_ready_i
+    .lk_o(lk), .lk_valid_o(lk_valid), .lk_ready_i, .fv_c_load(c_load)
   );
 
   logic init = 1'b1;
@@ -169,10 +170,19 @@ module lookup_fv #(
   logic [64*SE-1:0] gs_base, gs_len, gs_addr;
 
   // ---- ghost queues: G (now), G1 (one cycle ago), G2 (two cycles ago) ----
-  logic [NQ-1:0]    g_cfg, g1_cfg, g2_cfg;
-  logic [64*NQ-1:0] g_base, g1_base, g2_base;
-  logic [5*NQ-1:0]  g_log2, g1_log2, g2_log2;
-  logic [32*NQ-1:0] g_head, g1_head, g2_head, g_prod, g1_prod, g2_prod;
+  logic [NQ-1:0]    g_cfg, g1_cfg;
+  logic [64*NQ-1:0] g_base, g1_base;
+  logic [5*NQ-1:0]  g_log2, g1_log2;
+  logic [32*NQ-1:0] g_head, g1_head, g_prod, g1_prod;
+  // The ghost as stage C's item read it (taken when C loads its table data: the read was in the
+  // cycle before, so the ghost of that cycle, g1), and the same one cycle later (the item that
+  // leaves C in cycle x is in O from x + 1 on, when C may already hold the next item's).
+  logic             c_load;
+  logic [NQ-1:0]    sc_cfg, scd_cfg;
+  logic [64*NQ-1:0] sc_base, scd_base;
+  logic [5*NQ-1:0]  sc_log2, scd_log2;
+  logic [32*NQ-1:0] sc_head, scd_head, sc_prod, scd_prod;
+  logic [127:0]     sc_d, scd_d;
   logic             c2_pend;    // a consume was accepted last cycle: head + 1 now
   logic [7:0]       c2_q;
 
@@ -186,7 +196,7 @@ module lookup_fv #(
 
   // ---- the watched host word ----
   logic [63:0]  hw_addr;
-  logic [127:0] hw_data, hw_d1;
+  logic [127:0] hw_data;
   logic [NQ-1:0] fz;        // queue q has a posted, not completed MSN whose slot is at W
   logic         frozen;
   for (genvar q = 0; q < NQ; q++) begin : g_fz
@@ -204,7 +214,6 @@ module lookup_fv #(
   always_ff @(posedge clk_i) begin
     if (init) hw_addr <= w_addr_i;
     if (init || !frozen) hw_data <= host_i;
-    hw_d1 <= hw_data;
   end
 
   // ---- AXI slave: the addresses of accepted ARs, in order ----
@@ -267,11 +276,21 @@ module lookup_fv #(
       if (r_end) arq_rp <= arq_rp + 2'd1;
       arq_n <= arq_n + 3'(ar_hs) - 3'(r_end);
     end
-    g1_cfg <= g_cfg;   g2_cfg <= g1_cfg;
-    g1_base <= g_base; g2_base <= g1_base;
-    g1_log2 <= g_log2; g2_log2 <= g1_log2;
-    g1_head <= g_head; g2_head <= g1_head;
-    g1_prod <= g_prod; g2_prod <= g1_prod;
+    if (c_load) begin
+      sc_cfg <= g1_cfg;
+      sc_base <= g1_base;
+      sc_log2 <= g1_log2;
+      sc_head <= g1_head;
+      sc_prod <= g1_prod;
+      sc_d <= hw_data;
+    end
+    scd_cfg <= sc_cfg;   scd_base <= sc_base;   scd_log2 <= sc_log2;
+    scd_head <= sc_head; scd_prod <= sc_prod;   scd_d <= sc_d;
+    g1_cfg <= g_cfg;
+    g1_base <= g_base;
+    g1_log2 <= g_log2;
+    g1_head <= g_head;
+    g1_prod <= g_prod;
   end
 
   // ---- the item in O and its snapshot (the ghost as lookup read it) ----
@@ -292,12 +311,12 @@ module lookup_fv #(
   assign it_q = 8'(lk.seg.stream * NQN + lk.seg.qn);
   always_comb begin
     if (lk_new) begin
-      sn_cfg = g2_cfg[it_q];
-      sn_base = g2_base[64*it_q +: 64];
-      sn_log2 = g2_log2[5*it_q +: 5];
-      sn_head = g2_head[32*it_q +: 32];
-      sn_prod = g2_prod[32*it_q +: 32];
-      sn_d = hw_d1;
+      sn_cfg = scd_cfg[it_q];
+      sn_base = scd_base[64*it_q +: 64];
+      sn_log2 = scd_log2[5*it_q +: 5];
+      sn_head = scd_head[32*it_q +: 32];
+      sn_prod = scd_prod[32*it_q +: 32];
+      sn_d = scd_d;
     end else begin
       sn_cfg = sn_cfg_q;
       sn_base = sn_base_q;
@@ -350,7 +369,17 @@ module lookup_fv #(
   logic qrace;
   assign qrace = cmd_done && hc_busy && hc_op == RNIC_CMD_QUEUE_CONFIG &&
                  ((db_take && db_ok) || c2_pend);
+  // regs holds a command's opcode and args while cmd_valid and not taken (rnic_regs a_cmd_hold).
+  logic        cw_q;
+  logic [7:0]  cw_op_q;
+  logic [319:0] cw_args_q;
+  always_ff @(posedge clk_i) begin
+    cw_q <= rst_ni && cmd_valid_i && !cmd_ready;
+    cw_op_q <= cmd_op_i;
+    cw_args_q <= cmd_args_i;
+  end
   always_comb begin
+    if (cw_q) assume (cmd_valid_i && cmd_op_i == cw_op_q && cmd_args_i == cw_args_q);
     assume (hw_addr[3:0] == 4'd0);
     if (hc_busy) assume (cmd_op_i == hc_op && cmd_args_i == hc_args);
     if (cmd_valid_i && cmd_op_i == RNIC_CMD_QUEUE_CONFIG) assume (a2[3:0] == 4'd0);
