@@ -171,7 +171,6 @@ module rnic_rx_lookup #(
   logic b_valid_q, b_valid_d;           // stage B holds a segment
   rnic_seg_t b_seg_q, b_seg_d;
   logic [31:0] b_msnm1_q;               //   its MSN - 1
-  logic b_fresh_q;                      //   the table data of this cycle are B's (C did not re-read)
 
   logic c_valid_q, c_valid_d;           // stage C holds a segment
   rnic_seg_t c_seg_q;
@@ -182,7 +181,8 @@ module rnic_rx_lookup #(
   logic [63:0] c_base_q;                //   the queue's ring
   logic [31:0] c_slot_q;                //   and the MSN's slot in it
   logic [63:0] c_dir_addr;              //   the MSN's descriptor in the host ring
-  logic c_refresh_q;                    //   the table data of this cycle are C's (re-read on a miss)
+  logic c_refresh_q;                    //   the table data of this cycle are C's (re-read on a miss),
+                                        //   else B's
   dir_e c_dir_q, c_dir_d;               //   its direct descriptor read
   logic [127:0] c_desc_q, c_desc_d;     //   the directly read descriptor
   logic c_rerr_q, c_rerr_d;
@@ -369,7 +369,7 @@ module rnic_rx_lookup #(
   end
 
   // C is finished when no descriptor is needed, the cache has it, or the direct read answered. A
-  // miss re-reads C's tables (B's read waits: b_fresh_q) until the prefetch engine lands the
+  // miss re-reads C's tables (B's read waits: c_refresh_q) until the prefetch engine lands the
   // descriptor. A direct read once asked for is always waited for (its answer must not reach a later
   // segment).
   logic c_done, c_miss, c_want_dir, c_adv, b_move, out_free;
@@ -389,7 +389,7 @@ module rnic_rx_lookup #(
   assign c_dir_addr = c_base_q + {28'b0, c_slot_q, 4'b0};
   assign out_free = !lk_valid_q || lk_ready_i;
   assign c_adv = c_valid_q && c_done && out_free;
-  assign b_move = b_valid_q && b_fresh_q && (!c_valid_q || c_adv);
+  assign b_move = b_valid_q && !c_refresh_q && (!c_valid_q || c_adv);
 
   // ---- top-level control: init walk, commands, stream-enable echo ----------------------------------
   // A command runs when nothing is in flight in lookup: no segment in B or O, no descriptor read, the
@@ -793,7 +793,6 @@ module rnic_rx_lookup #(
     cmd_pd_q <= cmd_pd_d;
     b_seg_q <= b_seg_d;
     if (!b_valid_q || b_move) b_msnm1_q <= seg_i.msn - 32'd1;
-    b_fresh_q <= !c_miss;
     c_desc_q <= c_desc_d;
     c_rerr_q <= c_rerr_d;
     // C loads B's segment as it moves, or its own flags again from a re-read; else the stream word
