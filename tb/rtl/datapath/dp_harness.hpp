@@ -38,6 +38,14 @@ std::vector<std::uint8_t> get_bytes(const T& sig, std::size_t n) {
   return rnic::tb::take_bytes(sig, n);
 }
 
+// Random bytes for a signal of `width` bits (little endian; the bits above the width are 0).
+inline std::vector<std::uint8_t> random_bytes(std::mt19937_64& rng, unsigned width) {
+  std::vector<std::uint8_t> e((width + 7) / 8);
+  for (auto& b : e) b = static_cast<std::uint8_t>(rng());
+  if (width % 8 != 0) e.back() = static_cast<std::uint8_t>(e.back() & ((1U << (width % 8)) - 1U));
+  return e;
+}
+
 // Bits [lsb, lsb+width) of a byte vector (little endian), width <= 64.
 inline std::uint64_t bits(const std::vector<std::uint8_t>& v, unsigned lsb, unsigned width) {
   std::uint64_t r = 0;

@@ -30,13 +30,7 @@ class FifoBench {
     sim_.reset();
   }
 
-  Entry random_entry() {
-    Entry e(kBytes);
-    for (auto& b : e) b = static_cast<std::uint8_t>(rng_());
-    if (kWidth % 8 != 0)
-      e.back() = static_cast<std::uint8_t>(e.back() & ((1U << (kWidth % 8)) - 1U));
-    return e;
-  }
+  Entry random_entry() { return dp::random_bytes(rng_, kWidth); }
 
   // One clock cycle; checks every output against the model before the edge. Returns the handshakes.
   std::pair<bool, bool> cycle(bool in_valid, bool out_ready) {

@@ -24,12 +24,7 @@ class SkidBench {
     sim_.reset();
   }
 
-  Item random_item() {
-    Item e(kBytes);
-    for (auto& b : e) b = static_cast<std::uint8_t>(rng_());
-    if (kWidth % 8 != 0) e.back() = static_cast<std::uint8_t>(e.back() & ((1U << (kWidth % 8)) - 1U));
-    return e;
-  }
+  Item random_item() { return dp::random_bytes(rng_, kWidth); }
 
   // One cycle. offer: the upstream wants to offer an item (a new one when it has none pending;
   // a pending one stays offered regardless: the upstream's own rule). Returns whether an item left.
