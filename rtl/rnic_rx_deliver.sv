@@ -2,49 +2,60 @@
 `include "rnic_assert.svh"
 // Stage 5: in-order delivery (RFC 5041 5.3, 5.4) and the completion ring.
 //
-// Three decoupled parts; one item per cycle in, one completion entry written per 64/Bytes cycles:
-//
-// Decide (accepts one item per cycle; a registered RAM read in the accept cycle, the decision in
-// the next):
-// - Per stream, one RAM word {error, expected MSN per QN, next_ssn, filled[SsnWindow-1:0]} (plus a
-//   copy of next_ssn for lookup's read port, and a copy of the expected MSNs, one per queue, for
-//   place's read port) and a payload RAM with one slot per (stream, DDP-SSN mod SsnWindow) holding
-//   last, T, STag/QN, MSN, length and RsvdULP. Only the filled bits say what a slot holds, so after
-//   reset only the per-stream words are cleared (NumStreams cycles, dlv_ready_o low meanwhile), and
-//   STREAM_RESET is a single write. The word written in the previous cycle is forwarded, so
-//   back-to-back items of one stream (consecutive DDP-SSNs in particular) see each other at once
-//   (whether it is the item's stream is registered with the write, fw_hit_q: logic-depth budget).
-// - PLACED: d = ssn - next_ssn (mod 2^16); d >= SsnWindow or a filled slot is a duplicate
+// Decide (one item per cycle in, one segment per cycle out of it) runs in three registered steps,
+// each within the logic-depth budget (docs/synthesis.md):
+// M takes the item and reads its stream's sequence word; D sequences it (DDP-SSN, the reorder
+// slots); O checks the message order and decides what the host is told. Then the write stage puts
+// completions into the ring.
+// - S's tables: per stream one RAM word {next_ssn, filled[SsnWindow-1:0]} (plus a copy of next_ssn
+//   for lookup's read port) and a payload RAM with one slot per (stream, DDP-SSN mod SsnWindow)
+//   holding last, T, STag/QN, MSN, length and RsvdULP. Only the filled bits say what a slot holds,
+//   so after reset only the per-stream words are cleared (NumStreams cycles, dlv_ready_o low
+//   meanwhile), and STREAM_RESET is a single write.
+// - M (classify): the word arrives from the RAM (with D's write of M's first cycle forwarded) and M
+//   keeps it current with D's writes while it waits; in the cycle D takes the item, M computes D's
+//   flags from it (in window, at next_ssn, slot filled, slot after it filled), taking D's write of
+//   that very cycle into account as what it is (a fill keeps next_ssn, a release advances it, a
+//   reset clears the word). So back-to-back items of one stream never stall, and D decides from
+//   registers only.
+// - D, PLACED: d = ssn - next_ssn (mod 2^16); d >= SsnWindow or a filled slot is a duplicate
 //   (dup_event_o, nothing changes). d != 0: the segment fills its slot. d == 0: the segment is
-//   delivered directly (never written to its slot), next_ssn advances; then, while slot next_ssn is
-//   filled, it is delivered, its bit cleared and next_ssn advanced, one slot per cycle (input held
-//   meanwhile; the slot after each is read ahead, so no bubble). A delivered last segment decides a
-//   completion and, for an untagged message, queues a consume event; msg_event_o pulses for every
-//   delivered message (CNT_MESSAGES). The per-stream word (and lookup's next_ssn copy) is written
-//   in every cycle the stream's state changes.
-// - Message order (RFC 5041 4.3, 5.3, 7.1 untagged #5): every untagged segment delivered in DDP-SSN
-//   order must carry its queue's expected MSN (set by QUEUE_SET, + 1 per completed message, mod
-//   2^32). One that does not is an ORDER ERROR: an error completion (2, 0x03) with the order flag,
-//   QN and MSN; the stream's error bit is set (nothing more is delivered or filled for it until
-//   STREAM_RESET) and lookup is told (a FAIL event: the stream enters the error state). No buffer
-//   is consumed by it. This is what makes "a completion names the buffer its MSN names, each buffer
-//   completes once" hold for any peer: completions consume buffers strictly in MSN order.
+//   released directly (never written to its slot), next_ssn advances; then, while slot next_ssn is
+//   filled, it is released, its bit cleared and next_ssn advanced, one slot per cycle (D holds its
+//   input meanwhile; the slot after each is read ahead, so no bubble). D hands O the released
+//   segments and every other item, in order, one per cycle (O's input register; D waits while O's
+//   is full and O cannot move).
+// - O: per queue the expected MSN (set by QUEUE_SET, + 1 per completed untagged message, mod 2^32;
+//   two RAM copies written together, one for place's read port) and per stream a word {error, set
+//   bit per QN} (a queue whose bit is clear expects MSN 0: STREAM_RESET is one write). O reads them
+//   for the item it takes, with its own write of the previous cycle forwarded.
+// - Message order (RFC 5041 4.3, 5.3, 7.1 untagged #5): every untagged segment released in DDP-SSN
+//   order must carry its queue's expected MSN. One that does not is an ORDER ERROR: an error
+//   completion (2, 0x03) with the order flag, QN and MSN; the stream's error bit is set and lookup
+//   is told (a FAIL event: the stream enters the error state). No buffer is consumed by it. From
+//   then on until STREAM_RESET the stream is still sequenced in D (slots, next_ssn, duplicates) but
+//   O delivers nothing of it: no completion, no consume, no count (its payload, if any, went to a
+//   buffer the card still owned; it comes back flushed). This is what makes "a completion names the
+//   buffer its MSN names, each buffer completes once" hold for any peer: completions consume
+//   buffers strictly in MSN order.
+// - A delivered last segment decides a completion and, for an untagged message, queues a consume
+//   event and writes the expected MSN; msg_event_o pulses (a cycle later, registered) for every
+//   delivered message (CNT_MESSAGES). Delivery entries: tagged carry the STag and RsvdULP[7:0];
+//   untagged the QN, MSN, message length and RsvdULP[39:0]; both the SSN of the last segment.
 // - Expected-MSN read port for place: data one cycle after the address, including this module's
 //   write of the read cycle (so place, dispatching in the next cycle, sees every write before it).
-//   Delivery entries: tagged carry the STag and RsvdULP[7:0]; untagged the QN, MSN, message length
-//   and RsvdULP[39:0]; both the SSN of the last segment.
-// - ERROR: decides an error completion (flags: error, and tagged from the item's T bit; type, code,
-//   SSN, segment length, the 18 header bytes); STag/QN, MSN and RsvdULP are zero.
-// - STREAM_RESET: the stream's word becomes zero (next_ssn 0, no slot filled, no error); the echo
-//   (RNIC_CONS_RESET) is queued behind earlier consume events.
-// - QUEUE_SET: the queue's expected MSN becomes the item's first MSN (both copies); the echo
-//   (RNIC_CONS_QSET) is queued; a fence marker goes into the completion queue.
+// - ERROR: an error completion (flags: error, and tagged from the item's T bit; type, code, SSN,
+//   segment length, the 18 header bytes); STag/QN, MSN and RsvdULP are zero.
+// - STREAM_RESET: D's word becomes zero (next_ssn 0, no slot filled), O's too (no error, no queue
+//   set); the echo (RNIC_CONS_RESET) is queued behind earlier consume events.
+// - QUEUE_SET: the queue's expected MSN becomes the item's first MSN; the echo (RNIC_CONS_QSET) is
+//   queued; a fence marker goes into the completion queue.
 // - FENCE: a fence marker goes into the completion queue.
 // - Items for a stream >= NumStreams: PLACED counts as a duplicate, STREAM_RESET only echoes.
-// - The decision stalls (dlv_ready_o low) only while the completion or consume queue it needs is
-//   full.
-// Completion queue: decided entries in order, each with a data mark: place's commit_now_i when it
-//   was decided (segments place has committed to write, those dispatched in that very cycle
+// - O's pushes into the completion and consume queues are registered; O waits while either queue
+//   has no room (counting the registered push).
+// Completion queue: decided entries in order, each with a data mark: place's commit_now_i when O
+//   decided it (segments place has committed to write, those dispatched in that very cycle
 //   included: place did not yet see this cycle's expected-MSN write).
 // Write: the head entry is written once b_segs_i has reached its mark (32-bit wrapping compare:
 //   every segment committed before the decision is acknowledged, so no write into a buffer can
@@ -132,11 +143,9 @@ module rnic_rx_deliver #(
   localparam int AckDepth = 32;   // completion writes in flight (written, B not yet seen)
   localparam int AckAw = $clog2(AckDepth);
 
-  // Per-stream word: filled bits in [SsnWindow-1:0], next_ssn above, then the expected MSN of each
-  // QN (32 bits each), then the error bit.
-  localparam int ExpLsb = SsnWindow + 16;
-  localparam int ErrBit = ExpLsb + 32 * NumQns;
-  localparam int StW = ErrBit + 1;
+  // S's per-stream word: filled bits in [SsnWindow-1:0], next_ssn above.
+  localparam int SqW = SsnWindow + 16;
+  localparam int OswW = NumQns + 1;  // O's per-stream word: {error, set bit per QN}
 
   // Slot payload (flat vector).
   localparam int PLast = 0;
@@ -176,22 +185,23 @@ module rnic_rx_deliver #(
       $fatal(1, "rnic_rx_deliver: NumQns must be a power of two <= 256");
   end
 
-  // ---- RAMs -------------------------------------------------------------------------------------
-  logic [StW-1:0] st_mem [RamStreams];
+  // ---- S: RAMs ----------------------------------------------------------------------------------
+  logic [SqW-1:0] st_mem [RamStreams];
   logic [15:0] nssn_lk_mem [RamStreams];
   logic [PayW-1:0] slot_mem [NumSlots];
 
   logic st_we;
-  logic [StreamW-1:0] st_waddr, st_raddr;
-  logic [StW-1:0] st_wdata, st_rdata_q;
+  logic [StreamW-1:0] st_waddr;
+  logic [SqW-1:0] st_wdata, st_rdata_q;
   logic [15:0] nssn_lk_rdata_q;
   logic slot_we;
   logic [SlotAw-1:0] slot_waddr, slot_raddr;
   logic [PayW-1:0] slot_wdata, slot_rdata_q;
 
+  // Read with the arriving item's stream in every cycle (M has the word when it took the item).
   always_ff @(posedge clk_i) begin
     if (st_we) st_mem[st_waddr] <= st_wdata;
-    st_rdata_q <= st_mem[st_raddr];
+    st_rdata_q <= st_mem[dlv_i.stream[StreamW-1:0]];
   end
 
   always_ff @(posedge clk_i) begin
@@ -206,13 +216,16 @@ module rnic_rx_deliver #(
     slot_rdata_q <= slot_mem[slot_raddr];
   end
 
-  // Expected MSN per queue, for place. The write of the read cycle is forwarded. Neither reset nor
-  // STREAM_RESET clears it: a queue's entry means something from its QUEUE_SET on, and lookup
-  // places nothing for a queue before that (not configured: Invalid QN).
+  // ---- O: RAMs ----------------------------------------------------------------------------------
+  // Expected MSN per queue, two copies written together: place's read port (the write of the read
+  // cycle forwarded) and O's. Neither reset nor STREAM_RESET clears them: a queue's entry means
+  // something from its QUEUE_SET on, and lookup places nothing for a queue before that (not
+  // configured: Invalid QN; a stream enable leaves its queues unconfigured).
   logic [31:0] exp_mem [RamQueues];
+  logic [31:0] exp_o_mem [RamQueues];
   logic exp_we, exp_fw_q;
-  logic [QueueW-1:0] exp_waddr, exp_raddr;
-  logic [31:0] exp_wdata, exp_rdata_q, exp_fw_data_q;
+  logic [QueueW-1:0] exp_waddr, exp_raddr, o_raddr;
+  logic [31:0] exp_wdata, exp_rdata_q, exp_fw_data_q, exp_o_rdata_q;
   assign exp_raddr = {exp_rd_stream_i[StreamW-1:0], exp_rd_qn_i[QnW-1:0]};
   always_ff @(posedge clk_i) begin
     if (exp_we) exp_mem[exp_waddr] <= exp_wdata;
@@ -221,19 +234,43 @@ module rnic_rx_deliver #(
     exp_fw_data_q <= exp_wdata;
   end
   assign exp_rd_data_o = exp_fw_q ? exp_fw_data_q : exp_rdata_q;
+  always_ff @(posedge clk_i) begin
+    if (exp_we) exp_o_mem[exp_waddr] <= exp_wdata;
+    exp_o_rdata_q <= exp_o_mem[o_raddr];
+  end
 
-  // ---- decide: state ----------------------------------------------------------------------------
+  // O's word per stream: {error (an order error), set[NumQns-1:0] (the queue's expected MSN was
+  // written since the last STREAM_RESET; until then it counts as 0)}: STREAM_RESET is one write.
+  logic [OswW-1:0] osw_mem [RamStreams];
+  logic osw_we;
+  logic [OswW-1:0] osw_wdata, osw_rdata_q;
+  logic [StreamW-1:0] osw_waddr;
+  always_ff @(posedge clk_i) begin
+    if (osw_we) osw_mem[osw_waddr] <= osw_wdata;
+    osw_rdata_q <= osw_mem[o_raddr[QueueW-1 -: StreamW]];
+  end
+
+  // ---- state ------------------------------------------------------------------------------------
   logic init_d, init_q;                   // clearing the per-stream words after reset
   logic [StreamW-1:0] icnt_d, icnt_q;
+  // M
+  logic m_valid_d, m_valid_q;
+  logic m_fresh_q;                        // st_rdata_q holds m_item_q's stream word (taken last cycle)
+  logic m_fw_q;                           //   but S wrote that stream in that cycle: fw_word_q
+  rnic_dlv_t m_item_d, m_item_q;
+  logic [SqW-1:0] m_word_q, fw_word_q;
+  // D
   logic bv_d, bv_q;                       // an item awaits its decision
-  logic dr_d, dr_q;                       // delivering filled slots of item_q's stream
-  logic [StW-1:0] dr_word_d, dr_word_q;   // while draining: the stream's word (next_ssn's slot is
-                                          //   in slot_rdata_q)
-  logic fw_hit_d, fw_hit_q;               // the per-stream word written in the previous cycle is
-                                          //   item_q's stream's (compared a cycle early: budget)
-  // datapath (no reset)
+  logic dr_d, dr_q;                       // releasing filled slots of item_q's stream
   rnic_dlv_t item_d, item_q;
-  logic [StW-1:0] fw_word_d, fw_word_q;
+  logic [SqW-1:0] word_d, word_q;         // item_q's stream word, current
+  // O
+  logic o_valid_d, o_valid_q;
+  rnic_dlv_t o_d, o_item_q;
+  logic o_efw_hit_q, o_efw_we_q, o_xfw_hit_q, o_xfw_we_q;
+  logic [OswW-1:0] o_xfw_data_q;
+  logic [31:0] o_efw_data_q;
+  logic dup_q, msg_q, order_q, dup_q_d, msg_q_d, order_q_d;
 
   // ---- queues -----------------------------------------------------------------------------------
   logic ce_push, ce_ready, ce_valid, ce_pop;
@@ -243,66 +280,118 @@ module rnic_rx_deliver #(
   logic [$clog2(DqDepth):0] ce_count;
   logic [$clog2(ConsDepth):0] co_count;
 
+  // O's pushes are registered in front of the queues (logic-depth budget: O's decision ends at
+  // these flops, not inside the FIFOs); the room O sees counts the registered push.
+  logic ce_push_q, co_push_q, ce_in_ready, co_in_ready;
+  logic [CeW-1:0] ce_wdata_q;
+  logic [CoW-1:0] co_wdata_q;
   rnic_fifo #(.Width(CeW), .Depth(DqDepth)) u_cq_fifo (
     .clk_i, .rst_ni,
-    .in_data_i(ce_wdata), .in_valid_i(ce_push), .in_ready_o(ce_ready),
+    .in_data_i(ce_wdata_q), .in_valid_i(ce_push_q), .in_ready_o(ce_in_ready),
     .out_data_o(ce_rdata), .out_valid_o(ce_valid), .out_ready_i(ce_pop),
     .count_o(ce_count));
 
   rnic_fifo #(.Width(CoW), .Depth(ConsDepth)) u_cons_fifo (
     .clk_i, .rst_ni,
-    .in_data_i(co_wdata), .in_valid_i(co_push), .in_ready_o(co_ready),
+    .in_data_i(co_wdata_q), .in_valid_i(co_push_q), .in_ready_o(co_in_ready),
     .out_data_o(co_rdata), .out_valid_o(cons_valid_o), .out_ready_i(cons_ready_i),
     .count_o(co_count));
+
+  assign ce_ready = ce_count < ($clog2(DqDepth) + 1)'(DqDepth - 1) ||
+                    (ce_count == ($clog2(DqDepth) + 1)'(DqDepth - 1) && !ce_push_q);
+  assign co_ready = co_count < ($clog2(ConsDepth) + 1)'(ConsDepth - 1) ||
+                    (co_count == ($clog2(ConsDepth) + 1)'(ConsDepth - 1) && !co_push_q);
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      ce_push_q <= 1'b0;
+      co_push_q <= 1'b0;
+    end else begin
+      ce_push_q <= ce_push;
+      co_push_q <= co_push;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (ce_push) ce_wdata_q <= ce_wdata;
+    if (co_push) co_wdata_q <= co_wdata;
+  end
 
   assign cons_qn_o = co_rdata[7:0];
   assign cons_stream_o = co_rdata[23:8];
   assign cons_kind_o = co_rdata[25:24];
 
-  // ---- decide: helpers --------------------------------------------------------------------------
-  // The expected MSN of queue q in a stream word, and the word with it replaced.
-  function automatic logic [31:0] word_exp(input logic [StW-1:0] w, input logic [QnW-1:0] q);
-    word_exp = '0;
-    for (int i = 0; i < NumQns; i++) begin
-      if (q == QnW'(i)) word_exp = w[ExpLsb + 32 * i +: 32];
-    end
-  endfunction
-  function automatic logic [StW-1:0] word_set_exp(input logic [StW-1:0] w, input logic [QnW-1:0] q,
-                                                  input logic [31:0] v);
-    word_set_exp = w;
-    for (int i = 0; i < NumQns; i++) begin
-      if (q == QnW'(i)) word_set_exp[ExpLsb + 32 * i +: 32] = v;
-    end
-  endfunction
-
+  // ---- M ----------------------------------------------------------------------------------------
+  logic free;                             // D takes M's item (if any) in this cycle
+  logic m_ready, m_load;
   logic [StreamW-1:0] item_stream;
-  logic stream_ok;
-  logic [StW-1:0] word;                   // item_q's stream word (RAM or forwarded)
-  logic [15:0] w_nssn, ahead, dr_nssn;
-  logic [SsnWindow-1:0] w_fill;
-  logic [WinW-1:0] item_idx;
-  logic [PayW-1:0] item_pay;
-
-  // The segment delivered in this cycle: the item itself (direct) or the drained slot.
-  logic [PayW-1:0] rel;                   // its payload (slot layout)
-  logic [15:0] rel_ssn;
-  logic [StW-1:0] rel_word;               // the stream word before it (next_ssn = rel_ssn)
-  logic [QnW-1:0] rel_qn;
-  logic [31:0] rel_exp, rel_msn1;
-  logic rel_bad, rel_last, rel_untagged, rel_ok;  // rel_ok: its completion/consume/error can be queued
-  logic [StW-1:0] rel_next;               // the word after it (next_ssn + 1, filled bit clear)
-  logic rel_more;                         // the slot after it is filled
-  logic [SsnWindow-1:0] rel_fill;
-  logic [CeW-1:0] ce_rel, ce_item_err, ce_marker;
+  logic [SqW-1:0] m_word, m_word_now;
 
   assign item_stream = item_q.stream[StreamW-1:0];
-  assign stream_ok = {1'b0, item_q.stream} < NumStreams17;
-  assign word = fw_hit_q ? fw_word_q : st_rdata_q;
-  assign w_nssn = word[SsnWindow +: 16];
-  assign w_fill = word[SsnWindow-1:0];
-  assign ahead = item_q.ssn - w_nssn;
+  assign m_ready = !init_q && (!m_valid_q || free);
+  assign m_load = m_ready && dlv_valid_i;
+  assign dlv_ready_o = m_ready;
+  // m's stream word: the RAM's (read when M took the item) with S's write of that cycle, or the one
+  // M keeps; and S's write of this cycle on top (D writes only item_q's stream).
+  assign m_word = m_fresh_q ? (m_fw_q ? fw_word_q : st_rdata_q) : m_word_q;
+  assign m_word_now = (st_we && !init_q && item_stream == m_item_q.stream[StreamW-1:0]) ? st_wdata
+                                                                                       : m_word;
+
+  // ---- D: flags ---------------------------------------------------------------------------------
+  // D decides from registers: the flags of its item are classified in M (from M's word, or from
+  // the word D writes in that cycle when it is the same stream: a fill keeps next_ssn, a release
+  // advances it, a reset clears the word) and taken with the item.
+  logic d_ok_q, d_in_win_q, d_direct_q, d_filled_q, d_more_q, dr_more_q, dr_more_d;
+  logic m_ok, m_in_win, m_direct, m_filled, m_more;
+  logic o_ready, o_push, more, w_fill_f, w_rel, w_rst;   // D's write: fill, release, reset
+  logic [15:0] w_nssn, nssn1, nssn2;
+  logic [SsnWindow-1:0] w_fill;
+  logic [WinW-1:0] item_idx, m_idx, m_idx1;
+  logic [SqW-1:0] rel_word;               // the word after releasing slot next_ssn
+  logic [PayW-1:0] item_pay;
+
+  assign w_nssn = word_q[SsnWindow +: 16];
+  assign w_fill = word_q[SsnWindow-1:0];
+  assign nssn1 = w_nssn + 16'd1;
+  assign nssn2 = w_nssn + 16'd2;
   assign item_idx = item_q.ssn[WinW-1:0];
-  assign dr_nssn = dr_word_q[SsnWindow +: 16];
+  assign rel_word = {nssn1, w_fill & ~(SsnWindow'(1) << w_nssn[WinW-1:0])};
+  assign more = dr_q ? dr_more_q : d_more_q;
+
+  assign m_idx = m_item_q.ssn[WinW-1:0];
+  assign m_idx1 = m_idx + 1'b1;
+  logic [15:0] a_m;                       // M's distance to its word's next_ssn (window check)
+  always_comb begin
+    logic [15:0] m_nssn, a_f, a_r;
+    logic [SsnWindow-1:0] m_fill;
+    logic hit;
+    m_nssn = m_word[SsnWindow +: 16];
+    m_fill = m_word[SsnWindow-1:0];
+    hit = !init_q && item_stream == m_item_q.stream[StreamW-1:0];
+    a_m = m_item_q.ssn - m_nssn;
+    a_f = m_item_q.ssn - w_nssn;          // D fills: next_ssn stays
+    a_r = m_item_q.ssn + ~w_nssn;         // D releases: next_ssn + 1
+    m_ok = {1'b0, m_item_q.stream} < NumStreams17;
+    if (hit && w_fill_f) begin
+      m_in_win = a_f[15:WinW] == '0;
+      m_direct = a_f == 16'd0;
+      m_filled = w_fill[m_idx] || item_idx == m_idx;
+      m_more = w_fill[m_idx1] || item_idx == m_idx1;
+    end else if (hit && w_rel) begin
+      m_in_win = a_r[15:WinW] == '0;
+      m_direct = a_r == 16'd0;
+      m_filled = w_fill[m_idx] && w_nssn[WinW-1:0] != m_idx;
+      m_more = w_fill[m_idx1] && w_nssn[WinW-1:0] != m_idx1;
+    end else if (hit && w_rst) begin
+      m_in_win = m_item_q.ssn[15:WinW] == '0;
+      m_direct = m_item_q.ssn == 16'd0;
+      m_filled = 1'b0;
+      m_more = 1'b0;
+    end else begin
+      m_in_win = a_m[15:WinW] == '0;
+      m_direct = m_item_q.ssn == m_nssn;  // not a_m == 0: one carry chain less from the RAM
+      m_filled = m_fill[m_idx];
+      m_more = m_fill[m_idx1];
+    end
+  end
 
   always_comb begin
     item_pay = '0;
@@ -314,60 +403,163 @@ module rnic_rx_deliver #(
     item_pay[PRsvdLsb +: 40] = item_q.rsvd_ulp;
   end
 
+  // What S hands O: the item itself, or (releasing) the segment in slot next_ssn.
   always_comb begin
+    o_d = item_q;
     if (dr_q) begin
-      rel = slot_rdata_q;
-      rel_ssn = dr_nssn;
-      rel_word = dr_word_q;
-    end else begin
-      rel = item_pay;
-      rel_ssn = item_q.ssn;
-      rel_word = word;
+      o_d.kind = RNIC_DLV_PLACED;
+      o_d.ssn = w_nssn;
+      o_d.last = slot_rdata_q[PLast];
+      o_d.is_tagged = slot_rdata_q[PTagged];
+      o_d.stag_qn = slot_rdata_q[PStagQnLsb +: 32];
+      o_d.msn = slot_rdata_q[PMsnLsb +: 32];
+      o_d.length = slot_rdata_q[PLenLsb +: 32];
+      o_d.rsvd_ulp = slot_rdata_q[PRsvdLsb +: 40];
     end
-    rel_qn = rel[PStagQnLsb +: QnW];
-    rel_exp = word_exp(rel_word, rel_qn);
-    rel_msn1 = rel[PMsnLsb +: 32] + 32'd1;
-    rel_last = rel[PLast];
-    rel_untagged = !rel[PTagged];
-    rel_bad = rel_untagged && rel[PMsnLsb +: 32] != rel_exp;  // RFC 5041 4.3 broken: order error
-    // What it queues: an order error (entry + FAIL), a completion (+ consume when untagged), or
-    // nothing.
-    rel_ok = rel_bad ? (ce_ready && co_ready)
-                     : (!rel_last || (ce_ready && (!rel_untagged || co_ready)));
-    rel_next = rel_word;
-    rel_next[SsnWindow +: 16] = rel_ssn + 16'd1;
-    rel_next[SsnWindow-1:0] = rel_word[SsnWindow-1:0] & ~(SsnWindow'(1) << rel_ssn[WinW-1:0]);
-    if (rel_bad) rel_next[ErrBit] = 1'b1;
-    else if (rel_last && rel_untagged) rel_next = word_set_exp(rel_next, rel_qn, rel_msn1);
-    rel_fill = rel_next[SsnWindow-1:0];
-    rel_more = rel_fill[rel_next[SsnWindow +: WinW]];
+  end
 
+  // ---- D: decision ------------------------------------------------------------------------------
+  always_comb begin
+    init_d = init_q;
+    icnt_d = icnt_q;
+    dr_d = dr_q;
+    dr_more_d = dr_more_q;
+    w_fill_f = 1'b0;
+    w_rel = 1'b0;
+    w_rst = 1'b0;
+    slot_raddr = {item_stream, w_nssn[WinW-1:0]};  // a held release re-reads its slot
+    o_push = 1'b0;
+    free = 1'b0;
+    dup_q_d = 1'b0;
+
+    if (init_q) begin
+      icnt_d = icnt_q + 1'b1;
+      if (icnt_q == LastStream) init_d = 1'b0;
+    end else if (dr_q) begin
+      // Slot next_ssn is filled and in slot_rdata_q.
+      if (o_ready) begin
+        o_push = 1'b1;
+        w_rel = 1'b1;
+      end
+    end else if (bv_q) begin
+      free = 1'b1;
+      unique case (item_q.kind)
+        RNIC_DLV_PLACED: begin
+          if (!d_ok_q || !d_in_win_q || d_filled_q) begin
+            dup_q_d = 1'b1;
+          end else if (!d_direct_q) begin
+            w_fill_f = 1'b1;
+          end else if (o_ready) begin
+            o_push = 1'b1;
+            w_rel = 1'b1;
+          end else begin
+            free = 1'b0;
+          end
+        end
+        RNIC_DLV_STREAM_RESET: begin
+          o_push = o_ready;
+          w_rst = d_ok_q && o_ready;
+          free = o_ready;
+        end
+        RNIC_DLV_ERROR, RNIC_DLV_FENCE, RNIC_DLV_QUEUE_SET: begin
+          o_push = o_ready;
+          free = o_ready;
+        end
+        default: ;  // unused code: ignored
+      endcase
+    end else begin
+      free = 1'b1;
+    end
+    // A release: while the slot after it is filled, the next release follows (slot read ahead).
+    if (w_rel) begin
+      dr_more_d = SsnWindow > 2 && w_fill[nssn2[WinW-1:0]];
+      if (more) begin
+        slot_raddr = {item_stream, nssn1[WinW-1:0]};
+        dr_d = 1'b1;
+        free = 1'b0;
+      end else begin
+        dr_d = 1'b0;
+        free = 1'b1;
+      end
+    end
+  end
+
+  assign st_we = init_q || w_fill_f || w_rel || w_rst;
+  assign st_waddr = init_q ? icnt_q : item_stream;
+  always_comb begin
+    st_wdata = rel_word;
+    if (init_q || w_rst) st_wdata = '0;
+    else if (w_fill_f) st_wdata = word_q | {16'd0, SsnWindow'(1) << item_idx};
+  end
+  assign slot_we = w_fill_f;
+  assign slot_waddr = {item_stream, item_idx};
+  assign slot_wdata = item_pay;
+
+  // D takes M's item when free; an item held in D (or the stream being released) keeps bv_q only
+  // while not free. D's word follows D's own writes; M's follows them when it is the same stream.
+  assign bv_d = free ? m_valid_q : (bv_q && !dr_d);
+  assign item_d = free ? m_item_q : item_q;
+  assign word_d = free ? m_word_now : (st_we ? st_wdata : word_q);
+  assign m_valid_d = m_load || (m_valid_q && !free);
+  assign m_item_d = m_load ? dlv_i : m_item_q;
+
+  // ---- O ----------------------------------------------------------------------------------------
+  logic o_room, o_go, o_hold, o_stream_ok, o_untagged, o_bad, err_now, qset_now;
+  logic [OswW-1:0] osw_now;
+  logic [QnW-1:0] o_qn;
+  logic [31:0] exp_now;
+  logic [CeW-1:0] ce_rel, ce_item_err, ce_marker;
+
+  assign o_room = ce_ready && co_ready;
+  assign o_go = o_valid_q && o_room;
+  assign o_hold = o_valid_q && !o_room;
+  assign o_ready = !o_hold;
+  // O's tables are read with the item O takes (or holds) in this cycle; O's write of this cycle is
+  // forwarded into the next.
+  assign o_raddr = o_hold ? {o_item_q.stream[StreamW-1:0], o_item_q.stag_qn[QnW-1:0]}
+                          : {o_d.stream[StreamW-1:0], o_d.stag_qn[QnW-1:0]};
+  assign exp_now = (o_efw_hit_q && o_efw_we_q) ? o_efw_data_q : exp_o_rdata_q;
+  assign osw_now = (o_xfw_hit_q && o_xfw_we_q) ? o_xfw_data_q : osw_rdata_q;
+  assign err_now = osw_now[NumQns];
+  assign o_stream_ok = {1'b0, o_item_q.stream} < NumStreams17;
+  assign o_qn = o_item_q.stag_qn[QnW-1:0];
+  assign o_untagged = !o_item_q.is_tagged;
+  // The set bit of O's QN (none for a QN >= NumQns: its expected MSN stays 0).
+  logic [NumQns-1:0] qn_bit;
+  always_comb begin
+    for (int i = 0; i < NumQns; i++) qn_bit[i] = o_qn == QnW'(i);
+  end
+  assign qset_now = |(osw_now[NumQns-1:0] & qn_bit);
+  // RFC 5041 4.3 broken: order error
+  assign o_bad = o_untagged && (qset_now ? o_item_q.msn != exp_now : o_item_q.msn != 32'd0);
+
+  always_comb begin
     ce_rel = '0;
-    ce_rel[CeTagged] = !rel_untagged;
-    ce_rel[CeStreamLsb +: 16] = item_q.stream;
-    ce_rel[CeSsnLsb +: 16] = rel_ssn;
-    ce_rel[CeAuxLsb +: 32] = rel[PStagQnLsb +: 32];
-    ce_rel[CeAuxLsb + 32 +: 32] = rel[PMsnLsb +: 32];
+    ce_rel[CeTagged] = o_item_q.is_tagged;
+    ce_rel[CeStreamLsb +: 16] = o_item_q.stream;
+    ce_rel[CeSsnLsb +: 16] = o_item_q.ssn;
+    ce_rel[CeAuxLsb +: 32] = o_item_q.stag_qn;
+    ce_rel[CeAuxLsb + 32 +: 32] = o_item_q.msn;
     ce_rel[CeMarkLsb +: 32] = commit_now_i;
-    if (rel_bad) begin
+    if (o_bad) begin
       ce_rel[CeErr] = 1'b1;
       ce_rel[CeOrder] = 1'b1;
       ce_rel[CeTypeLsb +: 4] = RNIC_ET_UntaggedMsnRange;
       ce_rel[CeCodeLsb +: 8] = RNIC_EC_UntaggedMsnRange;
     end else begin
-      ce_rel[CeLenLsb +: 32] = rel[PLenLsb +: 32];
-      ce_rel[CeAuxLsb + 64 +: 40] = rel[PRsvdLsb +: 40];
+      ce_rel[CeLenLsb +: 32] = o_item_q.length;
+      ce_rel[CeAuxLsb + 64 +: 40] = o_item_q.rsvd_ulp;
     end
 
     ce_item_err = '0;
     ce_item_err[CeErr] = 1'b1;
-    ce_item_err[CeTagged] = item_q.is_tagged;
-    ce_item_err[CeStreamLsb +: 16] = item_q.stream;
-    ce_item_err[CeSsnLsb +: 16] = item_q.ssn;
-    ce_item_err[CeLenLsb +: 32] = item_q.length;
-    ce_item_err[CeTypeLsb +: 4] = item_q.err_type;
-    ce_item_err[CeCodeLsb +: 8] = item_q.err_code;
-    ce_item_err[CeAuxLsb +: 144] = item_q.hdr_raw;
+    ce_item_err[CeTagged] = o_item_q.is_tagged;
+    ce_item_err[CeStreamLsb +: 16] = o_item_q.stream;
+    ce_item_err[CeSsnLsb +: 16] = o_item_q.ssn;
+    ce_item_err[CeLenLsb +: 32] = o_item_q.length;
+    ce_item_err[CeTypeLsb +: 4] = o_item_q.err_type;
+    ce_item_err[CeCodeLsb +: 8] = o_item_q.err_code;
+    ce_item_err[CeAuxLsb +: 144] = o_item_q.hdr_raw;
     ce_item_err[CeMarkLsb +: 32] = commit_now_i;
 
     ce_marker = '0;
@@ -375,153 +567,77 @@ module rnic_rx_deliver #(
     ce_marker[CeMarkLsb +: 32] = commit_now_i;
   end
 
-  // ---- decide -----------------------------------------------------------------------------------
-  logic free;  // the decide stage takes a new item in this cycle
-  logic deliver_rel;  // the segment in rel is delivered in this cycle
-
+  logic o_del;  // O delivers a segment in this cycle (probe for the formal harness)
   always_comb begin
-    init_d = init_q;
-    icnt_d = icnt_q;
-    dr_d = dr_q;
-    dr_word_d = dr_word_q;
-
-    st_we = 1'b0;
-    st_waddr = item_stream;
-    st_wdata = '0;
-    slot_we = 1'b0;
-    slot_waddr = {item_stream, item_idx};
-    slot_wdata = item_pay;
-    slot_raddr = {item_stream, dr_nssn[WinW-1:0]};  // a held drain re-reads its slot
-    exp_we = 1'b0;
-    exp_waddr = {item_stream, rel_qn};
-    exp_wdata = rel_msn1;
-
     ce_push = 1'b0;
     ce_wdata = ce_rel;
     co_push = 1'b0;
-    co_wdata = {RNIC_CONS_CONSUME, item_q.stream, 8'(rel_qn)};
-    msg_event_o = 1'b0;
-    dup_event_o = 1'b0;
-    order_err_event_o = 1'b0;
-    free = 1'b0;
-    deliver_rel = 1'b0;
-
-    if (init_q) begin
-      st_we = 1'b1;
-      st_waddr = icnt_q;
-      icnt_d = icnt_q + 1'b1;
-      if (icnt_q == LastStream) init_d = 1'b0;
-    end else if (dr_q) begin
-      // Slot dr_nssn is filled and in slot_rdata_q.
-      if (rel_ok) begin
-        deliver_rel = 1'b1;
-        dr_word_d = rel_next;
-        if (!rel_bad && rel_more) begin
-          slot_raddr = {item_stream, rel_next[SsnWindow +: WinW]};
-        end else begin
-          dr_d = 1'b0;
-          free = 1'b1;
-        end
-      end
-    end else if (bv_q) begin
-      free = 1'b1;
-      unique case (item_q.kind)
+    co_wdata = {RNIC_CONS_CONSUME, o_item_q.stream, 8'(o_qn)};
+    exp_we = 1'b0;
+    exp_waddr = {o_item_q.stream[StreamW-1:0], o_qn};
+    exp_wdata = o_item_q.msn + 32'd1;
+    osw_we = init_q;
+    osw_waddr = init_q ? icnt_q : o_item_q.stream[StreamW-1:0];
+    osw_wdata = init_q ? '0 : (osw_now | {1'b0, qn_bit});
+    msg_q_d = 1'b0;
+    order_q_d = 1'b0;
+    o_del = 1'b0;
+    if (o_go) begin
+      unique case (o_item_q.kind)
         RNIC_DLV_PLACED: begin
-          if (stream_ok && word[ErrBit]) begin
-            // The stream failed at delivery: nothing more is filled, delivered or counted (its
-            // payload, if any, went to a buffer the card still owned; it comes back flushed).
-          end else if (!stream_ok || ahead[15:WinW] != '0 || w_fill[item_idx]) begin
-            dup_event_o = 1'b1;
-          end else if (ahead != 16'd0) begin
-            slot_we = 1'b1;
-            st_we = 1'b1;
-            st_wdata = word;
-            st_wdata[SsnWindow-1:0] = w_fill | (SsnWindow'(1) << item_idx);
-          end else if (rel_ok) begin
-            deliver_rel = 1'b1;
-            if (!rel_bad && rel_more) begin
-              slot_raddr = {item_stream, rel_next[SsnWindow +: WinW]};
-              dr_d = 1'b1;
-              dr_word_d = rel_next;
-              free = 1'b0;
+          // S hands O only segments of streams < NumStreams; a stream that failed at delivery
+          // delivers nothing more until STREAM_RESET (its payload, if any, went to a buffer the
+          // card still owned; it comes back flushed).
+          if (!err_now) begin
+            o_del = 1'b1;
+            if (o_bad) begin
+              ce_push = 1'b1;
+              co_wdata = {RNIC_CONS_FAIL, o_item_q.stream, 8'd0};
+              co_push = 1'b1;
+              osw_we = 1'b1;
+              osw_wdata = osw_now | (OswW'(1) << NumQns);
+              order_q_d = 1'b1;
+            end else if (o_item_q.last) begin
+              ce_push = 1'b1;
+              msg_q_d = 1'b1;
+              co_push = o_untagged;
+              exp_we = o_untagged;
+              osw_we = o_untagged;
             end
-          end else begin
-            free = 1'b0;  // no room for its completion or consume event
           end
         end
         RNIC_DLV_ERROR: begin
           ce_wdata = ce_item_err;
-          ce_push = ce_ready;
-          free = ce_ready;
+          ce_push = 1'b1;
         end
         RNIC_DLV_STREAM_RESET: begin
-          st_we = stream_ok && co_ready;
-          st_wdata = '0;
-          co_wdata = {RNIC_CONS_RESET, item_q.stream, 8'd0};
-          co_push = co_ready;
-          free = co_ready;
+          osw_we = o_stream_ok;
+          osw_wdata = '0;
+          co_wdata = {RNIC_CONS_RESET, o_item_q.stream, 8'd0};
+          co_push = 1'b1;
         end
         RNIC_DLV_FENCE: begin
           ce_wdata = ce_marker;
-          ce_push = ce_ready;
-          free = ce_ready;
+          ce_push = 1'b1;
         end
         RNIC_DLV_QUEUE_SET: begin
-          // The queue's expected MSN (both copies), the echo, and a fence marker.
-          if (ce_ready && co_ready) begin
-            st_we = stream_ok;
-            st_wdata = word_set_exp(word, item_q.stag_qn[QnW-1:0], item_q.msn);
-            exp_we = stream_ok;
-            exp_waddr = {item_stream, item_q.stag_qn[QnW-1:0]};
-            exp_wdata = item_q.msn;
-            co_wdata = {RNIC_CONS_QSET, item_q.stream, item_q.stag_qn[7:0]};
-            co_push = 1'b1;
-            ce_wdata = ce_marker;
-            ce_push = 1'b1;
-          end else begin
-            free = 1'b0;
-          end
+          exp_we = o_stream_ok;
+          osw_we = o_stream_ok;
+          exp_wdata = o_item_q.msn;
+          co_wdata = {RNIC_CONS_QSET, o_item_q.stream, o_item_q.stag_qn[7:0]};
+          co_push = 1'b1;
+          ce_wdata = ce_marker;
+          ce_push = 1'b1;
         end
-        default: ;  // unused code: ignored
+        default: ;
       endcase
-    end else begin
-      free = 1'b1;
     end
-
-    // Delivering a segment: its word, and what it queues.
-    if (deliver_rel) begin
-      st_we = 1'b1;
-      st_wdata = rel_next;
-      if (rel_bad) begin
-        ce_push = 1'b1;
-        co_wdata = {RNIC_CONS_FAIL, item_q.stream, 8'd0};
-        co_push = 1'b1;
-        order_err_event_o = 1'b1;
-      end else if (rel_last) begin
-        ce_push = 1'b1;
-        msg_event_o = 1'b1;
-        co_push = rel_untagged;
-        exp_we = rel_untagged;
-      end
-    end
-
-    fw_word_d = st_wdata;
   end
 
-  // Kept apart from the decision (which reads no dlv_i input), so no path from dlv_valid_i to
-  // dlv_ready_o appears. An item held in the stage (or the stream being drained) keeps bv_q only
-  // while not free; the stream word is read in the cycle an item is taken and again while held.
-  assign dlv_ready_o = free;
-  assign bv_d = free ? dlv_valid_i : (bv_q && !dr_d);
-  assign item_d = (free && dlv_valid_i) ? dlv_i : item_q;
-  assign st_raddr = free ? dlv_i.stream[StreamW-1:0] : item_stream;
-  // Forwarding: the word written now (st_waddr: icnt_q while clearing, else item_stream) is the
-  // next item's (item_d's stream). The address compares use flops and ports only; they are made
-  // here rather than in the next cycle to keep the decision within the logic-depth budget.
-  logic fw_eq_in, fw_eq_hold;
-  assign fw_eq_in = (init_q ? icnt_q : item_stream) == dlv_i.stream[StreamW-1:0];
-  assign fw_eq_hold = !init_q || icnt_q == item_stream;
-  assign fw_hit_d = st_we && ((free && dlv_valid_i) ? fw_eq_in : fw_eq_hold);
+  assign o_valid_d = o_push || (o_valid_q && !o_go);
+  assign msg_event_o = msg_q;
+  assign dup_event_o = dup_q;
+  assign order_err_event_o = order_q;
 
   // ---- write ------------------------------------------------------------------------------------
   logic wv_d, wv_q;                       // an entry is being written
@@ -541,7 +657,8 @@ module rnic_rx_deliver #(
   logic aw_hs, w_hs, aw_fin, w_fin, load, discard, mk_done, gate, ack_push, ack_pop, ack_any;
   logic fdone_q;
   logic [31:0] last_aw_q, last_b_wait;    // aw_count_i + 1 at this module's last AW handshake
-  logic [31:0] cq_size, cq_used, cq_index, cq_lap, inflight, mark_wait, ack_head, ack_wait;
+  logic [31:0] cq_size, cq_used, cq_index, cq_lap, mark_wait, ack_head, ack_wait;
+  logic [AckAw:0] infl_d, infl_q;         // entries started and not yet acknowledged (widx - prod)
 
   assign aw_hs = awvalid_o && awready_i;
   assign w_hs = wvalid_o && wready_i;
@@ -552,16 +669,15 @@ module rnic_rx_deliver #(
   assign cq_used = widx_q - cq_cons_i;
   assign cq_index = widx_q & (cq_size - 32'd1);
   assign cq_lap = widx_q >> cq_log2_i;
-  assign inflight = widx_q - prod_q;
   assign mark_wait = b_segs_i - ce_rdata[CeMarkLsb +: 32];
   assign gate = ce_valid && !mark_wait[31];  // every segment committed before it is acknowledged
 
   // An entry is written (enabled ring with room), or discarded (ring disabled); a fence marker
   // leaves once nothing before it is in flight.
   assign load = gate && !ce_rdata[CeMarker] && cq_enable_i && cq_used < cq_size &&
-                inflight < 32'(AckDepth) && !cq_reset_i && (!wv_q || (aw_fin && w_fin));
+                !infl_q[AckAw] && !cq_reset_i && (!wv_q || (aw_fin && w_fin));
   assign discard = ce_valid && !ce_rdata[CeMarker] && !cq_enable_i && !cq_reset_i;
-  assign mk_done = gate && ce_rdata[CeMarker] && !wv_q && inflight == 32'd0 && !cq_reset_i;
+  assign mk_done = gate && ce_rdata[CeMarker] && !wv_q && infl_q == '0 && !cq_reset_i;
   assign ce_pop = load || discard || mk_done;
   assign fence_done_o = fdone_q;
 
@@ -618,7 +734,9 @@ module rnic_rx_deliver #(
       ack_rp_d = ack_rp_q + 1'b1;
       prod_d = prod_q + 32'd1;
     end
+    infl_d = infl_q + (AckAw + 1)'(load) - (AckAw + 1)'(ack_pop);
     if (cq_reset_i) begin
+      infl_d = '0;
       widx_d = '0;
       prod_d = '0;
       ack_rp_d = ack_wp_q;
@@ -630,9 +748,17 @@ module rnic_rx_deliver #(
     if (!rst_ni) begin
       init_q <= 1'b1;
       icnt_q <= '0;
+      m_valid_q <= 1'b0;
+      m_fresh_q <= 1'b0;
       bv_q <= 1'b0;
       dr_q <= 1'b0;
-      fw_hit_q <= 1'b0;
+      dr_more_q <= 1'b0;
+      o_valid_q <= 1'b0;
+      o_efw_we_q <= 1'b0;
+      o_xfw_we_q <= 1'b0;
+      dup_q <= 1'b0;
+      msg_q <= 1'b0;
+      order_q <= 1'b0;
       fdone_q <= 1'b0;
       wv_q <= 1'b0;
       aw_pend_q <= 1'b0;
@@ -641,15 +767,24 @@ module rnic_rx_deliver #(
       drop_q <= 1'b0;
       widx_q <= '0;
       prod_q <= '0;
+      infl_q <= '0;
       ack_wp_q <= '0;
       ack_rp_q <= '0;
       last_aw_q <= '0;
     end else begin
       init_q <= init_d;
       icnt_q <= icnt_d;
+      m_valid_q <= m_valid_d;
+      m_fresh_q <= m_load;
       bv_q <= bv_d;
       dr_q <= dr_d;
-      fw_hit_q <= fw_hit_d;
+      dr_more_q <= dr_more_d;
+      o_valid_q <= o_valid_d;
+      o_efw_we_q <= exp_we;
+      o_xfw_we_q <= osw_we;
+      dup_q <= dup_q_d;
+      msg_q <= msg_q_d;
+      order_q <= order_q_d;
       fdone_q <= mk_done;
       wv_q <= wv_d;
       aw_pend_q <= aw_pend_d;
@@ -658,6 +793,7 @@ module rnic_rx_deliver #(
       drop_q <= drop_d;
       widx_q <= widx_d;
       prod_q <= prod_d;
+      infl_q <= infl_d;
       ack_wp_q <= ack_wp_d;
       ack_rp_q <= ack_rp_d;
       if (aw_hs) last_aw_q <= aw_count_i + 32'd1;
@@ -665,9 +801,24 @@ module rnic_rx_deliver #(
   end
 
   always_ff @(posedge clk_i) begin
+    m_item_q <= m_item_d;
+    m_word_q <= m_word_now;
+    m_fw_q <= st_we && st_waddr == dlv_i.stream[StreamW-1:0];
+    fw_word_q <= st_wdata;
     item_q <= item_d;
-    dr_word_q <= dr_word_d;
-    fw_word_q <= fw_word_d;
+    word_q <= word_d;
+    if (free) begin
+      d_ok_q <= m_ok;
+      d_in_win_q <= m_in_win;
+      d_direct_q <= m_direct;
+      d_filled_q <= m_filled;
+      d_more_q <= m_more;
+    end
+    if (o_push) o_item_q <= o_d;
+    o_efw_hit_q <= exp_waddr == o_raddr;
+    o_efw_data_q <= exp_wdata;
+    o_xfw_hit_q <= osw_waddr == o_raddr[QueueW-1 -: StreamW];
+    o_xfw_data_q <= osw_wdata;
     wr_q <= wr_d;
     wr_addr_q <= wr_addr_d;
     wr_phase_q <= wr_phase_d;
@@ -719,11 +870,14 @@ module rnic_rx_deliver #(
   assign awvalid_o = wv_q && aw_pend_q;
   assign wvalid_o = wv_q && w_pend_q;
 
-  // Address bits past NumStreams, the base's offset bits, the compare differences' low bits, the
+  // Address bits past NumStreams, the base's offset bits, the compare differences' low bits, O's
   // queues' fill levels.
   logic unused_bits;
   assign unused_bits = ^{ssn_rd_stream_i, exp_rd_stream_i, exp_rd_qn_i, cq_base_i[5:0], mark_wait[30:0], ack_wait[30:0], last_b_wait[30:0], cq_lap,
-                         ce_count, co_count};
+                         o_del, nssn2[15:WinW], a_m[WinW-1:0]};
+  // The room O counted: a registered push always finds its queue ready.
+  `RNIC_ASSERT(a_ce_room, clk_i, rst_ni, !ce_push_q || ce_in_ready)
+  `RNIC_ASSERT(a_co_room, clk_i, rst_ni, !co_push_q || co_in_ready)
   // valid/ready at the boundaries deliver drives: AW and W of the completion writes (AXI A3.3.1),
   // the consume events to lookup.
   `RNIC_ASSERT_HOLD(a_aw_hold, clk_i, rst_ni, awvalid_o, awready_i, {awaddr_o, awlen_o})

@@ -12,8 +12,9 @@
 #   deliver         rnic_rx_deliver (512 bits, 2 streams, 2 QNs, window 4): completion ring slots,
 #                   the b_segs gate, CONSUME only in MSN order, order errors, CQE fields, cq_busy_o
 #                   covers every completion write until its B. BMC from reset to
-#                   --deliver-depth cycles (default 8). Runs on a copy of the RTL with
-#                   observation ports added (deliver_probe).
+#                   --deliver-depth cycles (default 12: an item taken at cycle 3, after the
+#                   stream words' clearing, is decided in O at 6, its completion written from 9).
+#                   Runs on a copy of the RTL with observation ports added (deliver_probe).
 #   lookup-a        rnic_rx_lookup (128 bits, 2 STags, 1 stream x 1 QN): every tagged item carries the
 #                   STag entry the commands programmed (key as the card issued it). BMC to
 #                   --lookup-depth cycles (default 14: the first tagged item with a valid STag
@@ -51,7 +52,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work="$root/build/formal"
 place_depth=9
-deliver_depth=8
+deliver_depth=12
 lookup_depth=14
 mutants=1
 engine=sat
@@ -225,7 +226,8 @@ run() {
 }
 
 # rnic_rx_deliver with observation ports (fv_*) for its internal decide / completion-queue events:
-# a copy made in the work dir (no logic changed), used by deliver_fv.sv and its mutants.
+# a copy made in the work dir (no logic changed), used by deliver_fv.sv and its mutants. O's decision
+# is the probed one: the item O holds (fv_o_item) is the one the events name.
 deliver_probe() {  # SRC NAME
   local m
   m=$(mutant "$1" "$2_p1" "order_err_event_o // an order error completion was decided" \
@@ -237,7 +239,8 @@ deliver_probe() {  # SRC NAME
   output logic [3:0] fv_ce_type, output logic [7:0] fv_ce_code,
   output logic fv_co_push, output logic [1:0] fv_co_kind, output logic [15:0] fv_co_stream,
   output logic [7:0] fv_co_qn, output logic fv_dlv_rel, output logic fv_rel_last,
-  output logic fv_rel_tagged, output logic [31:0] fv_rel_stag_qn, output logic [31:0] fv_rel_msn")
+  output logic fv_rel_tagged, output logic [31:0] fv_rel_stag_qn, output logic [31:0] fv_rel_msn,
+  output rnic_dlv_t fv_o_item, output logic fv_s_drain")
   mutant "$m" "$2" "endmodule" \
 "  assign fv_ce_push = ce_push;
   assign fv_ce_pop = ce_pop;
@@ -255,11 +258,13 @@ deliver_probe() {  # SRC NAME
   assign fv_co_kind = co_wdata[25:24];
   assign fv_co_stream = co_wdata[23:8];
   assign fv_co_qn = co_wdata[7:0];
-  assign fv_dlv_rel = deliver_rel;
-  assign fv_rel_last = rel[PLast];
-  assign fv_rel_tagged = rel[PTagged];
-  assign fv_rel_stag_qn = rel[PStagQnLsb +: 32];
-  assign fv_rel_msn = rel[PMsnLsb +: 32];
+  assign fv_dlv_rel = o_del;
+  assign fv_rel_last = o_item_q.last;
+  assign fv_rel_tagged = o_item_q.is_tagged;
+  assign fv_rel_stag_qn = o_item_q.stag_qn;
+  assign fv_rel_msn = o_item_q.msn;
+  assign fv_o_item = o_item_q;
+  assign fv_s_drain = dr_q && o_push && !o_d.is_tagged;
 endmodule" > /dev/null
   echo "$work/$2.sv"
 }
@@ -369,8 +374,8 @@ if [[ $mutants -eq 1 ]]; then
     "assign cq_index = widx_q & (cq_size - 32'd1);" \
     "assign cq_index = widx_q;"
   deliver_mutant deliver-mut-order \
-    "rel_bad = rel_untagged && rel[PMsnLsb +: 32] != rel_exp;" \
-    "rel_bad = 1'b0;"
+    "assign o_bad = o_untagged && (qset_now ? o_item_q.msn != exp_now : o_item_q.msn != 32'd0);" \
+    "assign o_bad = 1'b0;"
   deliver_mutant deliver-mut-gate \
     "assign gate = ce_valid && !mark_wait[31];" \
     "assign gate = ce_valid;"

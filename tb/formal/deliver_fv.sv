@@ -123,8 +123,9 @@ module deliver_fv #(
   logic [1:0]  fv_co_kind;
   logic [15:0] fv_co_stream;
   logic [7:0]  fv_co_qn;
-  logic        fv_dlv_rel, fv_rel_last, fv_rel_tagged;
+  logic        fv_dlv_rel, fv_rel_last, fv_rel_tagged, fv_s_drain;
   logic [31:0] fv_rel_stag_qn, fv_rel_msn;
+  rnic_dlv_t   fv_o_item;
   logic        cq_busy;
   logic [31:0] aw_count_i, b_count_i;  // the mux's counters, modelled below
 
@@ -144,12 +145,12 @@ module deliver_fv #(
     .fv_ce_push, .fv_ce_pop, .fv_ce_marker, .fv_ce_err, .fv_ce_tagged, .fv_ce_order,
     .fv_ce_stream, .fv_ce_ssn, .fv_ce_stag_qn, .fv_ce_msn, .fv_ce_type, .fv_ce_code,
     .fv_co_push, .fv_co_kind, .fv_co_stream, .fv_co_qn,
-    .fv_dlv_rel, .fv_rel_last, .fv_rel_tagged, .fv_rel_stag_qn, .fv_rel_msn
+    .fv_dlv_rel, .fv_rel_last, .fv_rel_tagged, .fv_rel_stag_qn, .fv_rel_msn, .fv_o_item, .fv_s_drain
   );
 
-  // ---- ghost: the item deliver holds (the last one it accepted) ----
+  // ---- the item deliver's O stage decides on (probed: deliver sequences items in M and D first) ----
   rnic_dlv_t gi;
-  always_ff @(posedge clk_i) if (dlv_valid_i && dlv_ready) gi <= dlv_i;
+  assign gi = fv_o_item;
 
   // ---- ghost: expected MSN per (stream, QN), at the decisions ----
   logic [31:0] exp_g [NumStreams * NumQns];
@@ -161,6 +162,10 @@ module deliver_fv #(
   assign rel_q = fv_rel_stag_qn[0];
   assign rel_exp = exp_g[{rel_s, rel_q}];
   assign rel_match = fv_rel_msn == rel_exp;
+
+  // order_err_event_o pulses in the cycle after an order error is decided (registered), and only then
+  logic ord_dec_q;
+  always_ff @(posedge clk_i) ord_dec_q <= rst_ni && fv_dlv_rel && !fv_rel_tagged && !rel_match;
 
   // ---- ghost: decided completion queue (entries and fence markers) ----
   logic        gq_marker [GD];
@@ -194,15 +199,31 @@ module deliver_fv #(
     end
   end
 
+  // The decided entry enters deliver's queue in the next cycle (its pushes are registered): the
+  // ghost queue takes it then too, so that its head is the RTL queue's head.
+  logic        p_push, p_marker;
+  logic [3:0]  p_flags;
+  logic [15:0] p_stream, p_ssn;
+  logic [31:0] p_qn, p_msn, p_mark;
   always_ff @(posedge clk_i) begin
-    if (fv_ce_push) begin
-      gq_marker[gq_wr[Gw-1:0]] <= fv_ce_marker;
-      gq_flags[gq_wr[Gw-1:0]] <= {fv_ce_order, fv_ce_tagged, fv_ce_err, d_cmp};
-      gq_stream[gq_wr[Gw-1:0]] <= fv_ce_stream;
-      gq_ssn[gq_wr[Gw-1:0]] <= fv_ce_ssn;
-      gq_qn[gq_wr[Gw-1:0]] <= d_qn;
-      gq_msn[gq_wr[Gw-1:0]] <= d_msn;
-      gq_mark[gq_wr[Gw-1:0]] <= commit_now_i;
+    p_push <= rst_ni && fv_ce_push;
+    p_marker <= fv_ce_marker;
+    p_flags <= {fv_ce_order, fv_ce_tagged, fv_ce_err, d_cmp};
+    p_stream <= fv_ce_stream;
+    p_ssn <= fv_ce_ssn;
+    p_qn <= d_qn;
+    p_msn <= d_msn;
+    p_mark <= commit_now_i;
+  end
+  always_ff @(posedge clk_i) begin
+    if (p_push) begin
+      gq_marker[gq_wr[Gw-1:0]] <= p_marker;
+      gq_flags[gq_wr[Gw-1:0]] <= p_flags;
+      gq_stream[gq_wr[Gw-1:0]] <= p_stream;
+      gq_ssn[gq_wr[Gw-1:0]] <= p_ssn;
+      gq_qn[gq_wr[Gw-1:0]] <= p_qn;
+      gq_msn[gq_wr[Gw-1:0]] <= p_msn;
+      gq_mark[gq_wr[Gw-1:0]] <= p_mark;
     end
   end
 
@@ -359,7 +380,7 @@ module deliver_fv #(
         for (int q = 0; q < NumQns; q++) exp_g[{gi.stream[0], 1'(q)}] <= '0;
       if (fv_co_push && fv_co_kind == RNIC_CONS_CONSUME)
         exp_g[{rel_s, rel_q}] <= rel_exp + 32'd1;
-      gq_wr <= gq_wr + (Gw + 1)'(fv_ce_push);
+      gq_wr <= gq_wr + (Gw + 1)'(p_push);
       gq_rd <= gq_rd + (Gw + 1)'(fv_ce_pop);
       cg_wr <= cg_wr + (Gw + 1)'(fv_co_push);
       cg_rd <= cg_rd + (Gw + 1)'(c_hs);
@@ -394,11 +415,9 @@ module deliver_fv #(
 
   // scenarios for FV_REACH (see the end)
   logic reach_order_wr, reach_untagged_wr, reach_drain, reach_disc, reach_consume_out, reach_lap2;
-  logic acc_q;
-  always_ff @(posedge clk_i) acc_q <= dlv_valid_i && dlv_ready;
   assign reach_order_wr = wvalid && wr_flags[3];                 // an order error written
   assign reach_untagged_wr = wvalid && wr_flags[0] && !wr_flags[1];  // an untagged completion written
-  assign reach_drain = fv_dlv_rel && !acc_q && !fv_rel_tagged;  // an untagged segment from its slot
+  assign reach_drain = fv_s_drain;                              // an untagged segment from its slot
   assign reach_disc = pop_disc;                                  // an entry discarded
   assign reach_consume_out = c_hs && cons_kind == RNIC_CONS_CONSUME;
   assign reach_lap2 = awnew && !wr_phase;                        // second lap of the ring
@@ -459,7 +478,6 @@ module deliver_fv #(
           assert (fv_ce_push && !fv_ce_marker && fv_ce_err && fv_ce_order && !fv_ce_tagged);
           assert (fv_ce_type == 4'd2 && fv_ce_code == 8'h03);
           assert (fv_co_push && fv_co_kind == RNIC_CONS_FAIL && fv_co_stream == gi.stream);
-          assert (order_ev);
         end else if (fv_rel_last) begin
           // completion of that MSN + CONSUME(stream, QN)
           assert (fv_ce_push && !fv_ce_marker && !fv_ce_err && !fv_ce_order && !fv_ce_tagged);
@@ -469,6 +487,7 @@ module deliver_fv #(
           assert (!fv_ce_push && !fv_co_push);
         end
       end
+      assert (order_ev == ord_dec_q);
       // a CONSUME only for that case; an order entry only for an MSN mismatch
       if (fv_co_push && fv_co_kind == RNIC_CONS_CONSUME)
         assert (fv_dlv_rel && !fv_rel_tagged && fv_rel_last && rel_match);

@@ -241,7 +241,8 @@ class RefDeliver {
           return;
         }
         Stream& st = st_[it.stream];
-        if (st.err) return;  // failed at delivery: ignored (not even a duplicate) until STREAM_RESET (7.1)
+        // A stream that failed at delivery is still sequenced (slots, next_ssn, duplicates) but
+        // delivers nothing until STREAM_RESET (7.1).
         const auto d = static_cast<std::uint16_t>(it.ssn - st.next);
         if (d >= kWin || st.slots[it.ssn % kWin].filled) {
           ++dups;
@@ -254,13 +255,14 @@ class RefDeliver {
           const std::uint16_t ssn = st.next;
           sl.filled = false;
           ++st.next;
+          if (st.err) continue;
           const unsigned q = qn_idx(r.stag_qn);
           if (!r.tagged && r.msn != (q < kQns ? st.exp[q] : 0U)) {
             add_entry(order_entry(r, ssn), mark);
             cons.push_back(ExpCons{it.stream, 0, kConsFail});
             ++order_errs;
             st.err = true;
-            return;
+            continue;
           }
           if (r.last) {
             add_entry(delivery_entry(r, ssn), mark);
@@ -1596,8 +1598,8 @@ TEST_F(DeliverTest, OrderErrorEntryBytes) {
   for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(e[i], want[i]) << "order error entry byte " << i;
   EXPECT_EQ(tb().order_events, 1U);
   EXPECT_EQ(tb().msg_events, 1U);
-  EXPECT_EQ(tb().dup_events, 0U) << "items after the error are ignored, not duplicates";
-  EXPECT_EQ(tb().ref.next(s), 2U) << "the failing segment consumed its DDP-SSN";
+  EXPECT_EQ(tb().dup_events, 0U) << "items after the error are not duplicates";
+  EXPECT_EQ(tb().ref.next(s), 4U) << "the failed stream is still sequenced";
   // STREAM_RESET clears the error bit (and the expected MSNs); QUEUE_SET configures the queue again.
   tb().send(stream_reset(s));
   tb().send(queue_set(s, qn, 7));
@@ -1717,8 +1719,8 @@ TEST_F(DeliverTest, QueueSetAndMsnWrap) {
 
 // place's expected-MSN read port (issue 11): data one cycle after the address, deliver's write of
 // the address cycle included (forwarded). With nothing queued, a message's completion (or a
-// QUEUE_SET) is decided in the cycle after its handover h, and the port, addressed all along, shows
-// the new value from cycle h + 2: one cycle later without the forwarding.
+// QUEUE_SET) is decided in O three cycles after its handover h (M, D, O), and the port, addressed all
+// along, shows the new value from cycle h + 4: one cycle later without the forwarding.
 TEST_F(DeliverTest, ExpReadPortForwardsSameCycleWrite) {
   tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 2, 0.0, 0, 1.0, true};
   const unsigned s = kStreams - 1;
@@ -1741,9 +1743,9 @@ TEST_F(DeliverTest, ExpReadPortForwardsSameCycleWrite) {
     ASSERT_TRUE(tb().run_until_idle(2000));
     ASSERT_FALSE(tb().handover_cycles.empty());
     const std::uint64_t h = tb().handover_cycles.back();
-    EXPECT_EQ(value_at(h + 1), expect) << "round " << round << ": the port changed too early";
-    EXPECT_EQ(value_at(h + 2), next) << "round " << round << ": the same-cycle write was not forwarded";
-    EXPECT_EQ(value_at(h + 3), next) << "round " << round;
+    EXPECT_EQ(value_at(h + 3), expect) << "round " << round << ": the port changed too early";
+    EXPECT_EQ(value_at(h + 4), next) << "round " << round << ": the same-cycle write was not forwarded";
+    EXPECT_EQ(value_at(h + 5), next) << "round " << round;
     expect = next;
   }
   tb().exp_probe_fixed = false;
@@ -1752,7 +1754,7 @@ TEST_F(DeliverTest, ExpReadPortForwardsSameCycleWrite) {
 }
 
 // Completion marks (issue 11): commit_now_i sampled when the completion is decided (with nothing
-// queued, the cycle after the handover of the segment that completes the message). A place segment
+// queued, in O three cycles after the handover of the segment that completes the message). A place segment
 // committed in that very cycle is waited for: its B comes before the completion's AW (no write into
 // a buffer follows the completion that hands it back). One committed a cycle later is not.
 TEST_F(DeliverTest, CompletionMarkSampledAtDecision) {
@@ -1760,7 +1762,7 @@ TEST_F(DeliverTest, CompletionMarkSampledAtDecision) {
   tb().knobs.commit_aw_lat = 0;
   constexpr unsigned kLat = 200;
   // Committed in the decision cycle: waited for.
-  tb().commit_after_handover = {{1, kLat}};
+  tb().commit_after_handover = {{3, kLat}};
   tb().send(msg(0, 0, true, false, 0, 1));
   finish(2000);
   ASSERT_EQ(tb().cq_aw_cycles.size(), 1U);
@@ -1769,7 +1771,7 @@ TEST_F(DeliverTest, CompletionMarkSampledAtDecision) {
                                                        "committed when it was decided";
   EXPECT_GT(tb().cq_aw_cycles[0], tb().handover_cycles[0] + kLat);
   // Committed in the cycle after the decision: not waited for.
-  tb().commit_after_handover = {{2, kLat}};
+  tb().commit_after_handover = {{4, kLat}};
   tb().send(msg(0, 1, true, false, 0, 2));
   finish(2000);
   ASSERT_EQ(tb().cq_aw_cycles.size(), 2U);
