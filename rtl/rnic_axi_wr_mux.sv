@@ -115,7 +115,12 @@ module rnic_axi_wr_mux #(
   assign q_empty    = q_wr_q == q_rd_q;
   assign q_full     = q_wr_q == {~q_rd_q[Pw], q_rd_q[Pw-1:0]};
   assign idle       = !awv_q && q_empty;
-  assign aw_room    = !awv_q && !q_full && !t_full;
+  // aw_room = !awv_q && !q_full && !t_full, from a register: its next value is computed from the
+  // next state (the ports' AW ready then depends on no logic of this cycle; logic-depth budget).
+  logic aw_room_q, aw_room_d, q_almost, t_almost, q_full_d, t_full_d;
+  assign aw_room    = aw_room_q;
+  assign q_almost   = (q_wr_q - q_rd_q) == (Pw + 1)'(MaxBursts - 1);
+  assign t_almost   = (t_wr_q - t_rd_q) == (Tw + 1)'(MaxWrites - 1);
   assign aw_take    = aw_room && (s0_awvalid_i || s1_awvalid_i);
   assign sel_awaddr = sel ? s1_awaddr_i : s0_awaddr_i;
   assign sel_awlen  = sel ? s1_awlen_i : s0_awlen_i;
@@ -175,6 +180,11 @@ module rnic_axi_wr_mux #(
     end
     q_wr_d = q_wr_q + {{Pw{1'b0}}, aw_take};
     q_rd_d = q_rd_q + {{Pw{1'b0}}, w_pop};
+    // full after this cycle: a take and a pop together leave it as it is; a take alone fills the
+    // last entry; a pop alone never leaves it full (the same for the B tracker)
+    q_full_d = aw_take ? (w_pop ? q_full : q_almost) : (!w_pop && q_full);
+    t_full_d = aw_take ? (m_bvalid_i ? t_full : t_almost) : (!m_bvalid_i && t_full);
+    aw_room_d = !awv_d && !q_full_d && !t_full_d;
   end
 
   always_ff @(posedge clk_i) begin
@@ -216,6 +226,7 @@ module rnic_axi_wr_mux #(
     if (!rst_ni) begin
       last_q      <= 1'b1;
       awv_q       <= 1'b0;
+      aw_room_q   <= 1'b1;
       awaddr_q    <= '0;
       awlen_q     <= '0;
       q_wr_q      <= '0;
@@ -227,6 +238,7 @@ module rnic_axi_wr_mux #(
     end else begin
       last_q      <= last_d;
       awv_q       <= awv_d;
+      aw_room_q   <= aw_room_d;
       awaddr_q    <= awaddr_d;
       awlen_q     <= awlen_d;
       q_wr_q      <= q_wr_d;
@@ -255,6 +267,7 @@ module rnic_axi_wr_mux #(
       ({8'd0, m_awaddr_o[11:0]} + ((20'(m_awlen_o) + 20'd1) << $clog2(DataWidth / 8)) <= 20'd4096))
   // One B per burst (the slave's side of A3.4.4, which the counters rely on): a B only for a burst
   // taken and not yet answered.
+  `RNIC_ASSERT(a_aw_room, clk_i, rst_ni, aw_room_q == (!awv_q && !q_full && !t_full))
   `RNIC_ASSERT(a_b_per_burst, clk_i, rst_ni, !m_bvalid_i || (t_wr_q != t_rd_q))
   // A3.4.1 WLAST: an independent count. Every W beat belongs to the oldest burst whose W is not done;
   // the beat that ends it (awlen + 1 beats) carries WLAST and no other does. Burst lengths are taken

@@ -91,9 +91,9 @@ module rnic_kernel #(
   assign m_axi_gmem_arburst = 2'b01;
 
   // ---- parse -> data FIFO / segment FIFO ----------------------------------------------------------
-  logic [DATA_WIDTH-1:0] pb_data, fb_data;
-  logic [Bytes-1:0] pb_keep, fb_keep;
-  logic pb_last, pb_valid, pb_ready, fb_last, fb_valid, fb_ready;
+  logic [DATA_WIDTH-1:0] pb_data, fq_data, fb_data;
+  logic [Bytes-1:0] pb_keep, fq_keep, fb_keep;
+  logic pb_last, pb_valid, pb_ready, fq_last, fq_valid, fq_ready, fb_last, fb_valid, fb_ready;
   rnic_seg_t ps_seg, fs_seg, ks_seg;
   logic ps_valid, ps_ready, fs_valid, fs_ready, ks_valid, ks_ready;
   logic ev_seg;
@@ -112,8 +112,14 @@ module rnic_kernel #(
   rnic_fifo #(.Width(DATA_WIDTH + Bytes + 1), .Depth(RxFifoBeats)) u_data_fifo (
     .clk_i(clk), .rst_ni(rst_n),
     .in_data_i({pb_last, pb_keep, pb_data}), .in_valid_i(pb_valid), .in_ready_o(pb_ready),
-    .out_data_o({fb_last, fb_keep, fb_data}), .out_valid_o(fb_valid), .out_ready_i(fb_ready),
+    .out_data_o({fq_last, fq_keep, fq_data}), .out_valid_o(fq_valid), .out_ready_i(fq_ready),
     .count_o(data_fifo_count));
+
+  // Place starts from registers, not from the data FIFO's RAM read and bypass mux (logic-depth budget).
+  rnic_slice #(.Width(DATA_WIDTH + Bytes + 1)) u_data_slice (
+    .clk_i(clk), .rst_ni(rst_n),
+    .in_data_i({fq_last, fq_keep, fq_data}), .in_valid_i(fq_valid), .in_ready_o(fq_ready),
+    .out_data_o({fb_last, fb_keep, fb_data}), .out_valid_o(fb_valid), .out_ready_i(fb_ready));
 
   rnic_fifo #(.Width(SegBits), .Depth(32)) u_seg_fifo (
     .clk_i(clk), .rst_ni(rst_n),

@@ -54,9 +54,10 @@
 // - Items for a stream >= NumStreams: PLACED counts as a duplicate, STREAM_RESET only echoes.
 // - O's pushes into the completion and consume queues are registered; O waits while either queue
 //   has no room (counting the registered push).
-// Completion queue: decided entries in order, each with a data mark: place's commit_now_i when O
-//   decided it (segments place has committed to write, those dispatched in that very cycle
-//   included: place did not yet see this cycle's expected-MSN write).
+// Completion queue (a 16-entry FIFO and a register slice after it): decided entries in order, each
+//   with a data mark: place's commit_now_i when O decided it (segments place has committed to write,
+//   those dispatched in that very cycle included: place did not yet see this cycle's expected-MSN
+//   write).
 // Write: the head entry is written once b_segs_i has reached its mark (32-bit wrapping compare:
 //   every segment committed before the decision is acknowledged, so no write into a buffer can
 //   follow the completion that hands it back), cq_enable_i is 1, the ring has room counting
@@ -285,11 +286,19 @@ module rnic_rx_deliver #(
   logic ce_push_q, co_push_q, ce_in_ready, co_in_ready;
   logic [CeW-1:0] ce_wdata_q;
   logic [CoW-1:0] co_wdata_q;
+  logic [CeW-1:0] cq_q_data;
+  logic cq_q_valid, cq_q_ready;
   rnic_fifo #(.Width(CeW), .Depth(DqDepth)) u_cq_fifo (
     .clk_i, .rst_ni,
     .in_data_i(ce_wdata_q), .in_valid_i(ce_push_q), .in_ready_o(ce_in_ready),
-    .out_data_o(ce_rdata), .out_valid_o(ce_valid), .out_ready_i(ce_pop),
+    .out_data_o(cq_q_data), .out_valid_o(cq_q_valid), .out_ready_i(cq_q_ready),
     .count_o(ce_count));
+  // The write stage takes the queue's head from a register slice: its load decision (ring room, the
+  // b_segs gate, the bus) ends at the slice instead of reaching into the FIFO (depth budget).
+  rnic_slice #(.Width(CeW)) u_cq_slice (
+    .clk_i, .rst_ni,
+    .in_data_i(cq_q_data), .in_valid_i(cq_q_valid), .in_ready_o(cq_q_ready),
+    .out_data_o(ce_rdata), .out_valid_o(ce_valid), .out_ready_i(ce_pop));
 
   rnic_fifo #(.Width(CoW), .Depth(ConsDepth)) u_cons_fifo (
     .clk_i, .rst_ni,
@@ -507,7 +516,6 @@ module rnic_rx_deliver #(
   logic o_room, o_go, o_hold, o_stream_ok, o_untagged, o_bad, err_now, qset_now;
   logic [OswW-1:0] osw_now;
   logic [QnW-1:0] o_qn;
-  logic [31:0] exp_now;
   logic [CeW-1:0] ce_rel, ce_item_err, ce_marker;
 
   assign o_room = ce_ready && co_ready;
@@ -518,7 +526,6 @@ module rnic_rx_deliver #(
   // forwarded into the next.
   assign o_raddr = o_hold ? {o_item_q.stream[StreamW-1:0], o_item_q.stag_qn[QnW-1:0]}
                           : {o_d.stream[StreamW-1:0], o_d.stag_qn[QnW-1:0]};
-  assign exp_now = (o_efw_hit_q && o_efw_we_q) ? o_efw_data_q : exp_o_rdata_q;
   assign osw_now = (o_xfw_hit_q && o_xfw_we_q) ? o_xfw_data_q : osw_rdata_q;
   assign err_now = osw_now[NumQns];
   assign o_stream_ok = {1'b0, o_item_q.stream} < NumStreams17;
@@ -530,8 +537,14 @@ module rnic_rx_deliver #(
     for (int i = 0; i < NumQns; i++) qn_bit[i] = o_qn == QnW'(i);
   end
   assign qset_now = |(osw_now[NumQns-1:0] & qn_bit);
-  // RFC 5041 4.3 broken: order error
-  assign o_bad = o_untagged && (qset_now ? o_item_q.msn != exp_now : o_item_q.msn != 32'd0);
+  // RFC 5041 4.3 broken: order error. The MSN is compared with each source of the expected MSN
+  // (RAM, forwarded write, 0 for a queue not set) in parallel and the result selected (depth).
+  logic eq_ram, eq_fw, msn_zero;
+  assign eq_ram = o_item_q.msn == exp_o_rdata_q;
+  assign eq_fw = o_item_q.msn == o_efw_data_q;
+  assign msn_zero = o_item_q.msn == 32'd0;
+  assign o_bad = o_untagged &&
+                 !(qset_now ? ((o_efw_hit_q && o_efw_we_q) ? eq_fw : eq_ram) : msn_zero);
 
   always_comb begin
     ce_rel = '0;

@@ -375,6 +375,11 @@ module rnic_rx_place #(
   logic w_bfirst;
   logic [SeqW-1:0] w_seq;   // cons_seq of the W queue head
   logic signed [15:0] aw_ahead_q, aw_ahead_d;  // AW handshakes minus W bursts started
+  logic ah_pos_q, ah_pos_d, ah_zero_q, ah_zero_d;  // aw_ahead_q > 0, == 0
+  logic ah_gt1, ah_eq1, ah_eqm1, ah_inc, ah_dec;
+  assign ah_gt1 = aw_ahead_q > 16'sd1;
+  assign ah_eq1 = aw_ahead_q == 16'sd1;
+  assign ah_eqm1 = aw_ahead_q == -16'sd1;
   logic aw_ok, w_hs;
 
   logic [15:0] rem_a, orem_m1, orem_m2;
@@ -447,7 +452,7 @@ module rnic_rx_place #(
     wq_head = wq_rd_q[0] ? wq1_mem[wq_rd_q[WqPw-1:1]] : wq0_mem[wq_rd_q[WqPw-1:1]];
     w_seq = wq_head[SeqW-1:0];
     w_bfirst = wo_q[SeqW];
-    aw_ok = aw_ahead_q > 16'sd0 || (aw_ahead_q == 16'sd0 && aw_valid_q);
+    aw_ok = ah_pos_q || (ah_zero_q && aw_valid_q);
     wvalid_o = wo_v_q && (!w_bfirst || aw_ok);
     w_hs = wvalid_o && wready_i;
     wq_pop = wq_nz_q && (!wo_v_q || w_hs);   // the output register is free or leaves now
@@ -509,6 +514,12 @@ module rnic_rx_place #(
     endcase
 
     aw_ahead_d = aw_ahead_q + (aw_hs ? 16'sd1 : 16'sd0) - ((w_hs && w_bfirst) ? 16'sd1 : 16'sd0);
+    // aw_ahead_d > 0 and == 0 as registers for aw_ok (so wvalid_o, which the mux's W pop depends
+    // on, is two LUTs from registers): from aw_ahead_q's compares and the step (+1, 0, -1).
+    ah_inc = aw_hs && !(w_hs && w_bfirst);
+    ah_dec = (w_hs && w_bfirst) && !aw_hs;
+    ah_pos_d = ah_gt1 || (ah_eq1 && !ah_dec) || (ah_zero_q && ah_inc);
+    ah_zero_d = (ah_zero_q && !ah_inc && !ah_dec) || (ah_eq1 && ah_dec) || (ah_eqm1 && ah_inc);
 
     // Current segment progress.
     in_act_d = in_act_q;
@@ -659,6 +670,8 @@ module rnic_rx_place #(
       wq_f1_q <= 1'b1;
       wq_f2_q <= 1'b1;
       aw_ahead_q <= '0;
+      ah_pos_q <= 1'b0;
+      ah_zero_q <= 1'b1;
       cons_seq_q <= '0;
       head_seq_q <= '0;
       wo_v_q <= 1'b0;
@@ -701,6 +714,8 @@ module rnic_rx_place #(
       wq_f1_q <= wq_f1_d;
       wq_f2_q <= wq_f2_d;
       aw_ahead_q <= aw_ahead_d;
+      ah_pos_q <= ah_pos_d;
+      ah_zero_q <= ah_zero_d;
       cons_seq_q <= cons_seq_d;
       head_seq_q <= wo_v_q ? wo_q[SeqW-1:0] : (wq_nz_q ? w_seq : cons_seq_q);
       wo_v_q <= wo_v_d;
@@ -731,6 +746,8 @@ module rnic_rx_place #(
   logic unused_bits;
   assign unused_bits = ^{v_sm1, v_end_up, v_end_m1, v_first_m1, aw_next_m1, v_expd[30:0]};
   // valid/ready at the boundaries place drives: AW and W to the mux (AXI A3.3.1), dlv to deliver.
+  `RNIC_ASSERT(a_ah_flags, clk_i, rst_ni,
+               ah_pos_q == (aw_ahead_q > 16'sd0) && ah_zero_q == (aw_ahead_q == 16'sd0))
   `RNIC_ASSERT_HOLD(a_aw_hold, clk_i, rst_ni, awvalid_o, awready_i, {awaddr_o, awlen_o, awseglast_o})
   `RNIC_ASSERT_HOLD(a_w_hold, clk_i, rst_ni, wvalid_o, wready_i, {wdata_o, wstrb_o, wlast_o})
   `RNIC_ASSERT_HOLD(a_dlv_hold, clk_i, rst_ni, dlv_valid_o, dlv_ready_i, dlv_o)

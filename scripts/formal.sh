@@ -240,7 +240,7 @@ deliver_probe() {  # SRC NAME
   output logic fv_co_push, output logic [1:0] fv_co_kind, output logic [15:0] fv_co_stream,
   output logic [7:0] fv_co_qn, output logic fv_dlv_rel, output logic fv_rel_last,
   output logic fv_rel_tagged, output logic [31:0] fv_rel_stag_qn, output logic [31:0] fv_rel_msn,
-  output rnic_dlv_t fv_o_item, output logic fv_s_drain")
+  output rnic_dlv_t fv_o_item, output logic fv_s_drain, output logic fv_ce_valid")
   mutant "$m" "$2" "endmodule" \
 "  assign fv_ce_push = ce_push;
   assign fv_ce_pop = ce_pop;
@@ -265,6 +265,7 @@ deliver_probe() {  # SRC NAME
   assign fv_rel_msn = o_item_q.msn;
   assign fv_o_item = o_item_q;
   assign fv_s_drain = dr_q && o_push && !o_d.is_tagged;
+  assign fv_ce_valid = ce_valid;
 endmodule" > /dev/null
   echo "$work/$2.sv"
 }
@@ -323,7 +324,7 @@ deliver_mutant() {
   local m
   m=$(mutant "$rtl/rnic_rx_deliver.sv" "${1//-/_}_src" "$2" "$3")
   m=$(deliver_probe "$m" "${1//-/_}_rtl")
-  run "$1" deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
+  run "$1" deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$rtl/rnic_slice.sv" "$m" "$fv/deliver_fv.sv"
 }
 
 printf '%-16s %-26s %-16s %-58s %7s\n' proof method '      depth' result time
@@ -334,7 +335,7 @@ fi
 run place place_fv bmc "$place_depth" pass "$rtl/rnic_rx_place.sv" "$fv/place_fv.sv"
 if wanted deliver; then
   m=$(deliver_probe "$rtl/rnic_rx_deliver.sv" deliver_probe_rtl)
-  run deliver deliver_fv bmc "$deliver_depth" pass "$rtl/rnic_fifo.sv" "$m" "$fv/deliver_fv.sv"
+  run deliver deliver_fv bmc "$deliver_depth" pass "$rtl/rnic_fifo.sv" "$rtl/rnic_slice.sv" "$m" "$fv/deliver_fv.sv"
 fi
 run regs-cq regs_cq_fv induct 4 pass "$rtl/rnic_regs.sv" "$fv/deliver_fv.sv"
 # lookup_probe SRC NAME: lookup with fv_c_load (stage C takes an item's table data this cycle: the
@@ -374,8 +375,8 @@ if [[ $mutants -eq 1 ]]; then
     "assign cq_index = widx_q & (cq_size - 32'd1);" \
     "assign cq_index = widx_q;"
   deliver_mutant deliver-mut-order \
-    "assign o_bad = o_untagged && (qset_now ? o_item_q.msn != exp_now : o_item_q.msn != 32'd0);" \
-    "assign o_bad = 1'b0;"
+    "assign o_bad = o_untagged &&" \
+    "assign o_bad = 1'b0 && o_untagged &&"
   deliver_mutant deliver-mut-gate \
     "assign gate = ce_valid && !mark_wait[31];" \
     "assign gate = ce_valid;"
