@@ -46,6 +46,21 @@ inline std::vector<std::uint8_t> random_bytes(std::mt19937_64& rng, unsigned wid
   return e;
 }
 
+// The traffic of a one-stage handshake bench (skid buffer, register slice): 20 rounds of phases
+// with different offer/ready rates (balanced, upstream-bound, downstream-bound, full rate, both
+// random, downstream stalled), 300 cycles each, then drained. Bench: cycle(offer, ready),
+// chance(p), in_flight().
+template <class Bench>
+void run_rate_phases(Bench& tb) {
+  const double rates[][2] = {{0.5, 0.5}, {1.0, 0.3}, {0.3, 1.0}, {1.0, 1.0}, {0.9, 0.9}, {1.0, 0.0}};
+  for (int round = 0; round < 20 && !::testing::Test::HasFailure(); ++round) {
+    for (const auto& r : rates) {
+      for (int i = 0; i < 300 && !::testing::Test::HasFailure(); ++i) tb.cycle(tb.chance(r[0]), tb.chance(r[1]));
+    }
+  }
+  while (tb.in_flight() > 0 && !::testing::Test::HasFailure()) tb.cycle(false, true);
+}
+
 // Bits [lsb, lsb+width) of a byte vector (little endian), width <= 64.
 inline std::uint64_t bits(const std::vector<std::uint8_t>& v, unsigned lsb, unsigned width) {
   std::uint64_t r = 0;

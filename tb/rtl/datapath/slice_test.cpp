@@ -87,13 +87,7 @@ class SliceBench {
 
 TEST(RnicSlice, RandomTrafficVsModel) {
   SliceBench tb(rnic::tb::random_test_seed());
-  const double rates[][2] = {{0.5, 0.5}, {1.0, 0.3}, {0.3, 1.0}, {1.0, 1.0}, {0.9, 0.9}, {1.0, 0.0}};
-  for (int round = 0; round < 20 && !::testing::Test::HasFailure(); ++round) {
-    for (const auto& r : rates) {
-      for (int i = 0; i < 300 && !::testing::Test::HasFailure(); ++i) tb.cycle(tb.chance(r[0]), tb.chance(r[1]));
-    }
-  }
-  while (tb.in_flight() > 0 && !::testing::Test::HasFailure()) tb.cycle(false, true);
+  dp::run_rate_phases(tb);
   EXPECT_GT(tb.out(), 10000U);
   EXPECT_GT(tb.cov_full(), 100U);
 }
