@@ -7,12 +7,16 @@
 //       association compares; each one carry chain at most, registered.
 //   V2  the last compare (TO - base against length - payload: #4 bounds), the host address, and the
 //       checks in their order: the registered verdict.
-// A failing segment tells lookup in the cycle V2 decides it (err_valid_o); lookup forwards that into
-// the item it moves to its output in the same cycle, so every later item sees the stream in the
-// error state, except the one that enters V1 in that cycle (it left lookup before): that item
-// carries "same stream as the item ahead" (v1_same_q) and V2 drops it when the item ahead failed
-// (err_last_q), exactly as it would with the error state. Lookup executes a table command only
-// while V1 is empty (busy_o): no verdict decided after a command can change the stream table it set.
+// A failing segment tells lookup in the cycle after V2 decides it (err_valid_o, a register: the
+// depth budget; it reaches lookup's consume handshake and stream table). Lookup forwards the write
+// into every item it still holds in B and C and the one it moves to its output in that cycle, so
+// those see the stream in the error state. Two items left lookup before: the one that entered V1
+// with the failing item's decision carries "same stream as the item ahead" (v1_same_q) and V2 drops
+// it when the item ahead failed (err_last_q); the one in lookup's output register in the cycle of
+// err_valid_o is compared with the failing stream when V1 takes it (err_pend_q lasts until lookup's
+// output register is taken or empty). Both DROP exactly as with the error state. Lookup executes a
+// table command only while V1 is empty and no error is on its way (busy_o): no verdict decided
+// after a command can change the stream table it set.
 module rnic_rx_validate #(
   parameter int SsnWindow = 64  // DDP-SSN reorder window in segments
 ) (
@@ -88,7 +92,13 @@ module rnic_rx_validate #(
   logic        v1_wraps_q, v1_ssn_out_q, v1_mo_bad_q, v1_stag_bad_q, v1_assoc_bad_q;
   logic [32:0] v1_mo_end_q;
   logic        v1_same_q;   // a segment of the stream of the segment ahead of it
+  logic        v1_pend_q;   // a segment of the stream err_valid_o named while it waited in lookup
   logic        err_last_q;  // the last verdict V2 decided was an ERROR
+  logic        err_q;       // err_valid_o: V2 decided an ERROR in the cycle before
+  logic        err_pend_q;  // lookup's output register may hold an item that left before the write
+  logic        busy_q;      // busy_o = v1_valid_q || err_q, as its own flip-flop (the depth budget:
+                            //   lookup's command start and regs hang on it)
+  logic [15:0] err_stream_q, err_pd_q;
 
   // ---- V2: the verdict
   rnic_verdict_t vd_d, vd_q;
@@ -119,7 +129,7 @@ module rnic_rx_validate #(
     access_d = 1'b0;
     if (v1_q.kind != RNIC_ITEM_SEG) begin
       vd_d.action = RNIC_ACT_TOKEN;
-    end else if (v1_q.stream_state != 2'(RNIC_STREAM_NORMAL) || (v1_same_q && err_last_q)) begin
+    end else if (v1_q.stream_state != 2'(RNIC_STREAM_NORMAL) || (v1_same_q && err_last_q) || v1_pend_q) begin
       vd_d.action = RNIC_ACT_DROP;                         // 7.1: silently drop after an error
     end else if (v1_q.seg.oversize || v1_short_q || v1_q.local_fault) begin
       `RNIC_FAIL(LocalCatastrophic)
@@ -174,12 +184,20 @@ module rnic_rx_validate #(
       v1_valid_q <= 1'b0;
       vd_valid_q <= 1'b0;
       err_last_q <= 1'b0;
+      err_q <= 1'b0;
+      err_pend_q <= 1'b0;
+      busy_q <= 1'b0;
     end else begin
       if (v1_accept) v1_valid_q <= 1'b1;
       else if (v2_accept) v1_valid_q <= 1'b0;
       if (v2_accept) vd_valid_q <= 1'b1;
       else if (vd_ready_i) vd_valid_q <= 1'b0;
       if (v2_accept) err_last_q <= vd_d.action == RNIC_ACT_ERROR;
+      err_q <= v2_accept && vd_d.action == RNIC_ACT_ERROR;
+      busy_q <= v1_accept || (v1_valid_q && !v2_accept) || (v2_accept && vd_d.action == RNIC_ACT_ERROR);
+      // Set with err_q; then held while lookup's output register waits for V1 (a new error is
+      // decided only in a cycle V1 takes that register, or it is empty).
+      err_pend_q <= (v2_accept && vd_d.action == RNIC_ACT_ERROR) || (err_pend_q && lk_valid_i && !lk_ready_o);
     end
   end
 
@@ -203,18 +221,24 @@ module rnic_rx_validate #(
       // lookup too late for this item.
       v1_same_q <= v1_valid_q && v1_q.kind == RNIC_ITEM_SEG && lk_i.kind == RNIC_ITEM_SEG &&
                    lk_i.seg.stream == v1_q.seg.stream;
+      // It waited in lookup's output register while lookup wrote the error state.
+      v1_pend_q <= err_pend_q && lk_i.kind == RNIC_ITEM_SEG && lk_i.seg.stream == err_stream_q;
     end
     if (v2_accept) vd_q <= vd_d;
+    if (v2_accept && vd_d.action == RNIC_ACT_ERROR) begin
+      err_stream_q <= v1_q.seg.stream;
+      err_pd_q <= v1_q.stream_pd;
+    end
   end
 
   assign vd_o = vd_q;
   assign vd_valid_o = vd_valid_q;
-  assign err_valid_o = v2_accept && vd_d.action == RNIC_ACT_ERROR;
-  assign err_stream_o = v1_q.seg.stream;
-  assign err_pd_o = v1_q.stream_pd;
-  assign busy_o = v1_valid_q;
+  assign err_valid_o = err_q;
+  assign err_stream_o = err_stream_q;
+  assign err_pd_o = err_pd_q;
+  assign busy_o = busy_q;
   assign drop_event_o = v2_accept && vd_d.action == RNIC_ACT_DROP;
-  assign error_event_o = err_valid_o;
+  assign error_event_o = v2_accept && vd_d.action == RNIC_ACT_ERROR;
   assign error_idx_o = vd_d.err_idx;
   assign access_event_o = v2_accept && access_d;
 
@@ -226,4 +250,5 @@ module rnic_rx_validate #(
   // valid/ready at both boundaries: a verdict waiting for ready holds; V1 never loses an item.
   `RNIC_ASSERT_HOLD(a_vd_hold, clk_i, rst_ni, vd_valid_q, vd_ready_i, vd_q)
   `RNIC_ASSERT(a_v1_moves, clk_i, rst_ni, !(v1_accept && v1_valid_q) || v2_accept)
+  `RNIC_ASSERT(a_busy, clk_i, rst_ni, busy_q == (v1_valid_q || err_q))
 endmodule

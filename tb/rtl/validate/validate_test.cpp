@@ -15,22 +15,26 @@
 //   failure;
 // - throughput: with lk_valid_i and vd_ready_i always high, N items take at most N + 4 cycles;
 // - reset with items in flight: nothing of them comes out afterwards, the outputs are idle.
-// The error state is forwarded in the pipeline: once a segment fails, a later segment of the same
-// stream already inside validate may come out DROP instead of its own verdict (lookup changes the
-// real stream state; see docs/rtl-architecture.md, Error state). The scoreboard accepts DROP for a
-// segment whose stream had an ERROR verdict among the 2 items before it (kForwardWindow), and
-// counts those; everything else is exact.
+// The error state (RFC 5041 7.1: after an error every later segment of the stream is dropped): the
+// bench also plays lookup's part of it (docs/rtl-architecture.md, Error state). When err_valid_o
+// pulses, every item of that stream the bench has not yet put on lk_i gets stream_state ERROR, as
+// lookup's forwarded stream-table write gives it; the item on lk_i in that cycle (lookup's output
+// register) and the ones already inside validate keep theirs, and validate must DROP them itself.
+// So the scoreboard is exact: a segment after an ERROR of its stream is DROP; `forwarded` counts the
+// DROPs validate decided without the state.
 // Seed: RNIC_TEST_SEED=<n>; waveform: RNIC_FST=<file> (use --gtest_filter to pick one test).
 #include "Vrnic_rx_validate.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -44,7 +48,6 @@ namespace {
 using namespace rnic::tb;
 
 constexpr unsigned kWindow = VALIDATE_SSN_WINDOW;  // rnic_rx_validate SsnWindow
-constexpr std::size_t kForwardWindow = 2;          // items a failing segment's error may overtake
 // The struct widths of rtl/rnic_defs.svh match the model's ports (815 and 583 bits).
 static_assert(sizeof(Vrnic_rx_validate::lk_i) == 4 * ((kLookupBits + 31) / 32), "rnic_lookup_t");
 static_assert(sizeof(Vrnic_rx_validate::vd_o) == 4 * ((kVerdictBits + 31) / 32), "rnic_verdict_t");
@@ -244,6 +247,7 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
   std::vector<Verdict> out;
   std::vector<Pulse> err_pulses, err_events;
   std::uint64_t drop_events = 0, access_events = 0;
+  std::vector<Lookup> work(items);  // the items as lookup offers them (the error state written)
   std::size_t next = 0;   // next item to offer
   bool offering = false;  // lk_valid_i held high for items[next]
   bool stalled = false;   // vd_valid_o && !vd_ready_i in the previous cycle
@@ -265,7 +269,7 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     // Drive.
     if (!offering && next < n && u(rng) < cfg.p_valid) {
       offering = true;
-      put_bytes(sim_->lk_i, pack(items[next]).bytes());
+      put_bytes(sim_->lk_i, pack(work[next]).bytes());
     }
     sim_->lk_valid_i = offering ? 1 : 0;
     sim_->vd_ready_i = u(rng) < cfg.p_ready ? 1 : 0;
@@ -304,6 +308,13 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     if (sim_->err_valid_o != 0) {
       EXPECT_EQ(sim_->busy_o, 1U) << "err_valid_o without busy_o";
       err_pulses.push_back({sim_.cycle(), sim_->err_stream_o, sim_->err_pd_o});
+      // Lookup's stream-table write: every item that leaves lookup after this cycle sees it.
+      for (std::size_t k = offering ? next + 1 : next; k < n; ++k) {
+        if (work[k].kind == kSeg && work[k].seg.stream == sim_->err_stream_o) {
+          work[k].stream_state = kStreamError;
+          work[k].stream_pd = static_cast<std::uint16_t>(sim_->err_pd_o);
+        }
+      }
     }
     if (sim_->error_event_o != 0) err_events.push_back({sim_.cycle(), sim_->error_idx_o});
     drop_events += sim_->drop_event_o;
@@ -322,9 +333,10 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
 
   // The verdicts, in order, against the reference.
   std::vector<std::size_t> error_items;  // items whose verdict is ERROR, in order
+  std::set<unsigned> failed;             // streams with an ERROR verdict so far
   std::uint64_t exp_access = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const Lookup& l = items[i];
+    const Lookup& l = work[i];
     const Verdict& v = out[i];
     const Expect x = reference(l);
     SCOPED_TRACE("item " + std::to_string(i) + " (stream " + std::to_string(l.seg.stream) + ")");
@@ -332,16 +344,9 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     EXPECT_EQ(v.arg, l.arg);
     EXPECT_EQ(bits_hex(seg_bits(v.seg)), bits_hex(seg_bits(l.seg))) << "segment not passed on";
     Action act = x.action;
-    if (v.action != x.action && v.action == kDrop && l.kind == kSeg) {
-      // The forwarded error state: a recent ERROR of the same stream.
-      for (std::size_t k = 1; k <= kForwardWindow && k <= i; ++k) {
-        if (items[i - k].kind == kSeg && items[i - k].seg.stream == l.seg.stream &&
-            out[i - k].action == kError) {
-          act = kDrop;
-          ++r.forwarded;
-          break;
-        }
-      }
+    if (l.kind == kSeg && failed.count(l.seg.stream) != 0 && act != kDrop) {
+      act = kDrop;  // an earlier ERROR of the stream that lookup's write did not reach in time
+      ++r.forwarded;
     }
     EXPECT_EQ(v.action, act) << "reference says " << x.action;
     if (v.action != act) continue;
@@ -361,6 +366,7 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
         EXPECT_EQ(v.err_code, x.err.code);
         EXPECT_EQ(v.err_idx, counter_index(x.err));
         error_items.push_back(i);
+        failed.insert(l.seg.stream);
         if (x.access) ++exp_access;
         break;
       case kDrop:
@@ -778,9 +784,11 @@ TEST_F(Validate, CheckOrder) {
   ExpectVerdict(u, kError, kMsnRange);
 }
 
-// The error state is forwarded: a segment of the failing stream right behind a failing one may come
-// out DROP (lookup could not yet see the state) or with its own verdict; the scoreboard accepts
-// either within kForwardWindow items, nothing else. The current RTL (one stage) gives its own.
+// 7.1: after a failing segment every later segment of its stream is DROPped, also the two that left
+// lookup before its stream-table write (err_valid_o, the cycle after V2 decides): the one directly
+// behind (in V1 then) and the one in lookup's output register. Back to back, exactly those two are
+// validate's own (the third already meets the written state); a segment of another stream keeps its
+// verdict. The scoreboard checks every verdict exactly.
 TEST_F(Validate, ForwardedErrorState) {
   Lookup bad = tagged_ok();
   bad.stag_valid = false;
@@ -797,6 +805,9 @@ TEST_F(Validate, ForwardedErrorState) {
     cfg.p_valid = p;
     cfg.p_ready = p;
     const Result r = bench_.run(items, cfg, 3);
+    if (p == 1.0) {
+      EXPECT_EQ(r.forwarded, 2U) << "the two segments behind the first failure";
+    }
     std::printf("[  INFO    ] p %.1f: %llu of the same-stream followers dropped by forwarding\n", p,
                 static_cast<unsigned long long>(r.forwarded));
     // The segment of another stream behind a failing one keeps its verdict (checked exactly).
@@ -918,6 +929,27 @@ TEST_F(Validate, RandomItemsWithBackpressure) {
   std::vector<Lookup> items;
   items.reserve(kItems);
   for (unsigned i = 0; i < kItems; ++i) items.push_back(g.item());
+  // Streams: after an error every later segment of a stream is DROPped (7.1), so a stream that fails
+  // is retired from the pool of six (a fresh stream takes its place) and, one item in ten, a segment
+  // of the last retired stream follows (it must come out DROP).
+  {
+    std::mt19937_64 srng(seed ^ 0x9E3779B97F4A7C15ULL);
+    std::array<std::uint16_t, 6> live{0, 1, 2, 3, 4, 5};
+    std::uint16_t fresh = 6;
+    std::optional<std::uint16_t> retired;
+    for (auto& l : items) {
+      if (l.kind != kSeg) continue;
+      const std::size_t slot = l.seg.stream;  // Gen draws 0..5
+      const bool bound_here = l.stag_stream == l.seg.stream;
+      const bool follower = retired && srng() % 10 == 0;
+      l.seg.stream = follower ? *retired : live[slot];
+      l.stag_stream = bound_here ? l.seg.stream : static_cast<std::uint16_t>(0xFFFF - slot);
+      if (!follower && reference(l).action == kError) {
+        retired = live[slot];
+        live[slot] = fresh++;
+      }
+    }
+  }
   // Every verdict and every row of the table is drawn.
   std::vector<unsigned> rows(rnic::wire::kAllDdpErrors.size(), 0);
   unsigned access = 0;
