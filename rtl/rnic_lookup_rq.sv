@@ -207,8 +207,9 @@ module rnic_lookup_rq #(
   end
 
   // ---- registers: the consume's second cycle, forwarding
-  logic          rq_fwd_q;                 // the E read's cycle wrote its queue's req
-  logic [31:0]   rq_last_data_q;
+  logic          rq_fwd_q;                 // the E read's cycle wrote req (rq_hit_q: of its queue;
+  logic          rq_hit_q;                 //   two registers, so the write enable's logic does not
+  logic [31:0]   rq_last_data_q;           //   meet the address compare before a register)
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       c2_valid_q <= 1'b0;
@@ -222,7 +223,8 @@ module rnic_lookup_rq #(
     c2_queue_q <= c_queue_i;
     hw_last_addr_q <= head_waddr;
     hw_last_data_q <= head_wdata;
-    rq_fwd_q <= req_we && req_waddr == e_queue_i;
+    rq_fwd_q <= req_we;
+    rq_hit_q <= req_waddr == e_queue_i;
     rq_last_data_q <= req_wdata;
   end
 
@@ -242,7 +244,7 @@ module rnic_lookup_rq #(
   assign e_log2_o = qc_e_rdata[QcLog2 +: 5];
   assign e_prod_o = prod_e_rdata;
   assign e_cons_o = cons_e_rdata;
-  assign e_req_o = rq_fwd_q ? rq_last_data_q : req_rdata;
+  assign e_req_o = (rq_fwd_q && rq_hit_q) ? rq_last_data_q : req_rdata;
   assign c_busy_o = c2_valid_q;
   assign c_busy_queue_o = c2_queue_q;
 endmodule

@@ -202,8 +202,10 @@ module rnic_rx_lookup #(
   logic r_err_q, r_err_d;
 
   // Hints: queues the prefetch engine should visit.
-  logic [QueueIw-1:0] hint_in;
-  logic hint_push, hint_in_ready;
+  // A hint is decided here (hint_want, hint_in) and pushed from a register in the next cycle
+  // (hint_v_q, hint_q_q: the depth budget); pushed only when the FIFO has room, else dropped.
+  logic [QueueIw-1:0] hint_in, hint_q_q;
+  logic hint_want, hint_v_q, hint_in_ready;
   logic [QueueIw-1:0] hint_last_q;
 
   rnic_fifo #(.Width(RdW), .Depth(MaxReads)) u_reads (
@@ -262,7 +264,7 @@ module rnic_rx_lookup #(
   // in the cycle before may see one more visit, which it waits for).
   rnic_lookup_prefetch #(.NumQueues(NumQueues), .RqPrefetch(RqPrefetch)) u_prefetch (
     .clk_i, .rst_ni,
-    .hint_valid_i(hint_push), .hint_queue_i(hint_in), .hint_ready_o(hint_in_ready),
+    .hint_valid_i(hint_v_q), .hint_queue_i(hint_q_q), .hint_ready_o(hint_in_ready),
     .hold_i(e_start_hold_q), .rd_queue_o(e_rd_queue), .rd_cfg_i(e_rd_cfg), .rd_base_i(e_rd_base),
     .rd_log2_i(e_rd_log2), .rd_prod_i(e_rd_prod), .rd_cons_i(e_rd_cons), .rd_req_i(e_rd_req),
     .iss_valid_o(e_iss_valid), .iss_ready_i(e_iss_ready), .iss_addr_o(e_iss_addr),
@@ -395,6 +397,25 @@ module rnic_rx_lookup #(
   // A command runs when nothing is in flight in lookup: no segment in B or O, no descriptor read, the
   // engine idle, no consume half done. While one waits, no new segment is accepted.
   logic drained, cmd_exec, cmd_pending, echo_seen;
+  // A command's end (cmd_done, cmd_refused, cmd_result) reaches regs from registers, one cycle
+  // after it is decided (the depth budget: the decision hangs on the pipeline being drained).
+  logic cmd_done, cmd_refused;
+  logic [31:0] cmd_result;
+  always_ff @(posedge clk_i) begin
+    cmd_done_o <= rst_ni && cmd_done;
+    cmd_refused_o <= rst_ni && cmd_refused;
+    cmd_result_o <= cmd_result;
+  end
+  logic fail_q;                         // a stream failure from deliver waits for the write port
+  logic [15:0] fail_stream_q;
+  logic td_q;                           // STREAM_TEARDOWN ran in the cycle before: its table write
+  logic [15:0] td_stream_q;
+  logic en_wr_q;                        // STREAM_ENABLE's echo came in the cycle before
+  always_ff @(posedge clk_i) begin
+    td_q <= rst_ni && cmd_exec && cmd_ok_q && cmd_op_i == RNIC_CMD_STREAM_TEARDOWN;
+    td_stream_q <= a0[15:0];
+    en_wr_q <= rst_ni && echo_seen;
+  end
   // A command runs from its second cycle: its index check is a register (the arguments are held while
   // cmd_valid_i is, regs' a_cmd_hold), for the depth budget.
   logic cmd_seen_q, cmd_ok_q;
@@ -404,17 +425,26 @@ module rnic_rx_lookup #(
   end
   assign cmd_pending = ctl_q == C_RUN && cmd_valid_i;
   assign drained = !b_valid_q && !c_valid_q && !lk_valid_q && e_idle && !ar_valid_q && !rd_out_valid &&
-                   !c_busy && !dn_busy_i;
+                   !c_busy && !dn_busy_i && !fail_q;
   assign cmd_exec = cmd_pending && cmd_seen_q && drained;
   assign seg_ready_o = ctl_q == C_RUN && !cmd_pending && !c_miss && (!b_valid_q || b_move);
 
-  // Consumes (head + 1, read-modify-write over two cycles with forwarding) and echoes are always
-  // taken: deliver must never wait on lookup for them, or lookup -> ... -> deliver -> lookup deadlocks.
-  // A stream failure takes the stream table's write port: it waits while validate or a command
-  // writes it (both finish in a cycle, so it never waits on the pipeline).
-  logic cons_fail, qecho_seen;
+  // Consumes (head + 1, read-modify-write over two cycles with forwarding) and echoes are taken
+  // within a cycle or two: deliver must never wait on lookup's pipeline for them, or lookup -> ... ->
+  // deliver -> lookup deadlocks. A stream failure is taken into a register (fail_q) and written
+  // from there to the stream table in a cycle validate's error feedback does not use its write port
+  // (the depth budget: deliver's queue output reaches no table forwarding). While it waits, no other
+  // item is taken (an echo after it could write the table in the same cycle) and no command runs.
+  logic cons_fail, qecho_seen, fail_wr;
   assign cons_fail = cons_kind_i == RNIC_CONS_FAIL;
-  assign cons_ready_o = ctl_q != C_INIT && !(cons_fail && (err_valid_i || cmd_exec));
+  assign cons_ready_o = ctl_q != C_INIT && !fail_q;
+  assign fail_wr = fail_q && !err_valid_i && !td_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) fail_q <= 1'b0;
+    else if (cons_valid_i && cons_ready_o && cons_fail) fail_q <= 1'b1;
+    else if (fail_wr) fail_q <= 1'b0;
+    if (cons_valid_i && cons_ready_o && cons_fail) fail_stream_q <= cons_stream_i;
+  end
   assign echo_seen = cons_valid_i && cons_kind_i == RNIC_CONS_RESET && ctl_q == C_ECHO;
   assign qecho_seen = cons_valid_i && cons_kind_i == RNIC_CONS_QSET && ctl_q == C_QECHO;
   // Doorbells take the producer write port, which a command may use.
@@ -468,49 +498,27 @@ module rnic_rx_lookup #(
 
   // ---- the stream table's write port (its own block: the stream answer forwards the write of its
   // cycle into stage B, which the block below reads) ----------------------------------------------------
+  // The writers, each from registers (the depth budget), never meet (a_one_strm_wr):
+  // - validate's error feedback: the failing stream enters the error state (7.1);
+  // - deliver found the stream breaking the message order (RFC 5041 4.3, 5.3): error state;
+  // - STREAM_TEARDOWN, in the cycle after the command runs (td_q); a segment taken in that cycle
+  //   reads the table then and meets the write forwarded (u_stream), so no lookup after the command
+  //   places for the stream (the command ran with validate and the failure register empty);
+  // - STREAM_ENABLE: the echo said every earlier item of the stream is through deliver; NORMAL from
+  //   the cycle after it (en_wr_q, C_QCLR's first), before any segment is looked up again;
+  // - after reset (C_INIT) every stream is torn down.
+  // (Should two meet anyway, the later state wins: the clear, an enable, a teardown, then errors.)
+  logic [34:0] strm_w;  // {we, stream, state, PD}
   always_comb begin
-    strm_we = 1'b0;
-    strm_waddr = a0[15:0];
-    strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
-    strm_wpd = '0;
-    // Validate's error feedback: the failing stream enters the error state now (7.1).
-    if (err_valid_i) begin
-      strm_we = 1'b1;
-      strm_waddr = err_stream_i;
-      strm_wstate = 2'(RNIC_STREAM_ERROR);
-      strm_wpd = err_pd_i;
-    end
-    // Deliver found the stream breaking the message order (RFC 5041 4.3, 5.3): error state now.
-    if (cons_valid_i && cons_ready_o && cons_fail) begin
-      strm_we = 1'b1;
-      strm_waddr = cons_stream_i;
-      strm_wstate = 2'(RNIC_STREAM_ERROR);
-      strm_wpd = '0;
-    end
-    unique case (ctl_q)
-      C_INIT: begin  // after reset every stream is torn down
-        strm_we = init_q < InitIw'(NumStreams);
-        strm_waddr = 16'(init_q[StreamIw-1:0]);
-        strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
-        strm_wpd = '0;
-      end
-      // STREAM_TEARDOWN: no lookup after this cycle places for the stream.
-      C_RUN: if (cmd_exec && cmd_ok_q && cmd_op_i == RNIC_CMD_STREAM_TEARDOWN) begin
-        strm_we = 1'b1;
-        strm_waddr = a0[15:0];
-        strm_wstate = 2'(RNIC_STREAM_TORN_DOWN);
-        strm_wpd = '0;
-      end
-      // STREAM_ENABLE: the echo says every earlier item of the stream is through deliver.
-      C_ECHO: if (echo_seen) begin
-        strm_we = 1'b1;
-        strm_waddr = cmd_stream_q;
-        strm_wstate = 2'(RNIC_STREAM_NORMAL);
-        strm_wpd = cmd_pd_q;
-      end
-      default: ;
-    endcase
+    if (ctl_q == C_INIT)
+      strm_w = {init_q < InitIw'(NumStreams), 16'(init_q[StreamIw-1:0]), 2'(RNIC_STREAM_TORN_DOWN), 16'd0};
+    else if (en_wr_q) strm_w = {1'b1, cmd_stream_q, 2'(RNIC_STREAM_NORMAL), cmd_pd_q};
+    else if (td_q) strm_w = {1'b1, td_stream_q, 2'(RNIC_STREAM_TORN_DOWN), 16'd0};
+    else if (fail_wr) strm_w = {1'b1, fail_stream_q, 2'(RNIC_STREAM_ERROR), 16'd0};
+    else if (err_valid_i) strm_w = {1'b1, err_stream_i, 2'(RNIC_STREAM_ERROR), err_pd_i};
+    else strm_w = {1'b0, a0[15:0], 2'(RNIC_STREAM_TORN_DOWN), 16'd0};
   end
+  assign {strm_we, strm_waddr, strm_wstate, strm_wpd} = strm_w;
 
   // ---- the one combinational block driving the other table ports -----------------------------------------
   always_comb begin
@@ -533,9 +541,9 @@ module rnic_rx_lookup #(
     r_err_d = r_err_q;
 
     cmd_ready_o = 1'b0;
-    cmd_done_o = 1'b0;
-    cmd_refused_o = 1'b0;
-    cmd_result_o = '0;
+    cmd_done = 1'b0;
+    cmd_refused = 1'b0;
+    cmd_result = '0;
 
     // Reads: B's again while B stays (B re-reads while it waits, so it sees table changes), else the
     // arriving segment's (read whether or not it is taken: the select does not wait for the handshake).
@@ -575,7 +583,7 @@ module rnic_rx_lookup #(
     prod_we = 1'b0;
     land_we = 1'b0;
 
-    hint_push = 1'b0;
+    hint_want = 1'b0;
     hint_in = b_queue;
 
     // Doorbell: the producer is the MSN of the last posted buffer.
@@ -606,16 +614,16 @@ module rnic_rx_lookup #(
 
     // ---- hints (one per cycle; a dropped hint only delays a fetch: a waiting segment hints again)
     if (c_miss) begin
-      hint_push = hint_in_ready;
+      hint_want = 1'b1;
       hint_in = c_queue;
     end else if (db_hint_q) begin  // a doorbell of the cycle before
-      hint_push = hint_in_ready;
+      hint_want = 1'b1;
       hint_in = db_hint_queue_q;
     end else if (c_busy) begin  // a consume's second cycle
-      hint_push = hint_in_ready;
+      hint_want = 1'b1;
       hint_in = c_busy_queue;
     end else if (c_adv && c_need && c_near_q && c_low_q && c_queue != hint_last_q) begin
-      hint_push = hint_in_ready;
+      hint_want = 1'b1;
       hint_in = c_queue;
     end
 
@@ -660,8 +668,8 @@ module rnic_rx_lookup #(
       C_RUN: if (cmd_exec) begin
         cmd_ready_o = 1'b1;
         if (!cmd_ok_q) begin
-          cmd_done_o = 1'b1;
-          cmd_refused_o = 1'b1;
+          cmd_done = 1'b1;
+          cmd_refused = 1'b1;
         end else begin
           unique case (cmd_op_i)
             RNIC_CMD_STAG_WRITE: begin  // u_stag reads the key table this cycle
@@ -697,15 +705,15 @@ module rnic_rx_lookup #(
               lk_valid_d = 1'b1;
             end
             RNIC_CMD_QUEUE_CONFIG: ctl_d = C_QCHK;  // the queue's configuration is read this cycle
-            default: cmd_done_o = 1'b1;  // NOP
+            default: cmd_done = 1'b1;  // NOP
           endcase
         end
       end
 
       // STAG_WRITE, second cycle: u_stag writes the entry with the index's next key and answers.
       C_SKEY: begin
-        cmd_done_o = stag_done;
-        cmd_result_o = stag_result;
+        cmd_done = stag_done;
+        cmd_result = stag_result;
         if (stag_done) ctl_d = C_RUN;
       end
 
@@ -715,8 +723,8 @@ module rnic_rx_lookup #(
       // MSN in order and echoes; the tables change then.
       C_QCHK: begin
         if (bq_cfg) begin
-          cmd_done_o = 1'b1;
-          cmd_refused_o = 1'b1;
+          cmd_done = 1'b1;
+          cmd_refused = 1'b1;
           ctl_d = C_RUN;
         end else begin
           lk_d = '0;
@@ -738,7 +746,7 @@ module rnic_rx_lookup #(
         qc_we = 1'b1;
         qc_set = 1'b1;
         q_start = 1'b1;
-        cmd_done_o = 1'b1;
+        cmd_done = 1'b1;
         ctl_d = C_RUN;
       end
 
@@ -753,7 +761,7 @@ module rnic_rx_lookup #(
         qc_waddr = QueueIw'({cmd_stream_q[StreamIw-1:0], init_q[QnIw-1:0]});
         init_d = init_q + 1'b1;
         if (init_q == InitIw'(NumQns - 1)) begin
-          cmd_done_o = 1'b1;
+          cmd_done = 1'b1;
           ctl_d = C_RUN;
         end
       end
@@ -820,8 +828,10 @@ module rnic_rx_lookup #(
     lk_q <= lk_d;
     ar_addr_q <= ar_addr_d;
     r_desc_q <= r_desc_d;
-    if (hint_push) hint_last_q <= hint_in;
+    if (hint_v_q && hint_in_ready) hint_last_q <= hint_q_q;  // the last hint pushed
+    hint_q_q <= hint_in;
   end
+  always_ff @(posedge clk_i) hint_v_q <= rst_ni && hint_want;
 
   assign lk_o = lk_q;
   assign lk_valid_o = lk_valid_q;
@@ -840,4 +850,8 @@ module rnic_rx_lookup #(
   `RNIC_ASSERT_HOLD(a_lk_hold, clk_i, rst_ni, lk_valid_o, lk_ready_i, lk_o)
   `RNIC_ASSERT_HOLD(a_ar_hold, clk_i, rst_ni, m_axi_arvalid_o, m_axi_arready_i,
                     {m_axi_araddr_o, m_axi_arlen_o})
+  // The stream table has one write port: its writers never meet (validate's error, a delivery
+  // failure, a teardown, the clear after reset, STREAM_ENABLE's NORMAL).
+  `RNIC_ASSERT(a_one_strm_wr, clk_i, rst_ni,
+      $countones({err_valid_i, fail_wr, td_q, ctl_q == C_INIT, en_wr_q}) <= 1)
 endmodule

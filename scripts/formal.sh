@@ -339,14 +339,21 @@ if wanted deliver; then
 fi
 run regs-cq regs_cq_fv induct 4 pass "$rtl/rnic_regs.sv" "$fv/deliver_fv.sv"
 # lookup_probe SRC NAME: lookup with fv_c_load (stage C takes an item's table data this cycle: the
-# item moves in from B, or C's own re-read answers), for the harness's snapshot.
+# item moves in from B, or C's own re-read answers), for the harness's snapshot, and a command's end
+# in the cycle it is decided (fv_cmd_done/refused/result; cmd_*_o are their registered copies).
 lookup_probe() {
   local m
   m=$(mutant "$1" "$2_p1" "  input  logic                   lk_ready_i
 );" "  input  logic                   lk_ready_i,
-  output logic                   fv_c_load
+  output logic                   fv_c_load,
+  output logic                   fv_cmd_done,
+  output logic                   fv_cmd_refused,
+  output logic [31:0]            fv_cmd_result
 );")
   mutant "$m" "$2" "endmodule" "  assign fv_c_load = b_move || c_refresh_q;
+  assign fv_cmd_done = cmd_done;
+  assign fv_cmd_refused = cmd_refused;
+  assign fv_cmd_result = cmd_result;
 endmodule"
 }
 lk_units=("$rtl/rnic_lookup_stream.sv" "$rtl/rnic_lookup_rq.sv" "$rtl/rnic_lookup_prefetch.sv" "$rtl/rnic_fifo.sv")

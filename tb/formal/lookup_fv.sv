@@ -108,6 +108,10 @@ module lookup_fv #(
   rnic_seg_t    seg;
   logic         seg_ready, cmd_ready, cmd_done, cmd_refused, db_ready, cons_ready;
   logic [31:0]  cmd_result;
+  // A command's end as lookup decides it (probe; the properties below use it) and as it leaves lookup
+  // (cmd_*_o, one cycle later from registers: checked to be exactly that).
+  logic         cmd_done_r, cmd_refused_r;
+  logic [31:0]  cmd_result_r;
   logic [15:0]  ssn_rd_stream;
   logic [63:0]  araddr;
   logic [7:0]   arlen;
@@ -126,8 +130,8 @@ module lookup_fv #(
   rnic_rx_lookup #(.DataWidth(128), .StagEntries(SE), .NumStreams(NS), .NumQns(NQN),
                    .RqPrefetch(2), .MaxReads(MR)) dut (
     .clk_i, .rst_ni, .seg_i(seg), .seg_valid_i, .seg_ready_o(seg_ready),
-    .cmd_op_i, .cmd_args_i, .cmd_valid_i, .cmd_ready_o(cmd_ready), .cmd_done_o(cmd_done),
-    .cmd_refused_o(cmd_refused), .cmd_result_o(cmd_result),
+    .cmd_op_i, .cmd_args_i, .cmd_valid_i, .cmd_ready_o(cmd_ready), .cmd_done_o(cmd_done_r),
+    .cmd_refused_o(cmd_refused_r), .cmd_result_o(cmd_result_r),
     .db_stream_i, .db_qn_i, .db_prod_i, .db_valid_i, .db_ready_o(db_ready),
     .cons_stream_i, .cons_qn_i, .cons_kind_i, .cons_valid_i, .cons_ready_o(cons_ready),
     .ssn_rd_stream_o(ssn_rd_stream), .ssn_rd_next_i(16'd0),
@@ -135,7 +139,8 @@ module lookup_fv #(
     .m_axi_araddr_o(araddr), .m_axi_arlen_o(arlen), .m_axi_arvalid_o(arvalid),
     .m_axi_arready_i(arready_i), .m_axi_rdata_i(rdata_i), .m_axi_rresp_i(rresp_i),
     .m_axi_rlast_i(rlast_i), .m_axi_rvalid_i(rvalid_i), .m_axi_rready_o(rready),
-    .lk_o(lk), .lk_valid_o(lk_valid), .lk_ready_i, .fv_c_load(c_load)
+    .lk_o(lk), .lk_valid_o(lk_valid), .lk_ready_i, .fv_c_load(c_load),
+    .fv_cmd_done(cmd_done), .fv_cmd_refused(cmd_refused), .fv_cmd_result(cmd_result)
   );
 
   logic init = 1'b1;
@@ -408,7 +413,15 @@ module lookup_fv #(
   end
 
   // ---- commands (a) ----
+  logic dn_past, rf_past;
+  logic [31:0] rs_past;
+  always_ff @(posedge clk_i) begin
+    dn_past <= rst_ni && cmd_done;
+    rf_past <= rst_ni && cmd_refused;
+    rs_past <= cmd_result;
+  end
   always_comb if (up && CK_A) begin
+    assert (cmd_done_r == dn_past && cmd_refused_r == rf_past && (!dn_past || cmd_result_r == rs_past));
     if (ex_sw || ex_inv) assert (cmd_refused == !(a0 < SE));
     if (dn_sw) begin
       assert (!cmd_refused && cmd_result[31:8] == a0[23:0]);
