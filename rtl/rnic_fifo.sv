@@ -34,11 +34,15 @@ module rnic_fifo #(
   logic [AddrW-1:0] wr_ptr_d, wr_ptr_q, rd_ptr_d, rd_ptr_q;
   logic [AddrW:0]   count_d, count_q;
   logic             bypass_d, bypass_q;
+  logic             full_d, full_q, nempty_d, nempty_q;  // count_q == Depth, count_q != 0
   logic [Width-1:0] bypass_data_q, rd_data_q;
   logic             push, pop;
 
-  assign in_ready_o  = (count_q != Depth[AddrW:0]);
-  assign out_valid_o = (count_q != '0);
+  // in_ready_o and out_valid_o are flip-flops (the depth budget: the stages on both sides start
+  // their handshakes from registers); their next values come from compares of count_q, selected by
+  // the push and the pop.
+  assign in_ready_o  = !full_q;
+  assign out_valid_o = nempty_q;
   assign out_data_o  = bypass_q ? bypass_data_q : rd_data_q;
   assign count_o     = count_q;
 
@@ -53,8 +57,19 @@ module rnic_fifo #(
     if (pop) rd_ptr_d = rd_ptr_q + 1'b1;
     if (push && !pop) count_d = count_q + 1'b1;
     if (pop && !push) count_d = count_q - 1'b1;
-    // Writing the slot read next: only when the FIFO is empty after this cycle's pop.
-    bypass_d = push && (wr_ptr_q == rd_ptr_d);
+    full_d   = full_q;
+    nempty_d = nempty_q;
+    if (push && !pop) begin
+      full_d   = count_q == (AddrW + 1)'(Depth - 1);
+      nempty_d = 1'b1;
+    end
+    if (pop && !push) begin
+      full_d   = 1'b0;
+      nempty_d = count_q != (AddrW + 1)'(1);
+    end
+    // Writing the slot read next: only when the FIFO is empty after this cycle's pop (the write
+    // pointer equals the next read pointer exactly then).
+    bypass_d = push && (pop ? count_q == (AddrW + 1)'(1) : count_q == '0);
   end
 
   always_ff @(posedge clk_i) begin
@@ -63,11 +78,15 @@ module rnic_fifo #(
       rd_ptr_q <= '0;
       count_q  <= '0;
       bypass_q <= 1'b0;
+      full_q   <= 1'b0;
+      nempty_q <= 1'b0;
     end else begin
       wr_ptr_q <= wr_ptr_d;
       rd_ptr_q <= rd_ptr_d;
       count_q  <= count_d;
       bypass_q <= bypass_d;
+      full_q   <= full_d;
+      nempty_q <= nempty_d;
     end
   end
 
@@ -92,5 +111,6 @@ module rnic_fifo #(
   `RNIC_ASSERT(a_no_underflow, clk_i, rst_ni, !(pop && count_q == '0))
   `RNIC_ASSERT(a_count_bound, clk_i, rst_ni, count_q <= Depth[AddrW:0])
   `RNIC_ASSERT(a_count_ptrs, clk_i, rst_ni, count_q[AddrW-1:0] == AddrW'(wr_ptr_q - rd_ptr_q))
+  `RNIC_ASSERT(a_flags, clk_i, rst_ni, full_q == (count_q == Depth[AddrW:0]) && nempty_q == (count_q != '0))
   `RNIC_ASSERT_HOLD(a_out_hold, clk_i, rst_ni, out_valid_o, out_ready_i, out_data_o)
 endmodule
