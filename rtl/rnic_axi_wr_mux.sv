@@ -12,7 +12,8 @@
 //   from the port whose AW is taken in this cycle); m_wlast_o comes from the queued awlen and the
 //   head is popped with its last beat, so W order = AW order. A burst's W is offered as soon as
 //   its AW is taken, whether or not the slave has accepted that AW (then presented): a slave may
-//   wait for WVALID before AWREADY.
+//   wait for WVALID before AWREADY. The head's {port, awlen} is kept in flip-flops, so s*_wready_o
+//   is a few LUTs from registers (the ports' AWVALID, the head, the idle flags, m_wready_i).
 // - AW runs ahead of W by up to MaxBursts bursts. W runs ahead of the slave's AW handshakes by at
 //   most the one burst whose AW the m_aw register presents (W never comes before its AWVALID).
 // - Toward s0/s1 the mux is a slave that takes a burst's AW before its W beats (allowed: WREADY
@@ -114,7 +115,6 @@ module rnic_axi_wr_mux #(
 
   assign q_empty    = q_wr_q == q_rd_q;
   assign q_full     = q_wr_q == {~q_rd_q[Pw], q_rd_q[Pw-1:0]};
-  assign idle       = !awv_q && q_empty;
   // aw_room = !awv_q && !q_full && !t_full, from a register: its next value is computed from the
   // next state (the ports' AW ready then depends on no logic of this cycle; logic-depth budget).
   logic aw_room_q, aw_room_d, q_almost, t_almost, q_full_d, t_full_d;
@@ -157,10 +157,19 @@ module rnic_axi_wr_mux #(
   logic [7:0] w_beat_d, w_beat_q;  // beat index within the head burst
   logic       w_hs, w_pop;
 
-  assign q_head = q_mem[q_rd_q[Pw-1:0]];
-  assign w_act  = !q_empty || (idle && aw_take);
-  assign w_port = q_empty ? sel : q_head[8];
-  assign w_len  = q_empty ? sel_awlen : q_head[7:0];
+  // The head's {port, awlen} and "there is a head" are flip-flops (h_*_q: the ports' W queue pops
+  // hang on s*_wready_o; the depth budget), loaded with the entry that is the head after this
+  // cycle: the next entry after a pop, the entry taken in this cycle when it becomes the head.
+  logic       h_v_q, h_v_d;
+  logic [8:0] h_q, h_d, h_next;
+  logic [Pw:0] q_rd_p1;
+  assign q_head  = q_mem[q_rd_q[Pw-1:0]];
+  assign q_rd_p1 = q_rd_q + (Pw + 1)'(1);
+  assign h_next  = q_rd_p1 == q_wr_q ? {sel, sel_awlen} : q_mem[q_rd_p1[Pw-1:0]];
+  assign idle   = !awv_q && !h_v_q;  // h_v_q == !q_empty (a_head)
+  assign w_act  = h_v_q || (idle && aw_take);
+  assign w_port = h_v_q ? h_q[8] : sel;
+  assign w_len  = h_v_q ? h_q[7:0] : sel_awlen;
 
   assign m_wdata_o   = w_port ? s1_wdata_i : s0_wdata_i;
   assign m_wstrb_o   = w_port ? s1_wstrb_i : s0_wstrb_i;
@@ -180,6 +189,18 @@ module rnic_axi_wr_mux #(
     end
     q_wr_d = q_wr_q + {{Pw{1'b0}}, aw_take};
     q_rd_d = q_rd_q + {{Pw{1'b0}}, w_pop};
+    // The head after this cycle: with a pop the entry after it (there when q_rd_q + 1 was written
+    // before, or taken now); without one the head stays, or the entry taken now becomes it.
+    if (!h_v_q) begin              // empty: the burst taken now, unless it passed all its W now
+      h_v_d = aw_take && !w_pop;
+      h_d = {sel, sel_awlen};
+    end else if (w_pop) begin
+      h_v_d = q_rd_p1 != q_wr_q || aw_take;
+      h_d = h_next;
+    end else begin
+      h_v_d = 1'b1;
+      h_d = h_q;
+    end
     // full after this cycle: a take and a pop together leave it as it is; a take alone fills the
     // last entry; a pop alone never leaves it full (the same for the B tracker)
     q_full_d = aw_take ? (w_pop ? q_full : q_almost) : (!w_pop && q_full);
@@ -189,6 +210,7 @@ module rnic_axi_wr_mux #(
 
   always_ff @(posedge clk_i) begin
     if (aw_take) q_mem[q_wr_q[Pw-1:0]] <= {sel, sel_awlen};
+    h_q <= h_d;
   end
 
   // ---- B: counters and the error pulse; every B response is accepted at once --------------
@@ -231,6 +253,7 @@ module rnic_axi_wr_mux #(
       awlen_q     <= '0;
       q_wr_q      <= '0;
       q_rd_q      <= '0;
+      h_v_q       <= 1'b0;
       w_beat_q    <= '0;
       aw_count_q  <= '0;
       b_count_q   <= '0;
@@ -243,6 +266,7 @@ module rnic_axi_wr_mux #(
       awlen_q     <= awlen_d;
       q_wr_q      <= q_wr_d;
       q_rd_q      <= q_rd_d;
+      h_v_q       <= h_v_d;
       w_beat_q    <= w_beat_d;
       aw_count_q  <= aw_count_d;
       b_count_q   <= b_count_d;
@@ -268,6 +292,7 @@ module rnic_axi_wr_mux #(
   // One B per burst (the slave's side of A3.4.4, which the counters rely on): a B only for a burst
   // taken and not yet answered.
   `RNIC_ASSERT(a_aw_room, clk_i, rst_ni, aw_room_q == (!awv_q && !q_full && !t_full))
+  `RNIC_ASSERT(a_head, clk_i, rst_ni, h_v_q == !q_empty && (q_empty || h_q == q_head))
   `RNIC_ASSERT(a_b_per_burst, clk_i, rst_ni, !m_bvalid_i || (t_wr_q != t_rd_q))
   // A3.4.1 WLAST: an independent count. Every W beat belongs to the oldest burst whose W is not done;
   // the beat that ends it (awlen + 1 beats) carries WLAST and no other does. Burst lengths are taken

@@ -224,17 +224,18 @@ module rnic_rx_deliver #(
   // configured: Invalid QN; a stream enable leaves its queues unconfigured).
   logic [31:0] exp_mem [RamQueues];
   logic [31:0] exp_o_mem [RamQueues];
-  logic exp_we, exp_fw_q;
+  logic exp_we, exp_fw_q, exp_hit_q;  // the read's cycle wrote (exp_fw_q) its queue (exp_hit_q)
   logic [QueueW-1:0] exp_waddr, exp_raddr, o_raddr;
   logic [31:0] exp_wdata, exp_rdata_q, exp_fw_data_q, exp_o_rdata_q;
   assign exp_raddr = {exp_rd_stream_i[StreamW-1:0], exp_rd_qn_i[QnW-1:0]};
   always_ff @(posedge clk_i) begin
     if (exp_we) exp_mem[exp_waddr] <= exp_wdata;
     exp_rdata_q <= exp_mem[exp_raddr];
-    exp_fw_q <= exp_we && exp_waddr == exp_raddr;
+    exp_fw_q <= exp_we;                    // (two registers: the write's decision and the
+    exp_hit_q <= exp_waddr == exp_raddr;   //  compare with place's address meet after them)
     exp_fw_data_q <= exp_wdata;
   end
-  assign exp_rd_data_o = exp_fw_q ? exp_fw_data_q : exp_rdata_q;
+  assign exp_rd_data_o = (exp_fw_q && exp_hit_q) ? exp_fw_data_q : exp_rdata_q;
   always_ff @(posedge clk_i) begin
     if (exp_we) exp_o_mem[exp_waddr] <= exp_wdata;
     exp_o_rdata_q <= exp_o_mem[o_raddr];
@@ -880,8 +881,11 @@ module rnic_rx_deliver #(
   assign wlast_o = beat_q == LastBeat;
   assign cq_prod_o = prod_q;
   // The write port's valids depend on flops only.
-  assign awvalid_o = wv_q && aw_pend_q;
-  assign wvalid_o = wv_q && w_pend_q;
+  // aw_pend_q and w_pend_q are set only with wv_q, and wv_q clears only once both are done
+  // (a_pend_in_wv): awvalid_o is a flip-flop (the depth budget: the mux's arbiter hangs on it).
+  assign awvalid_o = aw_pend_q;
+  assign wvalid_o = w_pend_q;
+  `RNIC_ASSERT(a_pend_in_wv, clk_i, rst_ni, wv_q || (!aw_pend_q && !w_pend_q))
 
   // Address bits past NumStreams, the base's offset bits, the compare differences' low bits, O's
   // queues' fill levels.

@@ -134,6 +134,16 @@ module rnic_rx_place #(
   assign sq_full = (sq_wr_q[SqPw] != sq_rd_q[SqPw]) && (sq_wr_q[SqPw-1:0] == sq_rd_q[SqPw-1:0]);
   assign aq_full = (aq_wr_q[AqPw] != aq_rd_q[AqPw]) && (aq_wr_q[AqPw-1:0] == aq_rd_q[AqPw-1:0]);
   assign cq_full = (cq_wr_q[CqPw] != cq_rd_q[CqPw]) && (cq_wr_q[CqPw-1:0] == cq_rd_q[CqPw-1:0]);
+  // Room for p0's pushes as registers (the depth budget: vd_ready_o and the expected-MSN read port
+  // start from registers, not from pointer compares): the occupancy after this cycle's push and pop
+  // is below the depth; its compares are against this cycle's count, selected by the push and pop.
+  logic sq_room_q, aq_room_q, cq_room_q;
+  logic [SqPw:0] sq_cnt;
+  logic [AqPw:0] aq_cnt;
+  logic [CqPw:0] cq_cnt;
+  assign sq_cnt = sq_wr_q - sq_rd_q;
+  assign aq_cnt = aq_wr_q - aq_rd_q;
+  assign cq_cnt = cq_wr_q - cq_rd_q;
   assign sq_rdata = sq_mem[sq_rd_q[SqPw-1:0]];
   assign aq_rdata = aq_mem[aq_rd_q[AqPw-1:0]];
   assign cq_rdata = cq_mem[cq_rd_q[CqPw-1:0]];
@@ -209,7 +219,7 @@ module rnic_rx_place #(
     v_qset = p0_q.action == RNIC_ACT_TOKEN && p0_q.kind == RNIC_ITEM_QUEUE_SET;
     v_dlv = v_place || v_error || v_reset || v_fence || v_qset;
 
-    p0_take = p0_valid_q && !sq_full && !aq_full && !cq_full;
+    p0_take = p0_valid_q && sq_room_q && aq_room_q && cq_room_q;
     vd_ready_o = !p0_valid_q || p0_take;
     commit_d = commit_q + 32'(p0_take && v_place_w);
 
@@ -368,10 +378,13 @@ module rnic_rx_place #(
   logic wq_f1_q, wq_f1_d;           // room for one more write beat: wq_cnt_q <= WqDepth - 1
   logic wq_f2_q, wq_f2_d;           // room for two: wq_cnt_q <= WqDepth - 2
   logic [WqW-1:0] wq_head, wq_a, wq_b;
-  // W output register: the oldest write beat, taken from the W queue head. wvalid_o and the
-  // handshake depend on registers only, so the queue RAM read ends at a register (logic-depth budget).
+  // W output register: the oldest write beat, taken from the W queue head, with a second register
+  // behind it (a register slice): wvalid_o depends on registers only, the queue RAM read ends at a
+  // register, and wready_i reaches only these two registers (logic-depth budget).
   logic [WqW-1:0] wo_q;
-  logic wo_v_q, wo_v_d, wq_pop;
+  logic wo_v_q, wo_v_d, wq_pop, wo_move;
+  logic [WqW-1:0] ws_q;             // the second register of the output pair (a beat popped while
+  logic ws_v_q, ws_v_d;             //   the output register waits for wready_i)
   logic w_bfirst;
   logic [SeqW-1:0] w_seq;   // cons_seq of the W queue head
   logic signed [15:0] aw_ahead_q, aw_ahead_d;  // AW handshakes minus W bursts started
@@ -455,8 +468,12 @@ module rnic_rx_place #(
     aw_ok = ah_pos_q || (ah_zero_q && aw_valid_q);
     wvalid_o = wo_v_q && (!w_bfirst || aw_ok);
     w_hs = wvalid_o && wready_i;
-    wq_pop = wq_nz_q && (!wo_v_q || w_hs);   // the output register is free or leaves now
-    wo_v_d = wq_pop || (wo_v_q && !w_hs);
+    // The W queue pops into the output pair while its second register is empty (a register: the
+    // pop and the queue's read address do not hang on wready_i; the depth budget).
+    wq_pop = wq_nz_q && !ws_v_q;
+    wo_move = w_hs || !wo_v_q;               // the output register takes the next beat or empties
+    wo_v_d = wo_move ? (ws_v_q || wq_pop) : 1'b1;
+    ws_v_d = wo_move ? 1'b0 : (ws_v_q || wq_pop);
     // A goes to wq_wr_q, B right after it (or to wq_wr_q without A). The bank addresses follow from
     // wq_wr_q alone; which beat a bank takes from is_e (registers), not from the handshake.
     a_to1 = wq_wr_q[0];
@@ -586,7 +603,8 @@ module rnic_rx_place #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (wq_pop) wo_q <= wq_head;
+    if (wo_move) wo_q <= ws_v_q ? ws_q : wq_head;
+    if (!wo_move && !ws_v_q) ws_q <= wq_head;
   end
 
   assign wdata_o = wo_q[WqW-1 -: DataWidth];
@@ -628,6 +646,24 @@ module rnic_rx_place #(
   assign awseglast_o = aw_rem_q == 16'd0;
   assign bytes_event_o = bytes_ev_q;
   assign bytes_o = bytes_q;
+
+  // The queues' room registers (declared with the queues above).
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      sq_room_q <= 1'b1;
+      aq_room_q <= 1'b1;
+      cq_room_q <= 1'b1;
+    end else begin
+      sq_room_q <= c_ld ? (sq_push ? sq_cnt < (SqPw + 1)'(SqDepth) : 1'b1)
+                           : (sq_push ? sq_cnt < (SqPw + 1)'(SqDepth - 1) : sq_cnt < (SqPw + 1)'(SqDepth));
+      aq_room_q <= aq_pop ? (aq_push ? aq_cnt < (AqPw + 1)'(AqDepth) : 1'b1)
+                           : (aq_push ? aq_cnt < (AqPw + 1)'(AqDepth - 1) : aq_cnt < (AqPw + 1)'(AqDepth));
+      cq_room_q <= cq_pop ? (cq_push ? cq_cnt < (CqPw + 1)'(CqDepth) : 1'b1)
+                           : (cq_push ? cq_cnt < (CqPw + 1)'(CqDepth - 1) : cq_cnt < (CqPw + 1)'(CqDepth));
+    end
+  end
+  `RNIC_ASSERT(a_room, clk_i, rst_ni, !(sq_room_q && sq_full) && !(aq_room_q && aq_full) &&
+                                      !(cq_room_q && cq_full))
 
   // ---------------------------------------------------------------------------------------------
   // Flops
@@ -675,6 +711,7 @@ module rnic_rx_place #(
       cons_seq_q <= '0;
       head_seq_q <= '0;
       wo_v_q <= 1'b0;
+      ws_v_q <= 1'b0;
       dlv_seq_q <= '0;
       aw_done_q <= '0;
     end else begin
@@ -719,6 +756,7 @@ module rnic_rx_place #(
       cons_seq_q <= cons_seq_d;
       head_seq_q <= wo_v_q ? wo_q[SeqW-1:0] : (wq_nz_q ? w_seq : cons_seq_q);
       wo_v_q <= wo_v_d;
+      ws_v_q <= ws_v_d;
       dlv_seq_q <= dlv_seq_d;
       aw_done_q <= aw_done_d;
     end
