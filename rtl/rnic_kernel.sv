@@ -9,7 +9,7 @@ module rnic_kernel #(
   parameter int          NUM_QNS       = 4,      // untagged queues per stream (power of two)
   parameter int          SSN_WINDOW    = 64,     // DDP-SSN reorder window (power of two)
   parameter int          MAX_SEG_BYTES = 16384,  // longest DDP segment kept (header + payload)
-  parameter int          RQ_PREFETCH   = 32,     // receive descriptors cached per queue (power of two)
+  parameter int          RQ_PREFETCH   = 64,     // receive descriptors cached per queue (power of two)
   parameter logic [31:0] BUILD_ID      = 32'h0   // reported in REG_BUILD_ID
 ) (
   input  logic                    ap_clk,
