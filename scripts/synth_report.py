@@ -4,8 +4,9 @@
   synth_report.py analyze --name N --param K=V... --xilinx X.json --depth D.json --seconds S
                           --yosys-version V --out CFG.json
       X.json: write_json of synth_xilinx -family xcup (hierarchical): resource counts, total and
-              per instance. D.json: write_json of scripts/yosys_synth.sh --depth (flattened, 6-LUTs,
-              CARRY4, memories as $mem_v2 cells): depth of the worst register-to-register path.
+              per instance. D.json: write_json of scripts/yosys_synth.sh --depth (6-LUTs mapped per
+              module, then flattened; CARRY4, memories as $mem_v2 cells): depth of the worst
+              register-to-register path.
   synth_report.py merge --out REPORT.json CFG.json...   one report, human table on stdout
   synth_report.py check REPORT.json [--configs N]         sanity check (exit 1 with the reason)
   synth_report.py budget --name N --depth D.json [--json OUT] [--check]

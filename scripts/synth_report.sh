@@ -6,8 +6,9 @@
 # unexpected warning):
 #  1. synth_xilinx -family xcup (hierarchy kept): LUT1..6, FDRE/FDSE/FDCE/FDPE, CARRY4/8, RAMB36E2,
 #     RAMB18E2, URAM288, distributed RAM, MUXF7/8/9, DSP48E2, in total and per instance.
-#  2. --depth: flattened generic synthesis, 6-LUTs (abc -lut 6), adders/comparators on CARRY4, memories
-#     kept as $mem_v2 cells. scripts/synth_report.py measures the worst register-to-register path on it.
+#  2. --depth: generic synthesis, 6-LUTs (abc -lut 6 per module, then flattened), adders/comparators
+#     on CARRY4, memories kept as $mem_v2 cells. scripts/synth_report.py measures the worst
+#     register-to-register path on it.
 #     Why not `synth -flatten; memory_map; ... ltp -noff` (toolchain notes): memory_map turns every RAM
 #     into flip-flops and multiplexers, i.e. the 65536-entry STag table into ~15 M flip-flops, which
 #     neither finishes nor models the hardware: every big table here is a registered-read block RAM,

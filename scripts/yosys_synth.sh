@@ -8,7 +8,8 @@
 # --generic writes a flattened generic-cell netlist instead (for re-simulation against the RTL).
 # --depth: the flattened LUT-depth netlist scripts/synth_report.py measures (see its header and
 #   docs/synthesis.md): generic synthesis, memories kept as $mem_v2 cells (never memory_map: at 65536
-#   STags that is millions of flip-flops), adders/comparators on CARRY4 (+/xilinx/arith_map.v), abc -lut 6.
+#   STags that is millions of flip-flops), adders/comparators on CARRY4 (+/xilinx/arith_map.v), abc -lut 6
+#   per module, flattened after.
 # --write-json FILE also writes the final netlist as Yosys JSON (write_json).
 # --top MODULE synthesizes one module of rtl/ instead of rnic_kernel (--param then sets its parameters).
 set -euo pipefail
@@ -60,9 +61,12 @@ if [[ -n "$generic" ]]; then
 elif [[ $depth -eq 1 ]]; then
   # The coarse part of synth (memory -nomap keeps every RAM one $mem_v2 cell with its read register
   # merged in), the generic fine part without memory_map, carries as CARRY4 like synth_xilinx, 6-LUTs.
-  script="$read_cmd; synth -flatten -top $top -run :fine; opt -fast -full;"
+  # ABC maps each module on its own, the netlist is flattened after (docs/synthesis.md, "Mapped per
+  # module"): one ABC network per module, so no module's paths are relaxed up to the depth of
+  # another's; paths across modules are the sum of both sides' LUTs.
+  script="$read_cmd; synth -top $top -run :fine; opt -fast -full;"
   script+=" techmap -map +/techmap.v -D LUT_SIZE=6 -map +/xilinx/arith_map.v; opt -fast; abc -lut 6;"
-  script+=" opt_clean; stat$write_json"
+  script+=" flatten; opt_clean; stat$write_json"
 else
   script="$read_cmd; synth_xilinx -family xcup -top $top -noiopad; stat$write_json"
 fi
