@@ -20,7 +20,8 @@
 // cache. A segment whose MSN is further ahead than the cache reaches reads its descriptor directly.
 // Table commands run when the pipeline is empty; doorbells and consumes run alongside segments.
 // STag keys: the card issues them (rnic_lookup_stag); STAG_WRITE returns the STag on cmd_result_o
-// (two cycles, C_RUN and C_SKEY), so an STag value is never issued twice in a row for an index.
+// (decided in two cycles, C_RUN and C_SKEY; the command's end leaves from registers one cycle later),
+// so an STag value is never issued twice in a row for an index.
 // QUEUE_CONFIG of a configured queue is refused (configure again after STREAM_ENABLE).
 // STAG_INVALIDATE and STREAM_TEARDOWN send a FENCE item, QUEUE_CONFIG a QUEUE_SET item; deliver
 // completes them (fence_done) once everything before them is acknowledged. QUEUE_CONFIG writes the
@@ -341,8 +342,8 @@ module rnic_rx_lookup #(
 
   // ---- stage C: the decision (from registers) -----------------------------------------------------
   // The stream word is kept current in C: a stream write of C's cycle (validate's error feedback, a
-  // delivery failure: no other write happens while a segment is in lookup) updates it and reaches
-  // the output of that cycle. The decision reads the registered word: an older NORMAL only fetches a
+  // delivery failure: a teardown's or an enable's write comes before any later segment reaches B)
+  // updates it and reaches the output of that cycle. The decision reads the registered word: an older NORMAL only fetches a
   // descriptor that the item then does not use.
   rnic_lookup_t c_out;
   logic c_fwd;
@@ -408,6 +409,13 @@ module rnic_rx_lookup #(
   end
   logic fail_q;                         // a stream failure from deliver waits for the write port
   logic [15:0] fail_stream_q;
+  // A command runs from its second cycle: its index check is a register (the arguments are held while
+  // cmd_valid_i is, regs' a_cmd_hold), for the depth budget.
+  logic cmd_seen_q, cmd_ok_q;
+  always_ff @(posedge clk_i) begin
+    cmd_seen_q <= rst_ni && cmd_pending && !cmd_exec;
+    cmd_ok_q <= cmd_index_ok;
+  end
   logic td_q;                           // STREAM_TEARDOWN ran in the cycle before: its table write
   logic [15:0] td_stream_q;
   logic en_wr_q;                        // STREAM_ENABLE's echo came in the cycle before
@@ -415,13 +423,6 @@ module rnic_rx_lookup #(
     td_q <= rst_ni && cmd_exec && cmd_ok_q && cmd_op_i == RNIC_CMD_STREAM_TEARDOWN;
     td_stream_q <= a0[15:0];
     en_wr_q <= rst_ni && echo_seen;
-  end
-  // A command runs from its second cycle: its index check is a register (the arguments are held while
-  // cmd_valid_i is, regs' a_cmd_hold), for the depth budget.
-  logic cmd_seen_q, cmd_ok_q;
-  always_ff @(posedge clk_i) begin
-    cmd_seen_q <= rst_ni && cmd_pending && !cmd_exec;
-    cmd_ok_q <= cmd_index_ok;
   end
   assign cmd_pending = ctl_q == C_RUN && cmd_valid_i;
   assign drained = !b_valid_q && !c_valid_q && !lk_valid_q && e_idle && !ar_valid_q && !rd_out_valid &&
@@ -445,8 +446,8 @@ module rnic_rx_lookup #(
     else if (fail_wr) fail_q <= 1'b0;
     if (cons_valid_i && cons_ready_o && cons_fail) fail_stream_q <= cons_stream_i;
   end
-  assign echo_seen = cons_valid_i && cons_kind_i == RNIC_CONS_RESET && ctl_q == C_ECHO;
-  assign qecho_seen = cons_valid_i && cons_kind_i == RNIC_CONS_QSET && ctl_q == C_QECHO;
+  assign echo_seen = cons_valid_i && cons_ready_o && cons_kind_i == RNIC_CONS_RESET && ctl_q == C_ECHO;
+  assign qecho_seen = cons_valid_i && cons_ready_o && cons_kind_i == RNIC_CONS_QSET && ctl_q == C_QECHO;
   // Doorbells take the producer write port, which a command may use.
   assign db_ready_o = ctl_q != C_INIT && ctl_q != C_QWR && !cmd_exec;
 

@@ -662,8 +662,8 @@ module rnic_rx_place #(
                            : (cq_push ? cq_cnt < (CqPw + 1)'(CqDepth - 1) : cq_cnt < (CqPw + 1)'(CqDepth));
     end
   end
-  `RNIC_ASSERT(a_room, clk_i, rst_ni, !(sq_room_q && sq_full) && !(aq_room_q && aq_full) &&
-                                      !(cq_room_q && cq_full))
+  `RNIC_ASSERT(a_room, clk_i, rst_ni,
+      sq_room_q == !sq_full && aq_room_q == !aq_full && cq_room_q == !cq_full)
 
   // ---------------------------------------------------------------------------------------------
   // Flops

@@ -28,10 +28,11 @@ module rnic_rx_validate #(
   output rnic_verdict_t vd_o,
   output logic          vd_valid_o,
   input  logic          vd_ready_i,
-  output logic          err_valid_o,     // to lookup, in the cycle V2 decides a failing segment
+  output logic          err_valid_o,     // to lookup, the cycle after V2 decides a failing segment
   output logic [15:0]   err_stream_o,
   output logic [15:0]   err_pd_o,        //   its stream's PD (lookup writes the stream word whole)
-  output logic          busy_o,          // V1 holds an item not yet decided (lookup's commands wait)
+  output logic          busy_o,          // V1 holds an item not yet decided, or err_valid_o is up
+                                         //   (lookup's commands wait)
   output logic          drop_event_o,    // counter events
   output logic          error_event_o,
   output logic [4:0]    error_idx_o,
