@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build, and move real DDP traffic through the RTL.
 #
-# 1. rnic-demo (seconds): the software Data Source against the reference Data Sink (tb/model), with
+# 1. rnic-demo (seconds): the software Data Source against the reference Data Sink (driver/model), with
 #    its capture decoded by tshark: checks the wire side before the card is involved.
 # 2. rnic-sim (the Verilated rnic_kernel as a simulated card) starts on a temporary socket and
 #    captures every segment it is given; rnicctl shows the card; rnic-run (the driver: STags,

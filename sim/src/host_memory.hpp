@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "rnic/tb/sim.hpp"
+#include "rnic/bus/sim.hpp"
 
 namespace rnic::sim {
 
@@ -67,9 +67,9 @@ class Allocator {
 };
 
 template <class Top>
-class AxiSlave : public rnic::tb::Component<Top> {
+class AxiSlave : public rnic::bus::Component<Top> {
  public:
-  AxiSlave(rnic::tb::Sim<Top>& sim, MemRegion& mem, unsigned bus_bytes)
+  AxiSlave(rnic::bus::Sim<Top>& sim, MemRegion& mem, unsigned bus_bytes)
       : mem_(mem), bytes_(bus_bytes) {
     sim.add(this);
   }
@@ -91,11 +91,11 @@ class AxiSlave : public rnic::tb::Component<Top> {
       const Burst& r = reads_.front();
       const std::uint64_t a = r.addr + std::uint64_t{r.beat} * bytes_;
       const std::uint8_t* p = r.err ? nullptr : mem_.data() + (a - mem_.base());
-      for (unsigned i = 0; i < bytes_; ++i) rnic::tb::set_byte(t.m_axi_gmem_rdata, i, p ? p[i] : 0);
+      for (unsigned i = 0; i < bytes_; ++i) rnic::bus::set_byte(t.m_axi_gmem_rdata, i, p ? p[i] : 0);
       t.m_axi_gmem_rresp = r.err ? kSlvErr : 0;
       t.m_axi_gmem_rlast = r.beat == r.len;
     } else {
-      rnic::tb::clear_all(t.m_axi_gmem_rdata);
+      rnic::bus::clear_all(t.m_axi_gmem_rdata);
       t.m_axi_gmem_rresp = 0;
       t.m_axi_gmem_rlast = 0;
     }
@@ -151,7 +151,7 @@ class AxiSlave : public rnic::tb::Component<Top> {
     if (!b.err) {
       std::uint8_t* p = mem_.data() + (b.addr - mem_.base()) + std::uint64_t{b.beat} * bytes_;
       for (unsigned i = 0; i < bytes_; ++i) {
-        if (rnic::tb::get_bit(t.m_axi_gmem_wstrb, i)) p[i] = rnic::tb::get_byte(t.m_axi_gmem_wdata, i);
+        if (rnic::bus::get_bit(t.m_axi_gmem_wstrb, i)) p[i] = rnic::bus::get_byte(t.m_axi_gmem_wdata, i);
       }
     }
     if (b.beat == b.len || t.m_axi_gmem_wlast) {

@@ -25,9 +25,9 @@
 #include "rnic/hw/hw.hpp"
 #include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/sim/protocol.hpp"
-#include "rnic/tb/axi_lite_master.hpp"
-#include "rnic/tb/axis_source.hpp"
-#include "rnic/tb/sim.hpp"
+#include "rnic/bus/axi_lite_master.hpp"
+#include "rnic/bus/axis_source.hpp"
+#include "rnic/bus/sim.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/ddp_errors.hpp"
 #include "rnic/wire/sctp_ddp.hpp"
@@ -119,11 +119,11 @@ class Server::Impl {
     if (o.fst.empty()) {
       unsetenv("RNIC_FST");
     } else {
-      setenv("RNIC_FST", o.fst.c_str(), 1);  // rnic::tb::Sim opens the FST dump from it
+      setenv("RNIC_FST", o.fst.c_str(), 1);  // rnic::bus::Sim opens the FST dump from it
     }
-    sim_ = std::make_unique<tb::Sim<Top>>();
-    mmio_ = std::make_unique<tb::AxiLiteMaster<Top>>(*sim_);
-    axis_ = std::make_unique<tb::AxisSource<Top>>(*sim_, kBusBytes, 1);
+    sim_ = std::make_unique<bus::Sim<Top>>();
+    mmio_ = std::make_unique<bus::AxiLiteMaster<Top>>(*sim_);
+    axis_ = std::make_unique<bus::AxisSource<Top>>(*sim_, kBusBytes, 1);
     slave_ = std::make_unique<AxiSlave<Top>>(*sim_, *mem_, kBusBytes);
     sim_->reset();
     const std::uint32_t width = mmio_->read32(hw::kRegCAP_DATA_WIDTH);
@@ -494,7 +494,7 @@ class Server::Impl {
       return reply(c, h, Status::kBadArgument);
     }
     if (axis_->pending() >= kIngressCapacity) return reply(c, h, Status::kBusy);
-    tb::AxisPacket pkt;
+    bus::AxisPacket pkt;
     pkt.bytes.assign(p + sizeof r, p + len);
     pkt.stream = r.stream;
     pkt.ssn = r.ssn;
@@ -619,9 +619,9 @@ class Server::Impl {
   Options opt_;
   std::unique_ptr<MemRegion> mem_;
   Allocator alloc_;
-  std::unique_ptr<tb::Sim<Top>> sim_;
-  std::unique_ptr<tb::AxiLiteMaster<Top>> mmio_;
-  std::unique_ptr<tb::AxisSource<Top>> axis_;
+  std::unique_ptr<bus::Sim<Top>> sim_;
+  std::unique_ptr<bus::AxiLiteMaster<Top>> mmio_;
+  std::unique_ptr<bus::AxisSource<Top>> axis_;
   std::unique_ptr<AxiSlave<Top>> slave_;
   std::unique_ptr<capture::SctpCaptureWriter> pcap_;
   Fd listen_;

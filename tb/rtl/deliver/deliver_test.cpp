@@ -28,7 +28,7 @@
 #include <verilated.h>
 
 #include "rnic/tb/seed.hpp"
-#include "rnic/tb/verilated_context.hpp"
+#include "rnic/tb/sim.hpp"
 #include <verilated_fst_c.h>
 
 #include "Vrnic_rx_deliver.h"
@@ -1196,7 +1196,7 @@ Item placed(unsigned stream, unsigned ssn, bool last, bool tagged, std::uint32_t
 
 unsigned entry_ssn(const Entry& e) { return static_cast<unsigned>(get_le(e, 6, 2)); }
 
-class DeliverTest : public ::testing::Test {
+class Deliver : public ::testing::Test {
  protected:
   // A PLACED segment of a message sent in DDP-SSN order: untagged ones carry their queue's MSN.
   Item msg(unsigned stream, unsigned ssn, bool last, bool tagged, std::uint32_t stag_qn,
@@ -1241,7 +1241,7 @@ class DeliverTest : public ::testing::Test {
 
 // ---- tests ---------------------------------------------------------------------------------------
 
-TEST_F(DeliverTest, ResetClearsStateAndReadPort) {
+TEST_F(Deliver, ResetClearsStateAndReadPort) {
   // Scribble over the state, reset the module again: every slot empty and next_ssn 0.
   Traffic tr(tb(), Traffic::Mix{std::min(kStreams, 4U), 3, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 200});
   tb().generator = [&tr](Item& it) { return tr.next(it); };
@@ -1269,7 +1269,7 @@ TEST_F(DeliverTest, ResetClearsStateAndReadPort) {
   EXPECT_EQ(tb().entries_read.size(), std::min(kStreams, 4U));
 }
 
-TEST_F(DeliverTest, EntryLayoutBytes) {
+TEST_F(Deliver, EntryLayoutBytes) {
   // Byte offsets written out by hand from hw.def (not through hw.hpp).
   tb().cq_log2 = 4;
   const unsigned s = kStreams - 1;
@@ -1325,7 +1325,7 @@ TEST_F(DeliverTest, EntryLayoutBytes) {
   }
 }
 
-TEST_F(DeliverTest, InOrderMultiSegmentMessages) {
+TEST_F(Deliver, InOrderMultiSegmentMessages) {
   tb().knobs.p_fake = 0.0;
   const unsigned streams = std::min(kStreams, 2U);
   std::uint16_t ssn[2] = {0, 0};
@@ -1341,7 +1341,7 @@ TEST_F(DeliverTest, InOrderMultiSegmentMessages) {
   EXPECT_EQ(tb().ref.dups, 0U);
 }
 
-TEST_F(DeliverTest, WindowEdge) {
+TEST_F(Deliver, WindowEdge) {
   // Stream 0 at next_ssn 0: d = W-1 is accepted, d = W is a duplicate.
   tb().send(placed(0, kWin - 1, true, true, 0xAAAA));
   tb().send(placed(0, kWin, true, true, 0xBBBB));       // d = W: dup
@@ -1362,7 +1362,7 @@ TEST_F(DeliverTest, WindowEdge) {
   EXPECT_EQ(tb().ref.next(0), kWin + 1);
 }
 
-TEST_F(DeliverTest, DuplicatesAreNotDeliveredTwice) {
+TEST_F(Deliver, DuplicatesAreNotDeliveredTwice) {
   const unsigned s = kStreams > 1 ? 1 : 0;
   // Out of order, each segment sent twice (the second time in its filled slot or after delivery);
   // the copies differ in their length field. Messages MSN 0 and 1 of QN 0.
@@ -1378,7 +1378,7 @@ TEST_F(DeliverTest, DuplicatesAreNotDeliveredTwice) {
   EXPECT_EQ(get_le(tb().entries_read[1], hw::kCQE_LENGTH_OFFSET, 4), 30U);
 }
 
-TEST_F(DeliverTest, SsnWrap) {
+TEST_F(Deliver, SsnWrap) {
   // One stream through 0xFFFF -> 0: in order up to 0xFFF0 (a message every 4096 segments), then
   // random order, duplicates and messages across the wrap.
   tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 2, 0.0, 0, 1.0, true};
@@ -1410,7 +1410,7 @@ TEST_F(DeliverTest, SsnWrap) {
   EXPECT_TRUE(before && after);
 }
 
-TEST_F(DeliverTest, ErrorCompletionsInterleaved) {
+TEST_F(Deliver, ErrorCompletionsInterleaved) {
   tb().cq_log2 = 2;
   Item e;
   e.kind = kError;
@@ -1435,7 +1435,7 @@ TEST_F(DeliverTest, ErrorCompletionsInterleaved) {
   }
 }
 
-TEST_F(DeliverTest, StreamResetClearsSlots) {
+TEST_F(Deliver, StreamResetClearsSlots) {
   const unsigned s = kStreams > 2 ? 2 : 0;
   // Fill every slot but next_ssn (0), some of them last.
   for (unsigned ssn = 1; ssn < kWin; ++ssn) tb().send(placed(s, ssn, ssn % 2 == 0, true, 0xDEAD0000 + ssn));
@@ -1462,7 +1462,7 @@ TEST_F(DeliverTest, StreamResetClearsSlots) {
   EXPECT_EQ(entry_ssn(tb().entries_read.back()), 0U);
 }
 
-TEST_F(DeliverTest, RingFullStallsAndResumes) {
+TEST_F(Deliver, RingFullStallsAndResumes) {
   // More completions than the ring and deliver's queue of decided completions hold together.
   tb().cq_log2 = 2;
   tb().knobs.consume = false;
@@ -1497,7 +1497,7 @@ TEST_F(DeliverTest, RingFullStallsAndResumes) {
   }
 }
 
-TEST_F(DeliverTest, ProducerAdvancesOnlyAfterB) {
+TEST_F(Deliver, ProducerAdvancesOnlyAfterB) {
   tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 0, 0.0, 0, 1.0, true};
   tb().knobs.b_lat = 0;
   tb().knobs.p_b = 0.0;  // hold every B
@@ -1512,7 +1512,7 @@ TEST_F(DeliverTest, ProducerAdvancesOnlyAfterB) {
   EXPECT_GT(tb().prod_change_cycles[0], tb().b_cycles[0]);
 }
 
-TEST_F(DeliverTest, CompletionWaitsForEarlierWrites) {
+TEST_F(Deliver, CompletionWaitsForEarlierWrites) {
   // Place writes with a long B latency just before the item completing a message: the entry may
   // only be written once they are acknowledged.
   tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 0, 0.0, 0, 1.0, true};
@@ -1538,7 +1538,7 @@ TEST_F(DeliverTest, CompletionWaitsForEarlierWrites) {
 // CQ_CTRL enable = 0 (issue 11): completions reaching the head of the queue are discarded (nothing
 // written, the input keeps flowing), fences still complete, consume events still go out; enabled
 // again, the next completions are written from the producer index where it stood.
-TEST_F(DeliverTest, CqDisabledDiscards) {
+TEST_F(Deliver, CqDisabledDiscards) {
   tb().cq_log2 = 2;
   unsigned ssn = 0;
   for (; ssn < 3; ++ssn) tb().send(msg(0, ssn, true, true, ssn));
@@ -1573,7 +1573,7 @@ TEST_F(DeliverTest, CqDisabledDiscards) {
 // FLAGS error + order (bit 3), type 2 code 3, the segment's QN and MSN, LENGTH 0 and no header; a
 // FAIL event for the stream (lookup: error state); order_err_event_o; nothing of the stream is
 // delivered afterwards (the error bit), until STREAM_RESET clears it.
-TEST_F(DeliverTest, OrderErrorEntryBytes) {
+TEST_F(Deliver, OrderErrorEntryBytes) {
   tb().cq_log2 = 4;
   const unsigned s = kStreams - 1;
   const std::uint32_t qn = kQns - 1;
@@ -1616,7 +1616,7 @@ TEST_F(DeliverTest, OrderErrorEntryBytes) {
 // and a bad segment arriving first and released after good ones. Each case on a freshly reset
 // stream whose queue starts at a random MSN (near the 2^32 wrap for some); the in-window segments
 // after the bad one are never delivered.
-TEST_F(DeliverTest, OrderErrorsInSsnOrder) {
+TEST_F(Deliver, OrderErrorsInSsnOrder) {
   struct Seg {
     unsigned ssn;
     bool last;
@@ -1685,7 +1685,7 @@ TEST_F(DeliverTest, OrderErrorsInSsnOrder) {
 
 // QUEUE_SET sets a queue's expected MSN (RFC 5041 4.3: the first MSN of the queue) in DDP-SSN order
 // with the segments, independently per queue; the expected MSN wraps 0xFFFFFFFF -> 0.
-TEST_F(DeliverTest, QueueSetAndMsnWrap) {
+TEST_F(Deliver, QueueSetAndMsnWrap) {
   const unsigned s = 0;
   const std::uint32_t q0 = 0;
   const std::uint32_t q1 = kQns - 1;
@@ -1721,7 +1721,7 @@ TEST_F(DeliverTest, QueueSetAndMsnWrap) {
 // the address cycle included (forwarded). With nothing queued, a message's completion (or a
 // QUEUE_SET) is decided in O three cycles after its handover h (M, D, O), and the port, addressed all
 // along, shows the new value from cycle h + 4: one cycle later without the forwarding.
-TEST_F(DeliverTest, ExpReadPortForwardsSameCycleWrite) {
+TEST_F(Deliver, ExpReadPortForwardsSameCycleWrite) {
   tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 2, 0.0, 0, 1.0, true};
   const unsigned s = kStreams - 1;
   const std::uint32_t q = kQns - 1;
@@ -1757,7 +1757,7 @@ TEST_F(DeliverTest, ExpReadPortForwardsSameCycleWrite) {
 // queued, in O three cycles after the handover of the segment that completes the message). A place segment
 // committed in that very cycle is waited for: its B comes before the completion's AW (no write into
 // a buffer follows the completion that hands it back). One committed a cycle later is not.
-TEST_F(DeliverTest, CompletionMarkSampledAtDecision) {
+TEST_F(Deliver, CompletionMarkSampledAtDecision) {
   tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 0, 0.0, 0, 1.0, true};
   tb().knobs.commit_aw_lat = 0;
   constexpr unsigned kLat = 200;
@@ -1784,7 +1784,7 @@ TEST_F(DeliverTest, CompletionMarkSampledAtDecision) {
 // pulses once every completion decided before the fence is written and acknowledged and every place
 // segment committed before it is acknowledged; a fence with nothing before it completes at once;
 // with the CQ disabled the completions before it are discarded and it completes too.
-TEST_F(DeliverTest, FenceDoneAfterEarlierCompletions) {
+TEST_F(Deliver, FenceDoneAfterEarlierCompletions) {
   tb().knobs = Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 2, 0.0, 0, 1.0, true};
   tb().cq_log2 = 6;
   // Nothing before it.
@@ -1829,7 +1829,7 @@ TEST_F(DeliverTest, FenceDoneAfterEarlierCompletions) {
   EXPECT_EQ(tb().ref.discarded, 20U);
 }
 
-TEST_F(DeliverTest, CqResetRestartsRing) {
+TEST_F(Deliver, CqResetRestartsRing) {
   tb().cq_log2 = 2;
   for (unsigned i = 0; i < 6; ++i) tb().send(placed(0, i, true, true, i));
   ASSERT_TRUE(tb().run_until_idle(20000));
@@ -1916,7 +1916,7 @@ Throughput run_throughput(Tb& tb, Pattern p, unsigned n, unsigned b_latency) {
   return t;
 }
 
-TEST_F(DeliverTest, ThroughputBackToBack) {
+TEST_F(Deliver, ThroughputBackToBack) {
   // One item per cycle in; completions written back to back (one entry per 64/BYTES cycles), several
   // awaiting their B at once: N messages complete in about max(N, N * beats per entry) + a constant.
   const unsigned n = 256;
@@ -1949,7 +1949,7 @@ TEST_F(DeliverTest, ThroughputBackToBack) {
   }
 }
 
-TEST_F(DeliverTest, BackToBackHazards) {
+TEST_F(Deliver, BackToBackHazards) {
   // RFC 5041 5.3: items of one stream in consecutive cycles, each depending on the state the previous
   // one left (the per-stream word and the slots): in order, fill then release, fill then duplicate,
   // release chains, a reset right behind a fill, other streams in between.
@@ -1991,7 +1991,7 @@ TEST_F(DeliverTest, BackToBackHazards) {
   EXPECT_GE(tb().entries_read.size(), 8U);
 }
 
-TEST_F(DeliverTest, CqResetWithWritesInFlight) {
+TEST_F(Deliver, CqResetWithWritesInFlight) {
   // Two entries written and awaiting B, a third started but its AW and data held, two more decided:
   // cq_reset_i. The three started ones are finished on the bus but never counted (their B responses
   // arrive after the reset); the two decided ones go to entries 0 and 1 of the new ring.
@@ -2037,9 +2037,9 @@ struct RandomCase {
 
 void PrintTo(const RandomCase& c, std::ostream* os) { *os << c.name; }
 
-class DeliverRandomTest : public DeliverTest, public ::testing::WithParamInterface<RandomCase> {};
+class DeliverRandom : public Deliver, public ::testing::WithParamInterface<RandomCase> {};
 
-TEST_P(DeliverRandomTest, InterleavedStreams) {
+TEST_P(DeliverRandom, InterleavedStreams) {
   const RandomCase& c = GetParam();
   tb().cq_log2 = c.cq_log2;
   tb().knobs = c.knobs;
@@ -2066,7 +2066,7 @@ TEST_P(DeliverRandomTest, InterleavedStreams) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Mixes, DeliverRandomTest,
+    Mixes, DeliverRandom,
     ::testing::Values(
         RandomCase{"Backpressure", 2, Knobs{}, 4},
         RandomCase{"SlowHostTinyRing", 1, Knobs{0.5, 0.3, 0.3, 0.3, 0.5, 16, 0.1, 40, 0.05, true}, 3},

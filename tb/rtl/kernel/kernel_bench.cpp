@@ -111,6 +111,8 @@ Row run_case(const Options& o, bool tagged, unsigned size, unsigned align) {
   env.run(200);
   env.mem().clear_w_log();
   env.src().clear_stats();
+  std::vector<rnic::bus::AxisTiming> tm;
+  env.src().on_packet([&tm](const rnic::bus::AxisTiming& t) { tm.push_back(t); });
   for (const auto& g : segs) env.send(0, env.tx_ssn(0)++, g);
   Row r{};
   r.tagged = tagged;
@@ -135,7 +137,6 @@ Row run_case(const Options& o, bool tagged, unsigned size, unsigned align) {
   r.bp_cycles = env.src().backpressure_cycles();
   r.bp_fraction = static_cast<double>(r.bp_cycles) / static_cast<double>(r.input_cycles);
   // Latency: the data beats come in segment order; segment k takes ceil((addr % 64 + S) / 64) beats.
-  const auto& tm = env.src().timing();
   std::size_t bi = 0;
   double sum = 0;
   unsigned n = 0;

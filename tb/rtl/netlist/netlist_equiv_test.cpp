@@ -21,7 +21,7 @@
 #include "Vnet_kernel.h"
 #include "Vrtl_kernel.h"
 #include "rnic/hw/hw.hpp"
-#include "rnic/tb/verilated_context.hpp"
+#include "rnic/tb/sim.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/segmentation.hpp"
 

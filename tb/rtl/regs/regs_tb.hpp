@@ -21,7 +21,7 @@
 #include <verilated_fst_c.h>
 
 #include "Vrnic_regs.h"
-#include "rnic/tb/verilated_context.hpp"
+#include "rnic/tb/sim.hpp"
 #pragma GCC diagnostic pop
 
 #include <array>

@@ -12,9 +12,8 @@
 #include <vector>
 
 #include "rnic/hw/hw.hpp"
-#include "rnic/tb/axi_lite_master.hpp"
-#include "rnic/tb/host_memory.hpp"
 #include "rnic/tb/sim.hpp"
+#include "rnic/tb/host_memory.hpp"
 
 namespace rnic::tb {
 

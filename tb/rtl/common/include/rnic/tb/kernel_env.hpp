@@ -39,11 +39,9 @@
 
 #include "rnic/hw/hw.hpp"
 #include "rnic/model/data_sink.hpp"
-#include "rnic/tb/axi_lite_master.hpp"
-#include "rnic/tb/axis_source.hpp"
+#include "rnic/tb/sim.hpp"
 #include "rnic/tb/host_memory.hpp"
 #include "rnic/tb/kernel_driver.hpp"
-#include "rnic/tb/sim.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/ddp_errors.hpp"
 #include "rnic/wire/segmentation.hpp"

@@ -5,7 +5,7 @@
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
-#include "rnic/tb/verilated_context.hpp"
+#include "rnic/tb/sim.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "rnic/tb/sim.hpp"
+#include "rnic/bus/sim.hpp"
 
-namespace rnic::tb {
+namespace rnic::bus {
 
 template <class Top>
 class AxiLiteMaster : public Component<Top> {
@@ -101,4 +101,4 @@ class AxiLiteMaster : public Component<Top> {
   bool aw_ = false, w_ = false, b_wait_ = false, ar_ = false, r_wait_ = false;
 };
 
-}  // namespace rnic::tb
+}  // namespace rnic::bus

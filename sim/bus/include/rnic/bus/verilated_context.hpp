@@ -12,8 +12,8 @@
 
 #include <verilated.h>
 
-namespace rnic::tb {
+namespace rnic::bus {
 
 inline void make_current(VerilatedContext* ctx) { Verilated::threadContextp(ctx); }
 
-}  // namespace rnic::tb
+}  // namespace rnic::bus

@@ -1,18 +1,20 @@
 // AXI-Stream source on rnic_kernel's s_axis_rx: one packet per DDP segment, tuser = (ssn << 16) | stream
 // on every beat, tkeep all ones but on the last beat (low bytes), optional random idle cycles between
-// beats. Counts the cycles the kernel held the input off (tvalid && !tready) and when each packet's
-// beats were accepted.
+// beats. Counts packets and the cycles the kernel held the input off (tvalid && !tready); its state does
+// not grow with the traffic (rnic-sim injects for as long as it runs). A testbench that wants the cycles
+// each packet's beats were accepted sets on_packet and keeps them itself.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
-#include "rnic/tb/sim.hpp"
+#include "rnic/bus/sim.hpp"
 
-namespace rnic::tb {
+namespace rnic::bus {
 
 struct AxisPacket {
   std::vector<std::uint8_t> bytes;
@@ -43,14 +45,16 @@ class AxisSource : public Component<Top> {
   bool empty() const { return q_.empty(); }
   std::size_t pending() const { return q_.size(); }
 
-  std::uint64_t packets_sent() const { return timing_.size(); }
-  const std::vector<AxisTiming>& timing() const { return timing_; }
+  // Called as each packet's last beat is accepted, with the cycles of its beats.
+  void on_packet(std::function<void(const AxisTiming&)> f) { on_packet_ = std::move(f); }
+
+  std::uint64_t packets_sent() const { return packets_; }
   std::uint64_t backpressure_cycles() const { return bp_cycles_; }
   std::uint64_t valid_cycles() const { return valid_cycles_; }
   std::uint64_t first_valid_cycle() const { return first_valid_; }
   std::uint64_t last_accept_cycle() const { return last_accept_; }
   void clear_stats() {
-    timing_.clear();
+    packets_ = 0;
     bp_cycles_ = valid_cycles_ = 0;
     first_valid_ = ~std::uint64_t{0};
   }
@@ -93,7 +97,8 @@ class AxisSource : public Component<Top> {
     if (off + bytes_ >= p.bytes.size()) {
       cur_.last_beat = cycle;
       if (hdr_last >= p.bytes.size()) cur_.header_beat = cycle;
-      timing_.push_back(cur_);
+      ++packets_;
+      if (on_packet_) on_packet_(cur_);
       q_.pop_front();
       beat_ = 0;
     } else {
@@ -109,8 +114,9 @@ class AxisSource : public Component<Top> {
   bool presented_ = false;
   unsigned beat_ = 0;
   AxisTiming cur_;
-  std::vector<AxisTiming> timing_;
+  std::uint64_t packets_ = 0;
+  std::function<void(const AxisTiming&)> on_packet_;
   std::uint64_t bp_cycles_ = 0, valid_cycles_ = 0, first_valid_ = ~std::uint64_t{0}, last_accept_ = 0;
 };
 
-}  // namespace rnic::tb
+}  // namespace rnic::bus
