@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build, and move real DDP traffic through the RTL.
 #
+# After the Debian packages and a build of only what it runs:
 # 1. rnic-demo (seconds): the software Data Source against the reference Data Sink (driver/model), with
 #    its capture decoded by tshark: checks the wire side before the card is involved.
 # 2. rnic-sim (the Verilated rnic_kernel as a simulated card) starts on a temporary socket and
@@ -16,11 +17,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${RNIC_PRESET:-default}
 
-./scripts/deps.sh
-./scripts/build.sh "$preset"
-
 build=build/$preset
 fail() { echo "run: FAILED: $*" >&2; exit 1; }
+step() { printf '\n== %s\n' "$*"; }
+t_start=$SECONDS
+
+step "1/4 Debian packages"
+./scripts/deps.sh
+step "2/4 build what the job runs: rnic-sim (the Verilated kernel), rnic-run, rnicctl, rnic-demo"
+mkdir -p "$build"
+./scripts/build.sh "$preset" --log "$build/run-build.log" \
+  --target rnic-sim --target rnic-run --target rnicctl --target rnic-demo
 
 # An independent reader of what went on the wire: Wireshark's own SCTP and iWARP DDP dissectors.
 # tshark_count <pcap> <filter>: how many packets match the display filter.
@@ -33,17 +40,20 @@ tshark_count() {
 good_crc='sctp.checksum.status == 1'
 adapt_init='sctp.adaptation_layer_indication == 1'
 
-# ---- 1. The reference model ---------------------------------------------------------------------------
+# ---- 3. The wire side: the software Data Source against the software Data Sink -------------------------
+step "3/4 the wire side: rnic-demo (software Data Source and Data Sink, capture decoded by tshark)"
 demo_pcap=$build/rnic-demo.pcap
 demo_log=$build/rnic-demo.log
-"$build/host/demo/rnic-demo" --pcap "$demo_pcap" | tee "$demo_log"
+"$build/host/demo/rnic-demo" --pcap "$demo_pcap" >"$demo_log" 2>&1 || { cat "$demo_log" >&2; fail "rnic-demo (log: $demo_log)"; }
+grep -E '^rnic-demo: (data|PASS)' "$demo_log" || true
 sent=$(sed -n 's/.*wrote \([0-9]*\) SCTP packets.*/\1/p' "$demo_log")
 ddp=$(tshark_count "$demo_pcap" "iwarp_ddp && $good_crc")
 adapt=$(tshark_count "$demo_pcap" "$adapt_init")
 echo "run: tshark decoded $ddp DDP segments with good SCTP CRC32c and $adapt INIT with the DDP adaptation indication in $demo_pcap"
 [[ "$ddp" -eq $((sent - 1)) && "$adapt" -eq 1 ]] || fail "the capture holds $((sent - 1)) DDP segments and 1 INIT"
 
-# ---- 2. The simulated card through the driver ----------------------------------------------------------
+# ---- 4. The simulated card through the driver ----------------------------------------------------------
+step "4/4 the card: rnic-sim with the driver loaded against it (rnic-run), capture decoded by tshark"
 sim=$build/sim/rnic-sim
 rnicctl=$build/host/rnicctl/rnicctl
 pcap=$build/rnic-run.pcap
@@ -75,7 +85,8 @@ echo "run: rnic-sim (pid $sim_pid) on $sock, capture $pcap"
 
 "$rnicctl" info
 "$build/host/run/rnic-run" "$@" | tee "$log"
-"$rnicctl" counters
+"$rnicctl" counters >"$build/rnic-counters.txt" || fail "rnicctl counters"
+echo "run: the card's counters: $build/rnic-counters.txt (rnicctl counters)"
 stop_sim || fail "rnic-sim exited with status $? on SIGTERM (see $sim_log)"
 
 # rnic-run says: "injected <all> segments (<data> data, <n> invalid or after an error)".
@@ -88,4 +99,6 @@ echo "run: tshark found $chunks DDP Segment Chunks with good SCTP CRC32c in $pca
      "rnic-run injected $injected ($data data segments)"
 [[ "$chunks" -eq "$injected" ]] || fail "the capture holds $chunks DDP segments, rnic-run injected $injected"
 [[ "$ddp" -ge "$data" ]] || fail "Wireshark decoded $ddp DDP segments, fewer than the $data data segments"
-echo "run: PASS"
+echo
+echo "run: PASS in $((SECONDS - t_start)) s: the wire side ($sent packets), the card ($injected segments through" \
+     "the driver, every byte and completion checked, every RFC 5041 7.2 error reported as expected)"
