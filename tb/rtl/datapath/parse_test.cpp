@@ -8,6 +8,7 @@
 
 #include "Vrnic_rx_parse.h"
 #include "dp_harness.hpp"
+#include "rnic/wire/bytes.hpp"
 
 namespace {
 
@@ -16,38 +17,10 @@ constexpr std::size_t kMax = PARSE_MAX;
 constexpr std::size_t kMaxBeats = (kMax + kBytes - 1) / kBytes;
 constexpr std::size_t kHdrBytes = 18;
 
-// rnic_seg_t (rtl/rnic_defs.svh), packed, first member in the most significant bits.
-struct Field {
-  const char* name;
-  unsigned width;
-};
-constexpr std::array<Field, 14> kSegFields = {{{"stream", 16},
-                                               {"ssn", 16},
-                                               {"seg_bytes", 16},
-                                               {"oversize", 1},
-                                               {"is_tagged", 1},
-                                               {"last", 1},
-                                               {"dv", 2},
-                                               {"rsvd_ulp", 40},
-                                               {"stag", 32},
-                                               {"to", 64},
-                                               {"qn", 32},
-                                               {"msn", 32},
-                                               {"mo", 32},
-                                               {"hdr_raw", 144}}};
-constexpr unsigned seg_bits() {
-  unsigned n = 0;
-  for (const auto& f : kSegFields) n += f.width;
-  return n;
-}
-constexpr unsigned kSegBits = seg_bits();
-
-// The descriptor fields as the test expects them, decoded from the packet bytes.
-struct Seg {
-  std::uint64_t stream = 0, ssn = 0, seg_bytes = 0, oversize = 0, is_tagged = 0, last = 0, dv = 0;
-  std::uint64_t rsvd_ulp = 0, stag = 0, to = 0, qn = 0, msn = 0, mo = 0;
-  std::array<std::uint8_t, kHdrBytes> hdr{};
-};
+// rnic_seg_t as the test expects it, decoded from the packet bytes: rnic/tb/rtl_structs.hpp, the members
+// of structs.def (the rows rtl/rnic_structs.svh is generated from), read from seg_o with get<Seg>().
+using Seg = rnic::tb::Seg;
+static_assert(sizeof(Vrnic_rx_parse::seg_o) == 4 * ((rnic::tb::kSegBits + 31) / 32), "rnic_seg_t");
 
 std::uint64_t load_be(const std::array<std::uint8_t, kHdrBytes>& h, std::size_t off,
                       std::size_t n) {
@@ -64,41 +37,21 @@ struct Pkt {
 // Independent decode of RFC 5041 4.1 (control), 4.2 (tagged) and 4.3 (untagged) from the bytes.
 Seg decode(const Pkt& p) {
   Seg s;
-  for (std::size_t i = 0; i < kHdrBytes; ++i) s.hdr[i] = i < p.bytes.size() ? p.bytes[i] : 0;
-  const auto& h = s.hdr;
-  s.stream = p.tuser & 0xFFFFU;
-  s.ssn = p.tuser >> 16;
-  s.seg_bytes = p.bytes.size() & 0xFFFFU;
-  s.oversize = p.bytes.size() > kMax ? 1 : 0;
-  s.is_tagged = (h[0] >> 7) & 1U;
-  s.last = (h[0] >> 6) & 1U;
-  s.dv = h[0] & 3U;
-  s.rsvd_ulp = s.is_tagged != 0 ? h[1] : load_be(h, 1, 5);
-  s.stag = load_be(h, 2, 4);
+  for (std::size_t i = 0; i < kHdrBytes; ++i) s.hdr_raw[i] = i < p.bytes.size() ? p.bytes[i] : 0;
+  const auto& h = s.hdr_raw;
+  s.stream = static_cast<std::uint16_t>(p.tuser & 0xFFFFU);
+  s.ssn = static_cast<std::uint16_t>(p.tuser >> 16);
+  s.seg_bytes = static_cast<std::uint16_t>(p.bytes.size() & 0xFFFFU);
+  s.oversize = p.bytes.size() > kMax;
+  s.is_tagged = ((h[0] >> 7) & 1U) != 0;
+  s.last = ((h[0] >> 6) & 1U) != 0;
+  s.dv = static_cast<std::uint8_t>(h[0] & 3U);
+  s.rsvd_ulp = s.is_tagged ? h[1] : load_be(h, 1, 5);
+  s.stag = static_cast<std::uint32_t>(load_be(h, 2, 4));
   s.to = load_be(h, 6, 8);
-  s.qn = load_be(h, 6, 4);
-  s.msn = load_be(h, 10, 4);
-  s.mo = load_be(h, 14, 4);
-  return s;
-}
-
-// Reads rnic_seg_t out of the model's seg_o.
-Seg read_seg(const std::vector<std::uint8_t>& raw) {
-  Seg s;
-  std::uint64_t* dst[] = {&s.stream, &s.ssn, &s.seg_bytes, &s.oversize, &s.is_tagged,
-                          &s.last,   &s.dv,  &s.rsvd_ulp,  &s.stag,     &s.to,
-                          &s.qn,     &s.msn, &s.mo};
-  unsigned msb = kSegBits;
-  for (std::size_t i = 0; i < kSegFields.size(); ++i) {
-    msb -= kSegFields[i].width;
-    if (i < 13) {
-      *dst[i] = dp::bits(raw, msb, kSegFields[i].width);
-    } else {
-      for (std::size_t b = 0; b < kHdrBytes; ++b) {
-        s.hdr[b] = static_cast<std::uint8_t>(dp::bits(raw, msb + 8 * static_cast<unsigned>(b), 8));
-      }
-    }
-  }
+  s.qn = static_cast<std::uint32_t>(load_be(h, 6, 4));
+  s.msn = static_cast<std::uint32_t>(load_be(h, 10, 4));
+  s.mo = static_cast<std::uint32_t>(load_be(h, 14, 4));
   return s;
 }
 
@@ -107,7 +60,7 @@ void expect_seg_eq(const Seg& got, const Seg& exp, std::size_t pkt, std::size_t 
   EXPECT_EQ(got.stream, exp.stream);
   EXPECT_EQ(got.ssn, exp.ssn);
   EXPECT_EQ(got.oversize, exp.oversize);
-  if (exp.oversize == 0) {
+  if (!exp.oversize) {
     EXPECT_EQ(got.seg_bytes, exp.seg_bytes);  // don't-care when oversize
   }
   EXPECT_EQ(got.is_tagged, exp.is_tagged);
@@ -119,7 +72,7 @@ void expect_seg_eq(const Seg& got, const Seg& exp, std::size_t pkt, std::size_t 
   EXPECT_EQ(got.qn, exp.qn);
   EXPECT_EQ(got.msn, exp.msn);
   EXPECT_EQ(got.mo, exp.mo);
-  EXPECT_EQ(got.hdr, exp.hdr);
+  EXPECT_EQ(got.hdr_raw, exp.hdr_raw);
 }
 
 struct InBeat {
@@ -194,7 +147,7 @@ class ParseBench {
   void drive(const InBeat& b, bool valid) {
     dp::set_bytes(sim_->s_axis_tdata_i, b.data.data(), kBytes);
     std::array<std::uint8_t, 8> kb{};
-    for (std::size_t i = 0; i < 8; ++i) kb[i] = static_cast<std::uint8_t>(b.keep >> (8 * i));
+    rnic::wire::store_le64(kb.data(), b.keep);
     dp::set_bytes(sim_->s_axis_tkeep_i, kb.data(), 8);
     sim_->s_axis_tlast_i = b.last;
     sim_->s_axis_tuser_i = b.tuser;
@@ -277,7 +230,7 @@ class ParseBench {
         EXPECT_TRUE(last_presented[seg_p])
             << "descriptor of packet " << seg_p << " before its last beat, cycle " << cyc;
         if (sr) {
-          expect_seg_eq(read_seg(dp::get_bytes(sim_->seg_o, (kSegBits + 7) / 8)), exp_seg[seg_p],
+          expect_seg_eq(rnic::tb::get<Seg>(sim_->seg_o), exp_seg[seg_p],
                         seg_p, pkts[seg_p].bytes.size());
           ++seg_p;
         }
@@ -369,7 +322,7 @@ class ParseBench {
   dp::Sim<Vrnic_rx_parse> sim_;
 };
 
-TEST(RnicRxParse, RandomPacketsWithBackpressure) {
+TEST(RxParse, RandomPacketsWithBackpressure) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   const Knobs knobs[] = {{0.7, 0.6, 0.7}, {1.0, 0.9, 0.3}, {0.3, 1.0, 1.0}, {0.9, 0.5, 0.95}};
@@ -381,7 +334,7 @@ TEST(RnicRxParse, RandomPacketsWithBackpressure) {
   }
 }
 
-TEST(RnicRxParse, LengthSweep) {
+TEST(RxParse, LengthSweep) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   std::vector<Pkt> pkts;
@@ -403,7 +356,7 @@ TEST(RnicRxParse, LengthSweep) {
   tb.run(pkts, {0.8, 0.7, 0.6});
 }
 
-TEST(RnicRxParse, BackToBackFullRate) {
+TEST(RxParse, BackToBackFullRate) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   std::vector<Pkt> pkts;
@@ -416,7 +369,7 @@ TEST(RnicRxParse, BackToBackFullRate) {
 // Back-to-back packets of one beat each (tlast on every beat), 1..Bytes bytes: one accepted per
 // cycle, tready never low while both outputs are taken, a descriptor per beat (RFC 5041 4.1-4.3
 // fields checked by run()). At 64 and 128 bits these are shorter than a DDP header.
-TEST(RnicRxParse, OneBeatPacketsFullRate) {
+TEST(RxParse, OneBeatPacketsFullRate) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   std::vector<Pkt> pkts;
@@ -430,7 +383,7 @@ TEST(RnicRxParse, OneBeatPacketsFullRate) {
 // Back-to-back minimum-size DDP segments (14- or 18-byte header + 0..50 payload bytes): at narrow
 // widths the header spans up to three beats and a packet starts the beat after the previous tlast;
 // each length that puts a header byte at a beat boundary is included.
-TEST(RnicRxParse, ShortSegmentsFullRate) {
+TEST(RxParse, ShortSegmentsFullRate) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   std::vector<Pkt> pkts;
@@ -446,7 +399,7 @@ TEST(RnicRxParse, ShortSegmentsFullRate) {
   tb.run(pkts, {1.0, 1.0, 1.0}, true);
 }
 
-TEST(RnicRxParse, ResetMidPacket) {
+TEST(RxParse, ResetMidPacket) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   // Half of a long packet goes in, then reset: nothing of it may survive.

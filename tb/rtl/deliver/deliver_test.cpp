@@ -27,6 +27,7 @@
 // Seed: RNIC_TEST_SEED=<n>; waveform: RNIC_FST=<file> (use --gtest_filter to pick one test).
 #include <verilated.h>
 
+#include "rnic/tb/rtl_structs.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/sim.hpp"
 #include <verilated_fst_c.h>
@@ -78,18 +79,6 @@ std::uint8_t get_byte(const T& sig, unsigned i) {
   }
 }
 
-void put_bits(std::uint32_t* w, unsigned lsb, unsigned width, std::uint64_t v) {
-  for (unsigned i = 0; i < width; ++i) {
-    const unsigned b = lsb + i;
-    const std::uint32_t m = 1U << (b % 32);
-    if (((v >> i) & 1U) != 0) {
-      w[b / 32] |= m;
-    } else {
-      w[b / 32] &= ~m;
-    }
-  }
-}
-
 void put_le(Entry& e, unsigned off, unsigned nbytes, std::uint64_t v) {
   for (unsigned i = 0; i < nbytes; ++i) e.at(off + i) = static_cast<std::uint8_t>(v >> (8 * i));
 }
@@ -113,10 +102,20 @@ std::string hex(const Entry& e) {
 
 // ---- items ---------------------------------------------------------------------------------------
 
-enum Kind : std::uint32_t { kPlaced = 0, kError = 1, kStreamReset = 2, kFence = 3, kQueueSet = 4 };
-
-// Consume-channel kinds (rnic_defs.svh RNIC_CONS_*).
-enum ConsKind : unsigned { kConsConsume = 0, kConsReset = 1, kConsQset = 2, kConsFail = 3 };
+// rnic_dlv_t, its kinds (rnic_dlv_kind_e) and the consume-channel kinds (RNIC_CONS_*): structs.def, the
+// rows rtl/rnic_structs.svh is generated from (rnic/tb/rtl_structs.hpp).
+namespace rtl = rnic::tb;
+enum Kind : std::uint32_t {
+  kPlaced = rtl::kPlaced,
+  kError = rtl::kDlvError,
+  kStreamReset = rtl::kDlvReset,
+  kFence = rtl::kDlvFence,
+  kQueueSet = rtl::kDlvQueueSet
+};
+using rtl::kConsConsume;
+using rtl::kConsFail;
+using rtl::kConsQset;
+using rtl::kConsReset;
 
 // QN bits deliver uses to select a queue (rnic_rx_deliver QnW); lookup only passes QN < NumQns.
 constexpr unsigned log2_ceil(unsigned n) {
@@ -146,24 +145,23 @@ struct Item {
   unsigned pre_lat = 0;
 };
 
-// rnic_dlv_t, packed: kind is the MSB field (3 bits), hdr_raw the LSB one (329 bits).
+// The item as rnic_dlv_t on dlv_i (packed by rtl::put from structs.def's members).
 template <class W>
 void pack_item(W& w, const Item& it) {
-  static_assert(sizeof(w.m_storage) == 11 * 4, "rnic_dlv_t is 329 bits");
-  for (auto& x : w.m_storage) x = 0;
-  std::uint32_t* p = w.m_storage;
-  for (unsigned i = 0; i < 18; ++i) put_bits(p, 8 * i, 8, it.hdr[i]);
-  put_bits(p, 144, 8, it.err_code);
-  put_bits(p, 152, 4, it.err_type);
-  put_bits(p, 156, 40, it.rsvd);
-  put_bits(p, 196, 32, it.length);
-  put_bits(p, 228, 32, it.msn);
-  put_bits(p, 260, 32, it.stag_qn);
-  put_bits(p, 292, 1, it.tagged ? 1 : 0);
-  put_bits(p, 293, 1, it.last ? 1 : 0);
-  put_bits(p, 294, 16, it.ssn);
-  put_bits(p, 310, 16, it.stream);
-  put_bits(p, 326, 3, it.kind);
+  rtl::Dlv d;
+  d.kind = static_cast<rtl::DlvKind>(it.kind);
+  d.stream = it.stream;
+  d.ssn = it.ssn;
+  d.last = it.last;
+  d.is_tagged = it.tagged;
+  d.stag_qn = it.stag_qn;
+  d.msn = it.msn;
+  d.length = it.length;
+  d.rsvd_ulp = it.rsvd;
+  d.err_type = it.err_type;
+  d.err_code = it.err_code;
+  d.hdr_raw = it.hdr;
+  rtl::put(w, d);
 }
 
 // ---- reference -----------------------------------------------------------------------------------

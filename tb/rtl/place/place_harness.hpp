@@ -1,5 +1,5 @@
-// Testbench pieces for rnic_rx_place: unpacking of rnic_dlv_t (rtl/rnic_defs.svh; rnic_verdict_t
-// is in rnic/tb/rtl_structs.hpp), the verdict and beat sources, an AXI write slave with host
+// Testbench pieces for rnic_rx_place (rnic_verdict_t in, rnic_dlv_t out: rnic/tb/rtl_structs.hpp,
+// from structs.def), the verdict and beat sources, an AXI write slave with host
 // memory, deliver's expected-MSN read port (a per-queue table the bench owns), and the checks. One
 // Verilated parameter set per executable (PLACE_DW = DataWidth).
 #pragma once
@@ -35,58 +35,11 @@ namespace place {
 constexpr unsigned kDW = PLACE_DW;
 constexpr unsigned kB = kDW / 8;  // bytes per beat
 
-// Bits, FieldWriter/Reader, put_bytes/take_bytes, Seg, Verdict, pack(): rnic/tb/rtl_structs.hpp.
+// Seg, Verdict, Dlv and their enums (expanded from structs.def), pack/unpack, put_bytes/take_bytes:
+// rnic/tb/rtl_structs.hpp.
 using namespace rnic::tb;
-
-enum DlvKind : unsigned { kPlaced = 0, kDlvError = 1, kDlvReset = 2, kDlvFence = 3, kDlvQueueSet = 4 };
-
-constexpr unsigned kDlvBits = 3 + 16 + 16 + 1 + 1 + 32 + 32 + 32 + 40 + 4 + 8 + 144;
-
-struct Dlv {
-  unsigned kind = 0;
-  std::uint16_t stream = 0, ssn = 0;
-  bool last = false, tagged = false;
-  std::uint32_t stag_qn = 0, msn = 0, length = 0;
-  std::uint64_t rsvd_ulp = 0;
-  std::uint8_t err_type = 0, err_code = 0;
-  std::array<std::uint8_t, 18> hdr_raw{};
-
-  bool operator==(const Dlv& o) const {
-    return kind == o.kind && stream == o.stream && ssn == o.ssn && last == o.last &&
-           tagged == o.tagged && stag_qn == o.stag_qn && msn == o.msn && length == o.length &&
-           rsvd_ulp == o.rsvd_ulp && err_type == o.err_type && err_code == o.err_code &&
-           hdr_raw == o.hdr_raw;
-  }
-  std::string str() const {
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "{kind %u stream %u ssn %u last %d tagged %d stag_qn %08x msn %08x len %u "
-                  "ulp %010llx err %u/%u hdr0 %02x hdr17 %02x}",
-                  kind, stream, ssn, last, tagged, stag_qn, msn, length,
-                  static_cast<unsigned long long>(rsvd_ulp), err_type, err_code, hdr_raw[0],
-                  hdr_raw[17]);
-    return buf;
-  }
-};
-
-inline Dlv unpack_dlv(const Bits& b) {
-  FieldReader r(b);
-  Dlv d;
-  d.kind = static_cast<unsigned>(r.take(3));
-  d.stream = static_cast<std::uint16_t>(r.take(16));
-  d.ssn = static_cast<std::uint16_t>(r.take(16));
-  d.last = r.take(1) != 0;
-  d.tagged = r.take(1) != 0;
-  d.stag_qn = static_cast<std::uint32_t>(r.take(32));
-  d.msn = static_cast<std::uint32_t>(r.take(32));
-  d.length = static_cast<std::uint32_t>(r.take(32));
-  d.rsvd_ulp = r.take(40);
-  d.err_type = static_cast<std::uint8_t>(r.take(4));
-  d.err_code = static_cast<std::uint8_t>(r.take(8));
-  r.take_bytes(d.hdr_raw.data(), 18);
-  EXPECT_EQ(r.left(), 0U);
-  return d;
-}
+static_assert(sizeof(Vrnic_rx_place::vd_i) == 4 * ((kVerdictBits + 31) / 32), "rnic_verdict_t");
+static_assert(sizeof(Vrnic_rx_place::dlv_o) == 4 * ((kDlvBits + 31) / 32), "rnic_dlv_t");
 
 // The rnic_dlv_t place must emit for a verdict (none for DROP). A stale untagged PLACE (nothing
 // written) emits the same PLACED entry.
@@ -97,8 +50,8 @@ inline std::optional<Dlv> expected_dlv(const Verdict& v) {
     d.stream = s.stream;
     d.ssn = s.ssn;
     d.last = s.last;
-    d.tagged = s.tagged;
-    d.stag_qn = s.tagged ? s.stag : s.qn;
+    d.is_tagged = s.is_tagged;
+    d.stag_qn = s.is_tagged ? s.stag : s.qn;
     d.msn = s.msn;
     d.rsvd_ulp = s.rsvd_ulp;
     d.hdr_raw = s.hdr_raw;
@@ -136,11 +89,11 @@ struct Item {
 
 // Write beats of a PLACE and the header-only input beats before its first write beat.
 inline unsigned write_beats(const Verdict& v) {
-  if (v.action != kPlace || v.pay == 0) return 0;
-  return static_cast<unsigned>((v.addr % kB + v.pay + kB - 1) / kB);
+  if (v.action != kPlace || v.pay_bytes == 0) return 0;
+  return static_cast<unsigned>((v.addr % kB + v.pay_bytes + kB - 1) / kB);
 }
 inline unsigned lead_beats(const Verdict& v) {
-  const int s = int{v.hdr} - static_cast<int>(v.addr % kB);
+  const int s = int{v.hdr_bytes} - static_cast<int>(v.addr % kB);
   return s <= 0 ? 0U : static_cast<unsigned>((s + static_cast<int>(kB) - 1) / static_cast<int>(kB));
 }
 
@@ -190,7 +143,7 @@ class Gen {
     s.stream = static_cast<std::uint16_t>(r64());
     s.ssn = static_cast<std::uint16_t>(r64());
     s.seg_bytes = static_cast<std::uint16_t>(seg_bytes);
-    s.tagged = tagged;
+    s.is_tagged = tagged;
     s.last = coin(0.5);
     s.dv = 1;
     s.rsvd_ulp = r64() & 0xFFFFFFFFFFULL;
@@ -221,8 +174,8 @@ class Gen {
     it.v.arg = static_cast<std::uint16_t>(r64());
     it.v.seg = random_seg(hdr + pay, hdr == 14 || (hdr != 18 && coin(0.5)));
     it.v.addr = addr;
-    it.v.pay = static_cast<std::uint16_t>(pay);
-    it.v.hdr = static_cast<std::uint8_t>(hdr);
+    it.v.pay_bytes = static_cast<std::uint16_t>(pay);
+    it.v.hdr_bytes = static_cast<std::uint8_t>(hdr);
     it.v.msg_len = static_cast<std::uint32_t>(r64());
     it.v.err_type = static_cast<std::uint8_t>(r64() & 0xF);  // must be ignored
     it.v.err_code = static_cast<std::uint8_t>(r64());
@@ -236,8 +189,8 @@ class Gen {
     it.v.kind = kSeg;
     it.v.seg = random_seg(static_cast<unsigned>(r64() & 0xFFFF), coin(0.5));
     it.v.addr = r64();
-    it.v.pay = static_cast<std::uint16_t>(r64());
-    it.v.hdr = static_cast<std::uint8_t>(r64() & 31);
+    it.v.pay_bytes = static_cast<std::uint16_t>(r64());
+    it.v.hdr_bytes = static_cast<std::uint8_t>(r64() & 31);
     it.v.msg_len = static_cast<std::uint32_t>(r64());
     it.v.err_type = static_cast<std::uint8_t>(r64() & 0xF);
     it.v.err_code = static_cast<std::uint8_t>(r64());
@@ -253,13 +206,13 @@ class Gen {
     it.v.arg = arg;
     it.v.seg = random_seg(static_cast<unsigned>(r64() & 0xFFFF), coin(0.5));
     it.v.addr = r64();
-    it.v.pay = static_cast<std::uint16_t>(r64());
+    it.v.pay_bytes = static_cast<std::uint16_t>(r64());
     if (k == kQueueSet) {  // as lookup sends it: stream, QN and first MSN, the rest zero
       const Seg rnd = it.v.seg;
       it.v = Verdict{};
       it.v.action = kToken;
       it.v.kind = k;
-      it.v.hdr = 0;
+      it.v.hdr_bytes = 0;
       it.v.seg.dv = 0;
       it.v.seg.stream = rnd.stream;
       it.v.seg.qn = rnd.qn;

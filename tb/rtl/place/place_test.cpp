@@ -61,13 +61,13 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
     }
     if (it.v.action == kPlace) {
       exp_bytes.push_back(i);
-      for (unsigned j = 0; j < it.v.pay; ++j) {
+      for (unsigned j = 0; j < it.v.pay_bytes; ++j) {
         const std::uint64_t a = it.v.addr + j;
         HostMemory::Page& p = mem.page(a);
         const unsigned o = static_cast<unsigned>(a & 4095);
         EXPECT_EQ(p.owner[o], -1) << "test bug: overlapping destinations";
         p.owner[o] = static_cast<std::int32_t>(i);
-        p.exp[o] = it.pkt[it.v.hdr + j];
+        p.exp[o] = it.pkt[it.v.hdr_bytes + j];
       }
     }
     if (auto d = expected_dlv(it.v)) exp_dlv.emplace_back(*d, i);
@@ -128,7 +128,7 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
     // ---- drive inputs ----
     if (!vd_on && next_vd < items.size() && coin(cfg.p_vd)) {
       vd_on = true;
-      put_bytes(m_->vd_i, pack(items[next_vd].v).bytes());
+      put(m_->vd_i, items[next_vd].v);
     }
     m_->vd_valid_i = vd_on;
     if (!beat_on && next_beat < beats.size() && coin(cfg.p_beat)) {
@@ -201,15 +201,15 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
       const Verdict& v = items[i].v;
       if (rd_key_ != exp_key(v.seg.stream, v.seg.qn))
         fail("expected-MSN read of item " + std::to_string(i) + " was not for its queue");
-      const bool is_stale = v.action == kPlace && !v.seg.tagged && msn_before(v.seg.msn, exp_data_);
+      const bool is_stale = v.action == kPlace && !v.seg.is_tagged && msn_before(v.seg.msn, exp_data_);
       stale[i] = is_stale ? 1 : 0;
       if (is_stale) {
         ++st.stale;
-        st.stale_pay += v.pay != 0 ? 1U : 0U;
-      } else if (v.action == kPlace && !v.seg.tagged) {
+        st.stale_pay += v.pay_bytes != 0 ? 1U : 0U;
+      } else if (v.action == kPlace && !v.seg.is_tagged) {
         ++st.fresh_untagged;
       }
-      commits = v.action == kPlace && !is_stale && v.pay != 0;
+      commits = v.action == kPlace && !is_stale && v.pay_bytes != 0;
       if (commits) {
         const std::vector<unsigned> bl = bursts_of(v);
         for (std::size_t k = 0; k < bl.size(); ++k) aw_exp.push_back({i, bl[k], k + 1 == bl.size()});
@@ -347,10 +347,7 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
 
     // ---- dlv ----
     if (dlv_hs) {
-      Bits bits(kDlvBits);
-      bits.bytes() = dlv_bytes;
-      bits.bytes().resize((kDlvBits + 7) / 8);
-      const Dlv got = unpack_dlv(bits);
+      const Dlv got = unpack<Dlv>(dlv_bytes);
       if (exp_dlv.empty()) {
         fail("unexpected dlv " + got.str());
       } else {
@@ -363,7 +360,7 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
         if (v.action != kToken && (last_beat_of[i] == SIZE_MAX || next_beat <= last_beat_of[i]))
           fail("dlv of item " + std::to_string(i) + " before all its beats were popped");
         if (v.action == kPlace && stale[i] == 0) {
-          if (written[i] != v.pay) fail("dlv of item " + std::to_string(i) + " before all writes");
+          if (written[i] != v.pay_bytes) fail("dlv of item " + std::to_string(i) + " before all writes");
           for (std::size_t bi : item_bursts[i]) {
             if (!bursts[bi].aw || bursts[bi].aw_cycle >= now())
               fail("dlv of item " + std::to_string(i) + " not after all its AW handshakes");
@@ -379,7 +376,7 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
       if (exp_bytes.empty()) {
         fail("unexpected bytes_event");
       } else {
-        const std::uint16_t want = items[exp_bytes.front()].v.pay;
+        const std::uint16_t want = items[exp_bytes.front()].v.pay_bytes;
         if (m_->bytes_o != want)
           fail("bytes_o " + std::to_string(m_->bytes_o) + " want " + std::to_string(want));
         exp_bytes.pop_front();
@@ -430,14 +427,14 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
     const Verdict& v = items[i].v;
     if (v.action != kPlace) continue;
     const bool st_i = stale[i] == 1;
-    EXPECT_EQ(written[i], st_i ? 0U : v.pay) << "item " << i;
+    EXPECT_EQ(written[i], st_i ? 0U : v.pay_bytes) << "item " << i;
     EXPECT_EQ(item_wbeats[i], st_i ? 0U : write_beats(v))
-        << "item " << i << " addr%B " << v.addr % kB << " pay " << v.pay;
-    if (v.pay == 0 || st_i) {
+        << "item " << i << " addr%B " << v.addr % kB << " pay " << v.pay_bytes;
+    if (v.pay_bytes == 0 || st_i) {
       EXPECT_TRUE(item_bursts[i].empty());
-      if (v.pay == 0) continue;
+      if (v.pay_bytes == 0) continue;
     }
-    const std::uint64_t lo = v.addr - 2 * kB, hi = v.addr + v.pay + 2 * kB;
+    const std::uint64_t lo = v.addr - 2 * kB, hi = v.addr + v.pay_bytes + 2 * kB;
     for (std::uint64_t a = lo; a != hi; ++a) {
       HostMemory::Page& p = mem.page(a);
       const unsigned o = static_cast<unsigned>(a & 4095);
@@ -878,7 +875,7 @@ struct Shape {
 Shape shape_of(const Item& it) {
   Shape s;
   s.seg = it.v.action != kToken;
-  s.write = it.v.action == kPlace && it.v.pay != 0;
+  s.write = it.v.action == kPlace && it.v.pay_bytes != 0;
   s.nin = s.seg ? static_cast<unsigned>((it.pkt.size() + kB - 1) / kB) : 0;
   s.lead = s.write ? lead_beats(it.v) : 0;
   s.nout = write_beats(it.v);

@@ -48,7 +48,7 @@ namespace {
 using namespace rnic::tb;
 
 constexpr unsigned kWindow = VALIDATE_SSN_WINDOW;  // rnic_rx_validate SsnWindow
-// The struct widths of rtl/rnic_defs.svh match the model's ports (815 and 583 bits).
+// The struct widths of structs.def (rtl/rnic_structs.svh) match the model's ports (815 and 583 bits).
 static_assert(sizeof(Vrnic_rx_validate::lk_i) == 4 * ((kLookupBits + 31) / 32), "rnic_lookup_t");
 static_assert(sizeof(Vrnic_rx_validate::vd_o) == 4 * ((kVerdictBits + 31) / 32), "rnic_verdict_t");
 using u128 = unsigned __int128;
@@ -116,7 +116,7 @@ Expect reference(const Lookup& l) {
     return x;
   }
   const Seg& s = l.seg;
-  const unsigned hdr = s.tagged ? 14U : 18U;  // 4.2 tagged header, 4.3 untagged header
+  const unsigned hdr = s.is_tagged ? 14U : 18U;  // 4.2 tagged header, 4.3 untagged header
   // Nothing to place from (the packet's payload was not kept, it is shorter than its own header, or
   // the receive descriptor could not be read): Local Catastrophic.
   if (s.oversize || s.seg_bytes < hdr || l.local_fault) return fail(kLocalCatastrophic);
@@ -125,7 +125,7 @@ Expect reference(const Lookup& l) {
   if (static_cast<std::uint16_t>(s.ssn - l.next_ssn) >= kWindow) return fail(kLlp);
   x.pay = pay;
   x.hdr = static_cast<std::uint8_t>(hdr);
-  if (s.tagged) {
+  if (s.is_tagged) {
     if (s.dv != 1) return fail(kTaggedInvalidVersion);
     if (pay != 0) {  // 7.1 checks non-zero-length tagged segments only
       // #1 the STag is valid for this stream (the key byte is STag[7:0], the index the rest).
@@ -174,22 +174,6 @@ struct Result {
   std::uint64_t outputs = 0;    // verdicts taken (vd_valid_o && vd_ready_i)
   std::uint64_t errors = 0, drops = 0, places = 0, tokens = 0, access = 0;
 };
-
-std::string bits_hex(const Bits& b) {
-  std::string s;
-  char buf[4];
-  for (auto it = b.bytes().rbegin(); it != b.bytes().rend(); ++it) {
-    std::snprintf(buf, sizeof buf, "%02x", *it);
-    s += buf;
-  }
-  return s;
-}
-
-Bits seg_bits(const Seg& s) {
-  FieldWriter f(kSegBits);
-  add_seg(f, s);
-  return f.done();
-}
 
 class Bench {
  public:
@@ -269,7 +253,7 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     // Drive.
     if (!offering && next < n && u(rng) < cfg.p_valid) {
       offering = true;
-      put_bytes(sim_->lk_i, pack(work[next]).bytes());
+      put(sim_->lk_i, work[next]);
     }
     sim_->lk_valid_i = offering ? 1 : 0;
     sim_->vd_ready_i = u(rng) < cfg.p_ready ? 1 : 0;
@@ -281,12 +265,8 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
       EXPECT_EQ(sim_->vd_valid_o, 1U)
           << "cycle " << sim_.cycle() << ": vd_valid_o dropped without vd_ready_i";
       if (vd != held) {
-        Bits was(kVerdictBits), now(kVerdictBits);
-        was.bytes() = held;
-        now.bytes() = vd;
-        ADD_FAILURE() << "cycle " << sim_.cycle()
-                      << ": vd_o changed while vd_valid_o && !vd_ready_i\n  was " << bits_hex(was)
-                      << "\n  now " << bits_hex(now);
+        ADD_FAILURE() << "cycle " << sim_.cycle() << ": vd_o changed while vd_valid_o && !vd_ready_i\n  was "
+                      << unpack<Verdict>(held).str() << "\n  now " << unpack<Verdict>(vd).str();
       }
     }
     if (sim_->vd_valid_o != 0) {
@@ -296,9 +276,7 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
       }
       if (first_valid_at[out.size()] == 0) first_valid_at[out.size()] = sim_.cycle();
       if (sim_->vd_ready_i != 0) {
-        Bits b(kVerdictBits);
-        b.bytes() = vd;
-        out.push_back(unpack_verdict(b));
+        out.push_back(unpack<Verdict>(vd));
         last_progress = sim_.cycle();
       }
     }
@@ -342,7 +320,7 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     SCOPED_TRACE("item " + std::to_string(i) + " (stream " + std::to_string(l.seg.stream) + ")");
     EXPECT_EQ(v.kind, l.kind);
     EXPECT_EQ(v.arg, l.arg);
-    EXPECT_EQ(bits_hex(seg_bits(v.seg)), bits_hex(seg_bits(l.seg))) << "segment not passed on";
+    EXPECT_EQ(v.seg, l.seg) << "segment not passed on:\n  got  " << v.seg.str() << "\n  want " << l.seg.str();
     Action act = x.action;
     if (l.kind == kSeg && failed.count(l.seg.stream) != 0 && act != kDrop) {
       act = kDrop;  // an earlier ERROR of the stream that lookup's write did not reach in time
@@ -354,8 +332,8 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
       case kPlace:
         ++r.places;
         EXPECT_EQ(v.addr, x.addr);
-        EXPECT_EQ(v.pay, x.pay);
-        EXPECT_EQ(v.hdr, x.hdr);
+        EXPECT_EQ(v.pay_bytes, x.pay);
+        EXPECT_EQ(v.hdr_bytes, x.hdr);
         if (x.msg_len) {
           EXPECT_EQ(v.msg_len, *x.msg_len);
         }
@@ -426,7 +404,7 @@ Lookup tagged_ok() {
   s.stream = 7;
   s.ssn = 100;
   s.seg_bytes = 14 + 64;
-  s.tagged = true;
+  s.is_tagged = true;
   s.last = true;
   s.dv = 1;
   s.rsvd_ulp = 0xA5;
@@ -458,7 +436,7 @@ Lookup untagged_ok() {
   s.stream = 9;
   s.ssn = 0xFFF0;
   s.seg_bytes = 18 + 100;
-  s.tagged = false;
+  s.is_tagged = false;
   s.dv = 1;
   s.rsvd_ulp = 0x123456789AULL;
   s.qn = 1;
@@ -484,7 +462,7 @@ Lookup token(ItemKind k, std::uint16_t arg) {
 }
 
 Lookup with_payload(Lookup l, unsigned pay) {
-  l.seg.seg_bytes = static_cast<std::uint16_t>((l.seg.tagged ? 14U : 18U) + pay);
+  l.seg.seg_bytes = static_cast<std::uint16_t>((l.seg.is_tagged ? 14U : 18U) + pay);
   return l;
 }
 
@@ -854,7 +832,7 @@ class Gen {
     l.kind = coin(0.05) ? static_cast<ItemKind>(uni(1, 3)) : kSeg;
     l.arg = static_cast<std::uint16_t>(r64());
     s.stream = static_cast<std::uint16_t>(uni(0, 5));
-    s.tagged = coin(0.5);
+    s.is_tagged = coin(0.5);
     s.last = coin(0.5);
     s.dv = coin(0.04) ? static_cast<std::uint8_t>(uni(0, 3)) : 1;
     s.rsvd_ulp = r64() & 0xFFFFFFFFFFULL;
@@ -862,7 +840,7 @@ class Gen {
     s.qn = static_cast<std::uint32_t>(r64());
     s.msn = static_cast<std::uint32_t>(r64());
     for (auto& b : s.hdr_raw) b = static_cast<std::uint8_t>(r64());
-    const unsigned hdr = s.tagged ? 14 : 18;
+    const unsigned hdr = s.is_tagged ? 14 : 18;
     unsigned pay = coin(0.1) ? 0 : uni(1, 2000);
     if (coin(0.02)) pay = 0xFFFFU - hdr;  // the largest segment
     s.seg_bytes = static_cast<std::uint16_t>(hdr + pay);
@@ -904,7 +882,7 @@ class Gen {
       s.to = l.stag_base_to + off;
     }
     // Untagged buffer.
-    l.rq_status = coin(0.12) ? static_cast<std::uint8_t>(uni(1, 3)) : std::uint8_t{kRqOk};
+    l.rq_status = coin(0.12) ? static_cast<RqStatus>(uni(1, 3)) : kRqOk;
     l.rq_addr = r64();
     l.rq_length = coin(0.05) ? 0 : coin(0.1) ? uni(0, 8192) : pay + uni(0, 8192);
     if (coin(0.03)) l.rq_length = static_cast<std::uint32_t>(r64());

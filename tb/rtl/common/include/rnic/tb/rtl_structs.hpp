@@ -1,7 +1,12 @@
-// The packed structs of rtl/rnic_defs.svh in C++, and their packing into Verilator port words: a
-// packed struct is one vector, first field most significant; Bits holds it little endian (bit i is
-// bit i%8 of byte i/8), put_bytes/take_bytes move it to and from a port of any width. Shared by the
-// stage testbenches (place: rnic_verdict_t in; validate: rnic_lookup_t in, rnic_verdict_t out).
+// The packed types rnic_kernel's stages hand each other (rnic_seg_t, rnic_lookup_t, rnic_verdict_t,
+// rnic_dlv_t and their enums) in C++, expanded from driver/hw/include/rnic/hw/structs.def, the rows
+// rtl/rnic_structs.svh is generated from: a member added, removed, resized or moved there changes the
+// RTL and these structs alike. A packed struct is one vector, its first member most significant;
+// pack()/unpack() walk the members in that order, Bits holds the vector little endian (bit i is bit
+// i%8 of byte i/8), put()/get() move a struct to and from a Verilated port (put_bytes/take_bytes: raw
+// bytes of a port of any width). C++ member types: bool (1 bit), the smallest std::uintN_t up to 64
+// bits, std::array<std::uint8_t, bits / 8> above (byte i at [8*i +: 8]), the enum or struct of a typed
+// member. Each struct also has str() (every member, for failure messages) and == (equal as packed).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,8 +14,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <type_traits>
 #include <vector>
+
+#include "rnic/hw/hw.hpp"
 
 namespace rnic::tb {
 
@@ -46,48 +55,6 @@ class Bits {
  private:
   unsigned n_;
   std::vector<std::uint8_t> b_;
-};
-
-// Writes / reads the fields of a packed struct in declaration order (first field = most
-// significant).
-class FieldWriter {
- public:
-  explicit FieldWriter(unsigned total) : bits_(total), pos_(total) {}
-  void add(unsigned w, std::uint64_t v) {
-    pos_ -= w;
-    bits_.set(pos_, w, v);
-  }
-  // A logic [8*n-1:0] field holding byte i at [8*i +: 8].
-  void add_bytes(const std::uint8_t* p, unsigned n) {
-    pos_ -= 8 * n;
-    for (unsigned i = 0; i < n; ++i) bits_.set(pos_ + 8 * i, 8, p[i]);
-  }
-  const Bits& done() const {
-    EXPECT_EQ(pos_, 0U) << "struct layout does not add up";
-    return bits_;
-  }
-
- private:
-  Bits bits_;
-  unsigned pos_;
-};
-
-class FieldReader {
- public:
-  explicit FieldReader(const Bits& b) : bits_(b), pos_(b.size()) {}
-  std::uint64_t take(unsigned w) {
-    pos_ -= w;
-    return bits_.get(pos_, w);
-  }
-  void take_bytes(std::uint8_t* p, unsigned n) {
-    pos_ -= 8 * n;
-    for (unsigned i = 0; i < n; ++i) p[i] = static_cast<std::uint8_t>(bits_.get(pos_ + 8 * i, 8));
-  }
-  unsigned left() const { return pos_; }
-
- private:
-  const Bits& bits_;
-  unsigned pos_;
 };
 
 // Little-endian byte access to a port of any width (CData..QData, VlWide<N>): byte i of the buffer
@@ -134,155 +101,227 @@ std::vector<std::uint8_t> take_bytes(const T& sig, std::size_t n) {
   return v;
 }
 
-// ---- rnic_defs.svh types ------------------------------------------------------------------------
+// ---- the types of structs.def ---------------------------------------------------------------------
 
-enum Action : unsigned { kPlace = 0, kDrop = 1, kError = 2, kToken = 3 };
-enum ItemKind : unsigned { kSeg = 0, kFence = 1, kStreamReset = 2, kQueueSet = 3 };
-constexpr unsigned kSegBits = 16 * 3 + 1 + 1 + 1 + 2 + 40 + 32 + 64 + 32 + 32 + 32 + 144;
-constexpr unsigned kVerdictBits = 2 + 2 + 16 + kSegBits + 64 + 16 + 5 + 32 + 4 + 8 + 5;
+// The C++ type of a plain member of `bits` bits.
+template <unsigned W, class = void>
+struct FieldType {
+  static_assert(W % 8 == 0, "a member wider than 64 bits must be whole bytes");
+  using type = std::array<std::uint8_t, W / 8>;
+};
+template <unsigned W>
+struct FieldType<W, std::enable_if_t<(W >= 1 && W <= 64)>> {
+  using type = std::conditional_t<
+      W == 1, bool,
+      std::conditional_t<W <= 8, std::uint8_t,
+                         std::conditional_t<W <= 16, std::uint16_t,
+                                            std::conditional_t<W <= 32, std::uint32_t, std::uint64_t>>>>;
+};
+template <unsigned W>
+using field_t = typename FieldType<W>::type;
 
-struct Seg {
-  std::uint16_t stream = 0, ssn = 0, seg_bytes = 0;
-  bool oversize = false, tagged = false, last = false;
-  std::uint8_t dv = 1;
-  std::uint64_t rsvd_ulp = 0;  // 40 bits
-  std::uint32_t stag = 0;
-  std::uint64_t to = 0;
-  std::uint32_t qn = 0, msn = 0, mo = 0;
-  std::array<std::uint8_t, 18> hdr_raw{};
+// Width in bits of an enum or struct of structs.def; true for its structs.
+template <class T>
+inline constexpr unsigned kBitsOf = 0;
+template <class T>
+inline constexpr bool kIsRtlStruct = false;
+
+// Enums (C++ names and values from the .def), each also named by its SV type (rnic_item_e, ...), and
+// structs with every member zero.
+#define RNIC_ENUM(type, cpp, bits, typed, desc) \
+  enum cpp : std::uint32_t;                     \
+  using type = cpp;                             \
+  template <>                                   \
+  inline constexpr unsigned kBitsOf<cpp> = bits; \
+  enum cpp : std::uint32_t {
+#define RNIC_ENUM_VALUE(type, name, cpp, value, desc) cpp = value,
+#define RNIC_ENUM_END(type) \
+  }                         \
+  ;
+#define RNIC_STRUCT(type, cpp, desc)             \
+  struct cpp;                                    \
+  using type = cpp;                              \
+  template <>                                    \
+  inline constexpr bool kIsRtlStruct<cpp> = true; \
+  struct cpp {
+#define RNIC_MEMBER(type, field, bits, desc) field_t<bits> field{};
+#define RNIC_MEMBER_T(type, field, member_type, desc) member_type field{};
+#define RNIC_STRUCT_END(type)                 \
+  std::string str() const;                    \
+  bool operator==(const type& o) const;       \
+  bool operator!=(const type& o) const { return !(*this == o); } \
+  }                                           \
+  ;
+#include "rnic/hw/structs.def"
+
+// Struct widths: the sum of the members'.
+#define RNIC_STRUCT(type, cpp, desc) \
+  template <>                        \
+  inline constexpr unsigned kBitsOf<cpp> = 0
+#define RNIC_MEMBER(type, field, bits, desc) +(bits)
+#define RNIC_MEMBER_T(type, field, member_type, desc) +kBitsOf<member_type>
+#define RNIC_STRUCT_END(type) ;
+#include "rnic/hw/structs.def"
+
+// visit_fields(s, v): v(name, bits, member) for each member of s in declaration order (most
+// significant first); s const or not.
+#define RNIC_STRUCT(type, cpp, desc)                                                        \
+  template <class S, class V>                                                               \
+  std::enable_if_t<std::is_same_v<std::remove_const_t<S>, cpp>> visit_fields(S& s, V&& v) {
+#define RNIC_MEMBER(type, field, bits, desc) v(#field, bits, s.field);
+#define RNIC_MEMBER_T(type, field, member_type, desc) v(#field, kBitsOf<member_type>, s.field);
+#define RNIC_STRUCT_END(type) }
+#include "rnic/hw/structs.def"
+
+// The widths the stage testbenches use (rtl/rnic_structs.svh).
+inline constexpr unsigned kSegBits = kBitsOf<Seg>;
+inline constexpr unsigned kLookupBits = kBitsOf<Lookup>;
+inline constexpr unsigned kVerdictBits = kBitsOf<Verdict>;
+inline constexpr unsigned kDlvBits = kBitsOf<Dlv>;
+
+// Stream states (rnic_lookup_t.stream_state): hw.def's.
+enum StreamState : unsigned {
+  kStreamNormal = hw::kSTREAM_NORMAL,
+  kStreamError = hw::kSTREAM_ERROR,
+  kStreamTornDown = hw::kSTREAM_TORN_DOWN
 };
 
-struct Verdict {
-  Action action = kPlace;
-  ItemKind kind = kSeg;
-  std::uint16_t arg = 0;
-  Seg seg;
-  std::uint64_t addr = 0;
-  std::uint16_t pay = 0;
-  std::uint8_t hdr = 18;
-  std::uint32_t msg_len = 0;
-  std::uint8_t err_type = 0, err_code = 0, err_idx = 0;
+// ---- packing ----------------------------------------------------------------------------------------
+
+namespace detail {
+
+template <class T>
+struct IsByteArray : std::false_type {};
+template <std::size_t N>
+struct IsByteArray<std::array<std::uint8_t, N>> : std::true_type {};
+
+// Members from the most significant down: pos is the bit just above the next member.
+struct Packer {
+  Bits& bits;
+  unsigned pos;
+  template <class T>
+  void operator()(const char* /*name*/, unsigned w, const T& x) {
+    if constexpr (kIsRtlStruct<T>) {
+      visit_fields(x, *this);
+    } else if constexpr (IsByteArray<T>::value) {
+      pos -= w;
+      for (std::size_t i = 0; i < x.size(); ++i) bits.set(pos + 8 * static_cast<unsigned>(i), 8, x[i]);
+    } else {
+      pos -= w;
+      bits.set(pos, w, static_cast<std::uint64_t>(x));
+    }
+  }
 };
 
-// rnic_seg_t, field by field (first field = most significant).
-inline void add_seg(FieldWriter& f, const Seg& s) {
-  f.add(16, s.stream);
-  f.add(16, s.ssn);
-  f.add(16, s.seg_bytes);
-  f.add(1, s.oversize);
-  f.add(1, s.tagged);
-  f.add(1, s.last);
-  f.add(2, s.dv);
-  f.add(40, s.rsvd_ulp);
-  f.add(32, s.stag);
-  f.add(64, s.to);
-  f.add(32, s.qn);
-  f.add(32, s.msn);
-  f.add(32, s.mo);
-  f.add_bytes(s.hdr_raw.data(), 18);
+struct Unpacker {
+  const Bits& bits;
+  unsigned pos;
+  template <class T>
+  void operator()(const char* /*name*/, unsigned w, T& x) {
+    if constexpr (kIsRtlStruct<T>) {
+      visit_fields(x, *this);
+    } else if constexpr (IsByteArray<T>::value) {
+      pos -= w;
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        x[i] = static_cast<std::uint8_t>(bits.get(pos + 8 * static_cast<unsigned>(i), 8));
+      }
+    } else if constexpr (std::is_same_v<T, bool>) {
+      pos -= w;
+      x = bits.get(pos, w) != 0;
+    } else {
+      pos -= w;
+      x = static_cast<T>(bits.get(pos, w));
+    }
+  }
+};
+
+struct Printer {
+  std::string& out;
+  template <class T>
+  void operator()(const char* name, unsigned w, const T& x) {
+    if (out.size() > 1) out += ' ';
+    out += name;
+    out += ' ';
+    char buf[24];
+    if constexpr (kIsRtlStruct<T>) {
+      out += x.str();
+    } else if constexpr (IsByteArray<T>::value) {
+      for (std::size_t i = 0; i < x.size(); ++i) {  // byte 0 first
+        std::snprintf(buf, sizeof buf, "%02x", x[i]);
+        out += buf;
+      }
+    } else if (w <= 8) {
+      std::snprintf(buf, sizeof buf, "%u", static_cast<unsigned>(x));
+      out += buf;
+    } else {
+      std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(x));
+      out += buf;
+    }
+  }
+};
+
+// A Verilated port of `bits` bits: CData/SData/IData/QData up to 8/16/32/64 bits, VlWide<N> above.
+template <class Sig>
+constexpr bool port_fits(unsigned bits) {
+  if constexpr (std::is_integral_v<Sig>) {
+    return bits <= 8 * sizeof(Sig) && (sizeof(Sig) == 1 || bits > 4 * sizeof(Sig));
+  } else {
+    return bits > 64 && sizeof(Sig::m_storage) == 4 * ((bits + 31) / 32);
+  }
 }
-inline Seg take_seg(FieldReader& r) {
-  Seg s;
-  s.stream = static_cast<std::uint16_t>(r.take(16));
-  s.ssn = static_cast<std::uint16_t>(r.take(16));
-  s.seg_bytes = static_cast<std::uint16_t>(r.take(16));
-  s.oversize = r.take(1) != 0;
-  s.tagged = r.take(1) != 0;
-  s.last = r.take(1) != 0;
-  s.dv = static_cast<std::uint8_t>(r.take(2));
-  s.rsvd_ulp = r.take(40);
-  s.stag = static_cast<std::uint32_t>(r.take(32));
-  s.to = r.take(64);
-  s.qn = static_cast<std::uint32_t>(r.take(32));
-  s.msn = static_cast<std::uint32_t>(r.take(32));
-  s.mo = static_cast<std::uint32_t>(r.take(32));
-  r.take_bytes(s.hdr_raw.data(), 18);
+
+}  // namespace detail
+
+// s as the packed vector of its SV type.
+template <class S, class = std::enable_if_t<kIsRtlStruct<S>>>
+Bits pack(const S& s) {
+  Bits b(kBitsOf<S>);
+  detail::Packer p{b, kBitsOf<S>};
+  visit_fields(s, p);
+  return b;
+}
+
+// The struct held in b (kBitsOf<S> bits; shorter: the missing high bits read 0, longer: a failure).
+template <class S, class = std::enable_if_t<kIsRtlStruct<S>>>
+S unpack(const Bits& b) {
+  EXPECT_LE(b.size(), kBitsOf<S>) << "unpack: " << b.size() << " bits for a struct of " << kBitsOf<S>;
+  Bits w(kBitsOf<S>);
+  for (std::size_t i = 0; i < w.bytes().size() && i < b.bytes().size(); ++i) w.bytes()[i] = b.bytes()[i];
+  S s;
+  detail::Unpacker u{w, kBitsOf<S>};
+  visit_fields(s, u);
   return s;
 }
-
-inline Bits pack(const Verdict& v) {
-  FieldWriter f(kVerdictBits);
-  f.add(2, v.action);
-  f.add(2, v.kind);
-  f.add(16, v.arg);
-  add_seg(f, v.seg);
-  f.add(64, v.addr);
-  f.add(16, v.pay);
-  f.add(5, v.hdr);
-  f.add(32, v.msg_len);
-  f.add(4, v.err_type);
-  f.add(8, v.err_code);
-  f.add(5, v.err_idx);
-  return f.done();
+// The struct held in the little-endian bytes of a port (as take_bytes returns them).
+template <class S, class = std::enable_if_t<kIsRtlStruct<S>>>
+S unpack(const std::vector<std::uint8_t>& bytes) {
+  Bits w(kBitsOf<S>);
+  for (std::size_t i = 0; i < w.bytes().size() && i < bytes.size(); ++i) w.bytes()[i] = bytes[i];
+  return unpack<S>(w);
 }
 
-inline Verdict unpack_verdict(const Bits& b) {
-  FieldReader r(b);
-  Verdict v;
-  v.action = static_cast<Action>(r.take(2));
-  v.kind = static_cast<ItemKind>(r.take(2));
-  v.arg = static_cast<std::uint16_t>(r.take(16));
-  v.seg = take_seg(r);
-  v.addr = r.take(64);
-  v.pay = static_cast<std::uint16_t>(r.take(16));
-  v.hdr = static_cast<std::uint8_t>(r.take(5));
-  v.msg_len = static_cast<std::uint32_t>(r.take(32));
-  v.err_type = static_cast<std::uint8_t>(r.take(4));
-  v.err_code = static_cast<std::uint8_t>(r.take(8));
-  v.err_idx = static_cast<std::uint8_t>(r.take(5));
-  EXPECT_EQ(r.left(), 0U) << "struct layout does not add up";
-  return v;
+// Drives / reads a Verilated port of the struct's SV type; the port's width must be the struct's.
+template <class S, class Sig, class = std::enable_if_t<kIsRtlStruct<S>>>
+void put(Sig& sig, const S& s) {
+  static_assert(detail::port_fits<Sig>(kBitsOf<S>), "the port is not as wide as the struct (structs.def vs RTL)");
+  put_bytes(sig, pack(s).bytes());
+}
+template <class S, class Sig, class = std::enable_if_t<kIsRtlStruct<S>>>
+S get(const Sig& sig) {
+  static_assert(detail::port_fits<Sig>(kBitsOf<S>), "the port is not as wide as the struct (structs.def vs RTL)");
+  return unpack<S>(take_bytes(sig, (kBitsOf<S> + 7) / 8));
 }
 
-// rnic_lookup_t (lookup -> validate).
-constexpr unsigned kLookupBits =
-    2 + 16 + kSegBits + 2 + 16 + 16 + 1 + 8 + 16 + 1 + 16 + 1 + 64 + 64 + 64 + 2 + 64 + 32 + 1;
-
-enum StreamState : unsigned { kStreamNormal = 0, kStreamError = 1, kStreamTornDown = 2 };
-enum RqStatus : unsigned { kRqOk = 0, kRqBadQn = 1, kRqNoBuf = 2, kRqMsnRange = 3 };
-
-struct Lookup {
-  ItemKind kind = kSeg;
-  std::uint16_t arg = 0;
-  Seg seg;
-  std::uint8_t stream_state = kStreamNormal;  // 2 bits
-  std::uint16_t stream_pd = 0;
-  std::uint16_t next_ssn = 0;
-  bool stag_valid = false;
-  std::uint8_t stag_key = 0;
-  std::uint16_t stag_pd = 0;
-  bool stag_bound = false;
-  std::uint16_t stag_stream = 0;
-  bool stag_remote_write = false;
-  std::uint64_t stag_base_to = 0, stag_length = 0, stag_addr = 0;
-  std::uint8_t rq_status = kRqOk;  // 2 bits
-  std::uint64_t rq_addr = 0;
-  std::uint32_t rq_length = 0;
-  bool local_fault = false;
-};
-
-inline Bits pack(const Lookup& l) {
-  FieldWriter f(kLookupBits);
-  f.add(2, l.kind);
-  f.add(16, l.arg);
-  add_seg(f, l.seg);
-  f.add(2, l.stream_state);
-  f.add(16, l.stream_pd);
-  f.add(16, l.next_ssn);
-  f.add(1, l.stag_valid);
-  f.add(8, l.stag_key);
-  f.add(16, l.stag_pd);
-  f.add(1, l.stag_bound);
-  f.add(16, l.stag_stream);
-  f.add(1, l.stag_remote_write);
-  f.add(64, l.stag_base_to);
-  f.add(64, l.stag_length);
-  f.add(64, l.stag_addr);
-  f.add(2, l.rq_status);
-  f.add(64, l.rq_addr);
-  f.add(32, l.rq_length);
-  f.add(1, l.local_fault);
-  return f.done();
-}
+// str(): "{member value ...}" (1..8-bit members decimal, wider ones hex, byte arrays byte 0 first);
+// ==: equal as packed (every member within its width).
+#define RNIC_STRUCT(type, cpp, desc)                                                 \
+  inline std::string cpp::str() const {                                              \
+    std::string out = "{";                                                           \
+    detail::Printer p{out};                                                          \
+    visit_fields(*this, p);                                                          \
+    return out + "}";                                                                \
+  }                                                                                  \
+  inline bool cpp::operator==(const cpp& o) const { return pack(*this).bytes() == pack(o).bytes(); }
+#include "rnic/hw/structs.def"
 
 }  // namespace rnic::tb
