@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/tb/seed.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/sctp_ddp.hpp"
 #include "rnic/wire/segmentation.hpp"
@@ -40,11 +41,6 @@ std::string hex(std::uint64_t v, int digits) {
   char b[32];
   std::snprintf(b, sizeof b, "0x%0*llx", digits, static_cast<unsigned long long>(v));
   return b;
-}
-
-std::uint64_t test_seed() {
-  if (const char* s = std::getenv("RNIC_TEST_SEED")) return std::strtoull(s, nullptr, 0);
-  return static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
 }
 
 // What tshark must print for one DDP segment chunk.
@@ -88,9 +84,7 @@ Row expect_segment(std::uint16_t stream, std::uint16_t ssn, const DdpHeader& h, 
 class TsharkInterop : public ::testing::Test {
  protected:
   void SetUp() override {
-    seed_ = test_seed();
-    std::printf("RNIC_TEST_SEED=%llu\n", static_cast<unsigned long long>(seed_));
-    RecordProperty("seed", std::to_string(seed_));
+    seed_ = rnic::tb::random_test_seed();
     rng_.seed(seed_);
     pcap_ = std::string(::testing::TempDir()) + "rnic_interop_" + std::to_string(seed_) + ".pcap";
   }

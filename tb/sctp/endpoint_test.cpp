@@ -365,6 +365,9 @@ struct IllegalCase {
   bool expect_violation;  // else: dropped as stale
 };
 
+// gtest prints the case by its name (not as raw bytes) in failure messages.
+void PrintTo(const IllegalCase& c, std::ostream* os) { *os << c.name; }
+
 class SctpIllegal : public ::testing::TestWithParam<IllegalCase> {};
 
 TEST_P(SctpIllegal, TerminatesTheSession) {
@@ -413,7 +416,7 @@ const std::vector<std::uint8_t> kSeg1{0, 1, 0xC1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 
 const std::vector<std::uint8_t> kSeg0{0, 0, 0xC1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 
 INSTANTIATE_TEST_SUITE_P(
-    Rfc5043, SctpIllegal,
+    Rfc5043Sec6_1, SctpIllegal,
     ::testing::Values(
         IllegalCase{"Accept with no session (stale)", SessionState::kIdle, 17, ctl(0, 2), false},
         IllegalCase{"segment with no session (stale)", SessionState::kIdle, 16, kSeg1, false},
@@ -431,8 +434,18 @@ INSTANTIATE_TEST_SUITE_P(
         IllegalCase{"DDP-SSN gap beyond 32767", SessionState::kEstablished, 16,
                     {0x80, 0x00, 0xC1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, true}),
     [](const ::testing::TestParamInfo<IllegalCase>& param_info) {
+      // "DDP-SSN gap beyond 32767" -> "DDPSSNGapBeyond32767": CamelCase words, nothing else.
       std::string n;
-      for (const char* s = param_info.param.name; *s != 0; ++s) n += std::isalnum(static_cast<unsigned char>(*s)) ? *s : '_';
+      bool word_start = true;
+      for (const char* s = param_info.param.name; *s != 0; ++s) {
+        const auto c = static_cast<unsigned char>(*s);
+        if (std::isalnum(c) == 0) {
+          word_start = true;
+          continue;
+        }
+        n += word_start ? static_cast<char>(std::toupper(c)) : static_cast<char>(c);
+        word_start = false;
+      }
       return n;
     });
 

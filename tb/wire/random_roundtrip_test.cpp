@@ -3,7 +3,7 @@
 // segmentation property test (RFC 5041 5.2).
 //
 // The seed comes from RNIC_TEST_SEED if set, else from the clock; every test prints it. Reproduce:
-//   RNIC_TEST_SEED=<seed> build/default/tb/unit/wire_unit_tests --gtest_filter='Random*'
+//   RNIC_TEST_SEED=<seed> build/default/tb/wire/wire_unit_tests --gtest_filter='Random*'
 #include <gtest/gtest.h>
 
 #include <cstdint>

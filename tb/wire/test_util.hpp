@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "rnic/tb/seed.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/ddp_errors.hpp"
 #include "rnic/wire/result.hpp"
@@ -85,34 +86,11 @@ inline Bytes random_bytes(std::mt19937_64& rng, std::size_t n) {
   return b;
 }
 
-// The seed for every randomised test: RNIC_TEST_SEED if set (decimal or 0x-hex), else time-derived.
-// Each test prints it, records it as a gtest property, and carries it in SCOPED_TRACE, so
-//   RNIC_TEST_SEED=<seed> ./wire_unit_tests --gtest_filter=<test>
-// reproduces a failure.
-inline std::uint64_t test_seed() {
-  static const std::uint64_t seed = [] {
-    if (const char* env = std::getenv("RNIC_TEST_SEED"); env != nullptr && *env != '\0') {
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(env, &end, 0);
-      if (end == nullptr || *end != '\0') {
-        std::cerr << "RNIC_TEST_SEED='" << env << "' is not a number\n";
-        std::abort();
-      }
-      return static_cast<std::uint64_t>(v);
-    }
-    const auto t = std::chrono::system_clock::now().time_since_epoch().count();
-    return static_cast<std::uint64_t>(t) ^ (std::uint64_t{std::random_device{}()} << 20);
-  }();
-  return seed;
-}
-
 // Fixture for randomised tests: prints and records the seed and seeds rng().
 class SeededTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    seed_ = test_seed();
-    std::cout << "[   SEED   ] RNIC_TEST_SEED=" << seed_ << "\n" << std::flush;
-    RecordProperty("RNIC_TEST_SEED", std::to_string(seed_));
+    seed_ = rnic::tb::random_test_seed();  // printed and recorded; RNIC_TEST_SEED=<seed> replays
     rng_.seed(seed_);
   }
   std::string seed_trace() const {

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "rnic/wire/bytes.hpp"
 #include "rnic/wire/sctp_ddp.hpp"
 
 namespace rnic::capture {
@@ -52,7 +53,7 @@ std::vector<std::uint8_t> SctpPacket::build(std::uint16_t src_port, std::uint16_
   p.insert(p.end(), chunks.begin(), chunks.end());
   // RFC 4960 Appendix B: the CRC32c is stored least-significant byte first.
   const std::uint32_t crc = checksum(p);
-  for (int i = 0; i < 4; ++i) p[8 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(crc >> (8 * i));
+  wire::store_le32(p.data() + 8, crc);
   return p;
 }
 

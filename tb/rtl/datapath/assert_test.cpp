@@ -34,7 +34,7 @@ void push_without_pop(int pushes) {
   sim.tick();
 }
 
-TEST(Assertions, BrokenFifoHoldsWhileNotFull) {
+TEST(FifoAssertions, BrokenFifoHoldsWhileNotFull) {
   // Up to its depth the defect is invisible: no assertion fires, the head entry is the first push.
   EXPECT_EXIT(
       {
@@ -44,7 +44,7 @@ TEST(Assertions, BrokenFifoHoldsWhileNotFull) {
       ::testing::ExitedWithCode(0), "");
 }
 
-TEST(Assertions, OverflowFiresOnTheBrokenFifo) {
+TEST(FifoAssertions, OverflowFiresOnTheBrokenFifo) {
   // One push into the full FIFO: a_no_overflow stops the simulation and names itself.
   EXPECT_DEATH(push_without_pop(kDepth + 1), "rnic assertion failed: .*a_no_overflow");
 }

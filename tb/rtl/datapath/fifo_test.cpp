@@ -78,7 +78,7 @@ class FifoBench {
   Coverage cov_;
 };
 
-TEST(RnicFifo, RandomPushPopVsModel) {
+TEST(Fifo, RandomPushPopVsModel) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   FifoBench tb(seed);
   // Phases with different push/pop rates: filling, draining, balanced, bursty.
@@ -107,7 +107,7 @@ TEST(RnicFifo, RandomPushPopVsModel) {
   EXPECT_GT(c.push_full, 0U);
 }
 
-TEST(RnicFifo, FillToFullThenDrainInOrder) {
+TEST(Fifo, FillToFullThenDrainInOrder) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   FifoBench tb(seed);
   for (std::size_t i = 0; i < kDepth; ++i) {
@@ -126,7 +126,7 @@ TEST(RnicFifo, FillToFullThenDrainInOrder) {
   EXPECT_EQ(tb.sim()->out_valid_o, 0);
 }
 
-TEST(RnicFifo, FullThroughput) {
+TEST(Fifo, FullThroughput) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   FifoBench tb(seed);
   // Entry fall-through: a push into an empty FIFO is visible (and poppable) the next cycle.
@@ -148,7 +148,7 @@ TEST(RnicFifo, FullThroughput) {
   EXPECT_TRUE(tb.model().empty());
 }
 
-TEST(RnicFifo, ResetEmpties) {
+TEST(Fifo, ResetEmpties) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   FifoBench tb(seed);
   for (std::size_t i = 0; i < kDepth / 2 + 1; ++i) tb.cycle(true, false);

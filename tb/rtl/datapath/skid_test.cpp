@@ -92,7 +92,7 @@ class SkidBench {
   std::uint64_t out_ = 0, cov_held_ = 0, cov_through_ = 0;
 };
 
-TEST(RnicSkid, RandomTrafficVsModel) {
+TEST(Skid, RandomTrafficVsModel) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   SkidBench tb(seed);
   dp::run_rate_phases(tb);
@@ -101,13 +101,13 @@ TEST(RnicSkid, RandomTrafficVsModel) {
   EXPECT_GT(tb.cov_through(), 100U);
 }
 
-TEST(RnicSkid, PassesThroughInTheSameCycleAtFullRate) {
+TEST(Skid, PassesThroughInTheSameCycleAtFullRate) {
   SkidBench tb(rnic::tb::random_test_seed());
   for (int i = 0; i < 500; ++i) ASSERT_TRUE(tb.cycle(true, true)) << "cycle " << i;
   EXPECT_EQ(tb.in_flight(), 0U);
 }
 
-TEST(RnicSkid, OneStallCostsOneCycleNotARate) {
+TEST(Skid, OneStallCostsOneCycleNotARate) {
   SkidBench tb(rnic::tb::random_test_seed());
   // Upstream always offering; the downstream stalls one cycle in every four: three items leave in
   // every four cycles, and the buffer takes the stalled item (in_ready_o low in the cycle after).
@@ -120,7 +120,7 @@ TEST(RnicSkid, OneStallCostsOneCycleNotARate) {
   for (int i = 0; i < 50; ++i) ASSERT_TRUE(tb.cycle(true, true)) << "after the stall, cycle " << i;
 }
 
-TEST(RnicSkid, ResetEmpties) {
+TEST(Skid, ResetEmpties) {
   SkidBench tb(rnic::tb::random_test_seed());
   tb.cycle(true, false);  // one item into the buffer
   EXPECT_EQ(tb.sim()->in_ready_o, 0);

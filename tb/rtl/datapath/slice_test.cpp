@@ -85,21 +85,21 @@ class SliceBench {
   std::uint64_t out_ = 0, cov_full_ = 0;
 };
 
-TEST(RnicSlice, RandomTrafficVsModel) {
+TEST(Slice, RandomTrafficVsModel) {
   SliceBench tb(rnic::tb::random_test_seed());
   dp::run_rate_phases(tb);
   EXPECT_GT(tb.out(), 10000U);
   EXPECT_GT(tb.cov_full(), 100U);
 }
 
-TEST(RnicSlice, FullRateAfterOneCycle) {
+TEST(Slice, FullRateAfterOneCycle) {
   SliceBench tb(rnic::tb::random_test_seed());
   EXPECT_FALSE(tb.cycle(true, true));  // registered: the first item leaves a cycle later
   for (int i = 0; i < 500; ++i) ASSERT_TRUE(tb.cycle(true, true)) << "cycle " << i;
   EXPECT_EQ(tb.in_flight(), 1U);
 }
 
-TEST(RnicSlice, StallFillsBothRegistersThenOnePerCycle) {
+TEST(Slice, StallFillsBothRegistersThenOnePerCycle) {
   SliceBench tb(rnic::tb::random_test_seed());
   for (int i = 0; i < 10; ++i) EXPECT_FALSE(tb.cycle(true, false));
   EXPECT_EQ(tb.in_flight(), 2U);
@@ -111,7 +111,7 @@ TEST(RnicSlice, StallFillsBothRegistersThenOnePerCycle) {
   EXPECT_EQ(out, 300U);
 }
 
-TEST(RnicSlice, ResetEmpties) {
+TEST(Slice, ResetEmpties) {
   SliceBench tb(rnic::tb::random_test_seed());
   tb.cycle(true, false);
   tb.cycle(true, false);  // both registers hold an item

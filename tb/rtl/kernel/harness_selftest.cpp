@@ -51,7 +51,7 @@ struct Bench {
   std::string errors() { return sim.errors().text(); }
 };
 
-TEST(HarnessSelfTest, CleanBurstLandsByItsB) {
+TEST(KernelHarness, CleanBurstLandsByItsB) {
   HostMemConfig c;
   c.b_latency_min = c.b_latency_max = 10;
   Bench b(c);
@@ -69,7 +69,7 @@ TEST(HarnessSelfTest, CleanBurstLandsByItsB) {
   EXPECT_TRUE(b.sim.errors().empty()) << b.errors();
 }
 
-TEST(HarnessSelfTest, Detects4KiBCrossing) {
+TEST(KernelHarness, Detects4KiBCrossing) {
   Bench b;
   b.aw(0x1FC0, 1);  // 2 beats from 0x1FC0 end at 0x2040
   b.w(false);
@@ -77,7 +77,7 @@ TEST(HarnessSelfTest, Detects4KiBCrossing) {
   EXPECT_NE(b.errors().find("crosses a 4 KiB boundary"), std::string::npos) << b.errors();
 }
 
-TEST(HarnessSelfTest, DetectsUnalignedAndWrongSize) {
+TEST(KernelHarness, DetectsUnalignedAndWrongSize) {
   Bench b;
   b.t().m_axi_gmem_awsize = 3;
   b.aw(0x1008, 0);
@@ -86,20 +86,20 @@ TEST(HarnessSelfTest, DetectsUnalignedAndWrongSize) {
   EXPECT_NE(b.errors().find("not bus-aligned"), std::string::npos) << b.errors();
 }
 
-TEST(HarnessSelfTest, DetectsWWithoutAw) {
+TEST(KernelHarness, DetectsWWithoutAw) {
   Bench b;
   b.w(true);
   EXPECT_NE(b.errors().find("W beat without an outstanding AW"), std::string::npos) << b.errors();
 }
 
-TEST(HarnessSelfTest, DetectsMisplacedWlast) {
+TEST(KernelHarness, DetectsMisplacedWlast) {
   Bench b;
   b.aw(0x2000, 2);
   b.w(true);  // first of three beats
   EXPECT_NE(b.errors().find("WLAST 1 on beat 0"), std::string::npos) << b.errors();
 }
 
-TEST(HarnessSelfTest, DetectsAwChangedBeforeReady) {
+TEST(KernelHarness, DetectsAwChangedBeforeReady) {
   HostMemConfig c;
   c.aw_ready = 0.0;
   Bench b(c);
@@ -111,7 +111,7 @@ TEST(HarnessSelfTest, DetectsAwChangedBeforeReady) {
   EXPECT_NE(b.errors().find("AW changed before AWREADY"), std::string::npos) << b.errors();
 }
 
-TEST(HarnessSelfTest, ReadReturnsMemory) {
+TEST(KernelHarness, ReadReturnsMemory) {
   HostMemConfig c;
   c.r_latency_min = c.r_latency_max = 3;
   Bench b(c);

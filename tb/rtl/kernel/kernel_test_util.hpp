@@ -43,8 +43,7 @@ inline KernelParams test_params() {
 inline EnvConfig test_config(std::uint64_t default_seed, bool random_timing = true) {
   EnvConfig c;
   c.params = test_params();
-  c.seed = test_seed(default_seed);
-  std::printf("[ seed     ] RNIC_TEST_SEED=%llu\n", static_cast<unsigned long long>(c.seed));
+  c.seed = random_test_seed(default_seed);
   if (random_timing) {
     c.mem = HostMemConfig::random(c.seed);
     c.input_idle = 0.2;

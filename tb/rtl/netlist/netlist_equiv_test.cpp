@@ -22,6 +22,7 @@
 #include "Vrtl_kernel.h"
 #include "rnic/hw/hw.hpp"
 #include "rnic/tb/sim.hpp"
+#include "rnic/wire/bytes.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/segmentation.hpp"
 
@@ -300,11 +301,6 @@ class Lockstep {
   std::string first_;
 };
 
-std::uint64_t seed() {
-  if (const char* s = std::getenv("RNIC_TEST_SEED")) return std::strtoull(s, nullptr, 0);
-  return static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-}
-
 void command(Lockstep& k, std::uint32_t op, const std::vector<std::uint32_t>& args) {
   for (std::size_t i = 0; i < args.size(); ++i) k.mmio({true, hw::reg_cmd_arg(static_cast<unsigned>(i)), args[i], {}});
   k.mmio({true, hw::kRegCMD, op, {}});
@@ -315,9 +311,7 @@ void command(Lockstep& k, std::uint32_t op, const std::vector<std::uint32_t>& ar
 }
 
 TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
-  const std::uint64_t s = seed();
-  std::printf("RNIC_TEST_SEED=%llu\n", static_cast<unsigned long long>(s));
-  RecordProperty("seed", std::to_string(s));
+  const std::uint64_t s = rnic::tb::random_test_seed();
   Lockstep k(s);
   std::mt19937_64 rng(s ^ 0x5EED);
   k.reset();
@@ -343,8 +337,8 @@ TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
   command(k, hw::kCmdQUEUE_CONFIG, {0, 0, static_cast<std::uint32_t>(kRing), 0, 4, 0});
   for (std::uint32_t slot = 0; slot < 12; ++slot) {  // 12 receive buffers of 4 KiB on (stream 0, QN 0)
     const std::uint64_t buf = kRx + slot * 0x1000;
-    for (int b = 0; b < 8; ++b) k.mem()[kRing + slot * 16 + b] = static_cast<std::uint8_t>(buf >> (8 * b));
-    for (int b = 0; b < 4; ++b) k.mem()[kRing + slot * 16 + 8 + b] = static_cast<std::uint8_t>(0x1000u >> (8 * b));
+    wire::store_le64(&k.mem()[kRing + slot * 16], buf);
+    wire::store_le32(&k.mem()[kRing + slot * 16 + 8], 0x1000u);
   }
   k.mmio({true, hw::doorbell_offset(0, 0, 4), 12, {}});
   for (int i = 0; i < 20000 && !k.idle(); ++i) k.cycle();  // tables programmed before traffic

@@ -42,20 +42,6 @@ inline constexpr unsigned kArgsOut = 10;  // words on cmd_args_o
 
 using Args = std::array<std::uint32_t, kArgsOut>;
 
-// Seed from RNIC_TEST_SEED, else random; printed so a failure can be reproduced.
-inline std::uint64_t test_seed() {
-  std::uint64_t seed = 0;
-  if (const char* s = std::getenv("RNIC_TEST_SEED")) {
-    seed = std::strtoull(s, nullptr, 0);
-  } else {
-    std::random_device rd;
-    seed = (std::uint64_t{rd()} << 32) | rd();
-  }
-  std::cout << "[   SEED   ] RNIC_TEST_SEED=" << seed << std::endl;
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
-  return seed;
-}
-
 // Timing knobs of the AXI4-Lite master.
 struct AxiTiming {
   unsigned max_aw_delay = 3;  // cycles before AWVALID rises (uniform 0..max)

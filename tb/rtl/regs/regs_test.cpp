@@ -158,7 +158,7 @@ Status decode_status(std::uint32_t v) {
 
 class Regs : public ::testing::Test {
  protected:
-  std::uint64_t seed_ = test_seed();
+  std::uint64_t seed_ = random_test_seed();
   Tb tb_{seed_};
 
   Status status() { return decode_status(tb_.rd(A(hw::kRegCMD_STATUS))); }

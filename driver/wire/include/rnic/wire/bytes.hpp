@@ -1,4 +1,4 @@
-// Non-owning byte views and bounds-checked network-byte-order access.
+// Non-owning byte views, network-byte-order (big-endian) and little-endian access.
 #pragma once
 
 #include <cstddef>
@@ -50,5 +50,22 @@ inline void put_be64(std::vector<std::uint8_t>& out, std::uint64_t v) {
   put_be32(out, static_cast<std::uint32_t>(v >> 32));
   put_be32(out, static_cast<std::uint32_t>(v));
 }
+
+// Little-endian loads and stores (the card's registers, completion entries and descriptors; the SCTP
+// CRC32c field) of `bytes` bytes (0..8), low byte first; the caller has checked the bounds.
+inline std::uint64_t load_le(const std::uint8_t* p, unsigned bytes) {
+  std::uint64_t v = 0;
+  for (unsigned i = 0; i < bytes; ++i) v |= std::uint64_t{p[i]} << (8 * i);
+  return v;
+}
+inline void store_le(std::uint8_t* p, std::uint64_t v, unsigned bytes) {
+  for (unsigned i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+inline std::uint16_t load_le16(const std::uint8_t* p) { return static_cast<std::uint16_t>(load_le(p, 2)); }
+inline std::uint32_t load_le32(const std::uint8_t* p) { return static_cast<std::uint32_t>(load_le(p, 4)); }
+inline std::uint64_t load_le64(const std::uint8_t* p) { return load_le(p, 8); }
+inline void store_le16(std::uint8_t* p, std::uint16_t v) { store_le(p, v, 2); }
+inline void store_le32(std::uint8_t* p, std::uint32_t v) { store_le(p, v, 4); }
+inline void store_le64(std::uint8_t* p, std::uint64_t v) { store_le(p, v, 8); }
 
 }  // namespace rnic::wire

@@ -11,21 +11,17 @@
 #include <utility>
 #include <vector>
 
+#include "rnic/hw/command.hpp"
 #include "rnic/hw/hw.hpp"
 #include "rnic/tb/sim.hpp"
 #include "rnic/tb/host_memory.hpp"
+#include "rnic/wire/bytes.hpp"
 
 namespace rnic::tb {
 
 // Little-endian field of a host-memory record.
-inline std::uint64_t load_le(const std::uint8_t* p, unsigned bytes) {
-  std::uint64_t v = 0;
-  for (unsigned i = 0; i < bytes; ++i) v |= std::uint64_t{p[i]} << (8 * i);
-  return v;
-}
-inline void store_le(std::uint8_t* p, std::uint64_t v, unsigned bytes) {
-  for (unsigned i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
+using wire::load_le;
+using wire::store_le;
 
 // One completion entry (hw.def CQE rows).
 struct Cqe {
@@ -149,26 +145,23 @@ class KernelDriver {
   }
 
   // ---- commands -------------------------------------------------------------------------------------
-  // Writes the arguments and the opcode, polls CMD_STATUS until not busy. Returns the refused bit.
+  // Writes the arguments and the opcode, polls CMD_STATUS until not busy (rnic/hw/command.hpp). Returns
+  // the refused bit.
   bool command(std::uint32_t op, const std::vector<std::uint32_t>& args) {
-    using namespace rnic::hw;
-    for (unsigned i = 0; i < args.size(); ++i) mmio_.write32(reg_cmd_arg(i), args[i]);
-    mmio_.write32(kRegCMD, op);
-    std::uint32_t st = 0;
     const std::uint64_t t0 = sim_.cycle();
-    for (;;) {
-      st = mmio_.read32(kRegCMD_STATUS);
-      if ((st & 1u) == 0) break;
-      if (sim_.cycle() - t0 > kCmdTimeout) {
-        throw std::runtime_error("command " + std::to_string(op) + " still busy after " +
-                                 std::to_string(kCmdTimeout) + " cycles");
-      }
+    const std::optional<hw::CmdStatus> st = hw::run_command(
+        [this](std::uint32_t off) { return mmio_.read32(off); },
+        [this](std::uint32_t off, std::uint32_t v) { mmio_.write32(off, v); },
+        [&] { return sim_.cycle() - t0 <= kCmdTimeout; }, op, args.data(), args.size());
+    if (!st) {
+      throw std::runtime_error("command " + std::to_string(op) + " still busy after " + std::to_string(kCmdTimeout) +
+                               " cycles");
     }
-    if (((st >> 8) & 0xFFu) != op) {
-      sim_.errors().add(sim_.cycle(), "CMD_STATUS last opcode " + std::to_string((st >> 8) & 0xFFu) +
-                                          " after command " + std::to_string(op));
+    if (st->last_op() != op) {
+      sim_.errors().add(sim_.cycle(), "CMD_STATUS last opcode " + std::to_string(st->last_op()) + " after command " +
+                                          std::to_string(op));
     }
-    return (st & 2u) != 0;
+    return st->refused();
   }
   // STAG_WRITE: the card issues the key (the index's last key + 1) and returns the STag in
   // CMD_RESULT; a.key is set to it. Returns the refused bit.

@@ -1,5 +1,5 @@
 // The rnic_kernel verification environment: the Verilated kernel with its bus functional models,
-// a test driver, and the reference Data Sink (tb/model) as scoreboard.
+// a test driver, and the software Data Sink (driver/model) as scoreboard.
 //
 // Everything the test programs goes to both the kernel and the model, and every segment is handed to
 // both in the same order, so the model's completions and host memory are the expected ones:

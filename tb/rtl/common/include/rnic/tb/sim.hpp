@@ -11,6 +11,7 @@
 #include "rnic/bus/axis_source.hpp"
 #include "rnic/bus/sim.hpp"
 #include "rnic/bus/verilated_context.hpp"
+#include "rnic/tb/seed.hpp"
 
 namespace rnic::tb {
 
@@ -28,15 +29,6 @@ using bus::set_bit;
 using bus::set_byte;
 using bus::Sim;
 
-// RNIC_TEST_SEED=<n> overrides the test's default seed; RNIC_TEST_SEED=random draws one.
-inline std::uint64_t test_seed(std::uint64_t default_seed) {
-  const char* s = std::getenv("RNIC_TEST_SEED");
-  if (s == nullptr || *s == '\0') return default_seed;
-  if (std::string(s) == "random") {
-    std::random_device rd;
-    return (std::uint64_t{rd()} << 32) | rd();
-  }
-  return std::strtoull(s, nullptr, 0);
-}
+// The seed of a test: random_test_seed(default) from rnic/tb/seed.hpp (RNIC_TEST_SEED=<n>|0x<hex>|random).
 
 }  // namespace rnic::tb
