@@ -102,8 +102,11 @@ DeviceSpec parse_device(const std::string& device) {
 
 std::unique_ptr<Device> open_with_backend(std::unique_ptr<Backend> backend, const std::string& device,
                                           const OpenOptions& opts) {
+  const bool sim = backend->sim() != nullptr;
   auto core = std::make_shared<Core>(std::move(backend), device, opts);
-  return std::make_unique<Device>(std::make_unique<DeviceImpl>(std::move(core)));
+  auto impl = std::make_unique<DeviceImpl>(core);
+  if (sim) impl->sim = std::make_unique<SimControl>(std::static_pointer_cast<void>(core));
+  return std::make_unique<Device>(std::move(impl));
 }
 
 Core& core_of(Device& device) { return *device.impl().core; }
@@ -117,7 +120,9 @@ std::unique_ptr<Device> Device::open(const std::string& device, const OpenOption
   const detail::DeviceSpec spec = detail::parse_device(resolved);
   std::unique_ptr<detail::Backend> be;
   if (spec.kind == "sim") {
-    be = detail::make_sim_backend(spec.path, opts.observer);
+    const std::chrono::milliseconds timeout =
+        opts.sim_timeout_ms == 0 ? detail::kDefaultSimTimeout : std::chrono::milliseconds(opts.sim_timeout_ms);
+    be = detail::make_sim_backend(spec.path, opts.observer, timeout);
   } else {
     std::string xclbin = opts.xclbin;
     if (xclbin.empty()) {
@@ -163,28 +168,14 @@ Counters Device::counters() {
   return core.counters();
 }
 
-void Device::inject(StreamId stream, std::uint16_t ssn, const std::vector<std::uint8_t>& segment) {
-  auto& core = *impl_->core;
-  std::lock_guard<std::mutex> lk(core.mu);
-  if (stream >= core.info().streams) {
-    throw Error(Errc::kInvalidArgument, "inject: stream " + std::to_string(stream) + " out of range 0.." +
-                                            std::to_string(core.info().streams - 1));
-  }
-  if (segment.empty()) throw Error(Errc::kInvalidArgument, "inject: empty segment");
-  core.backend().inject(stream, ssn, segment);
-}
+SimControl* Device::sim() { return impl_->sim.get(); }
 
-void Device::sync() {
-  auto& core = *impl_->core;
-  std::lock_guard<std::mutex> lk(core.mu);
-  core.backend().sync();
-  core.flush_publish(true);
-}
-
-std::uint64_t Device::cycles() {
-  auto& core = *impl_->core;
-  std::lock_guard<std::mutex> lk(core.mu);
-  return core.backend().cycles();
+SimControl& Device::require_sim() {
+  if (impl_->sim) return *impl_->sim;
+  const DeviceInfo& i = info();
+  throw Error(Errc::kUnsupported, i.device + " is a card (" + i.backend +
+                                      "): this needs the simulator's ingress and clock (inject, sync, cycles); "
+                                      "open a sim:<socket> device");
 }
 
 std::string Device::published_state() {
@@ -198,6 +189,37 @@ DriverStats Device::stats() const {
   auto& core = *impl_->core;
   std::lock_guard<std::mutex> lk(core.mu);
   return core.stats();
+}
+
+// ---- SimControl -----------------------------------------------------------------------------------
+
+SimControl::SimControl(std::shared_ptr<void> core) : core_(std::move(core)) {}
+
+namespace {
+detail::Core& core_from(const std::shared_ptr<void>& p) { return *static_cast<detail::Core*>(p.get()); }
+}  // namespace
+
+void SimControl::inject(StreamId stream, std::uint16_t ssn, const std::vector<std::uint8_t>& segment) {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  if (stream >= core.info().streams) {
+    throw Error(Errc::kInvalidArgument, "inject: stream " + std::to_string(stream) + " out of range 0.." +
+                                            std::to_string(core.info().streams - 1));
+  }
+  if (segment.empty()) throw Error(Errc::kInvalidArgument, "inject: empty segment");
+  core.sim_port("inject").inject(stream, ssn, segment);
+}
+
+void SimControl::sync() {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  core.sim_sync();
+}
+
+std::uint64_t SimControl::cycles() {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.sim_port("cycles").cycles();
 }
 
 // ---- Client ---------------------------------------------------------------------------------------
@@ -255,9 +277,10 @@ StreamId Client::create_stream(PdId pd) {
   return with_client(state_, [pd](detail::Core& core, detail::ClientRec& c) { return core.create_stream(c, pd); });
 }
 
-void Client::configure_queue(StreamId stream, std::uint32_t qn, std::uint32_t log2_entries) {
-  with_client(state_,
-              [&](detail::Core& core, detail::ClientRec& c) { core.configure_queue(c, stream, qn, log2_entries); });
+void Client::configure_queue(StreamId stream, std::uint32_t qn, std::uint32_t log2_entries, std::uint32_t first_msn) {
+  with_client(state_, [&](detail::Core& core, detail::ClientRec& c) {
+    core.configure_queue(c, stream, qn, log2_entries, first_msn);
+  });
 }
 
 void Client::post_recv(StreamId stream, std::uint32_t qn, std::uint64_t buffer, std::uint64_t offset,

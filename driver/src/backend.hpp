@@ -1,9 +1,11 @@
-// What the driver needs from a card: MMIO, DMA-able host memory, and (simulator only) ingress.
-// Two implementations: sim_backend.cpp (rnic-sim over its socket, sim/include/rnic/sim/protocol.hpp)
-// and xrt_backend.cpp (an Alveo card through XRT). Errors are thrown as rnic::Error (kBackend,
-// kNoDevice, kExhausted, kUnsupported, kInvalidArgument) with a message naming the cause.
+// What the driver needs from a card: MMIO, DMA-able host memory, the published tables; and, from the
+// simulator only, its ingress and clock (SimPort, Backend::sim()). Two implementations:
+// sim_backend.cpp (rnic-sim over its socket, driver/simproto: rnic/sim/protocol.hpp) and
+// xrt_backend.cpp (an Alveo card through XRT). Errors are thrown as rnic::Error (kBackend,
+// kNoDevice, kExhausted, kInvalidArgument, kTimeout) with a message naming the cause.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -19,6 +21,15 @@ struct DmaRegion {
   std::uint64_t device_addr = 0;   // address the kernel's AXI master uses
   std::size_t size = 0;
   std::uint64_t handle = 0;        // backend's own
+};
+
+// The simulator's own operations (a card has none of them: Backend::sim() is nullptr there).
+class SimPort {
+ public:
+  virtual ~SimPort() = default;
+  virtual void inject(std::uint32_t stream, std::uint16_t ssn, const std::vector<std::uint8_t>& seg) = 0;
+  virtual void sync() = 0;  // every injected segment processed and the card quiet (bounded: kTimeout)
+  virtual std::uint64_t cycles() = 0;
 };
 
 class Backend {
@@ -37,17 +48,20 @@ class Backend {
   virtual void to_device(const DmaRegion& region, std::size_t offset, std::size_t bytes) = 0;
   virtual void from_device(const DmaRegion& region, std::size_t offset, std::size_t bytes) = 0;
 
-  // Simulator only (a card throws kUnsupported / does nothing, as documented per call).
-  virtual void inject(std::uint32_t stream, std::uint16_t ssn, const std::vector<std::uint8_t>& seg) = 0;
-  virtual void sync() = 0;             // card: no-op
-  virtual std::uint64_t cycles() = 0;  // card: 0
-  virtual void publish(const std::string& json) = 0;  // the driver's tables for rnicctl; card: no-op
+  virtual void publish(const std::string& json) = 0;  // the driver's tables for rnicctl
   virtual std::string published_state() = 0;          // what the owner published last ("" if none)
+
+  // The simulator's ingress and clock; nullptr for a card.
+  virtual SimPort* sim() { return nullptr; }
 };
 
+inline constexpr std::chrono::milliseconds kDefaultSimTimeout{10'000};
+
 // "sim:<socket>": connects as owner (observer=false) or observer. Throws kNoDevice when nothing
-// listens there, kBusy when another process owns the card.
-std::unique_ptr<Backend> make_sim_backend(const std::string& socket_path, bool observer);
+// listens there, kBusy when another process owns the card, kTimeout when the simulator does not
+// accept or answer within `timeout` (every later request is bounded by it as well).
+std::unique_ptr<Backend> make_sim_backend(const std::string& socket_path, bool observer,
+                                          std::chrono::milliseconds timeout = kDefaultSimTimeout);
 // "xrt:<index>": opens the device and loads the xclbin (kNoDevice: no card / no such index / bad
 // xclbin, with XRT's reason).
 std::unique_ptr<Backend> make_xrt_backend(unsigned index, const std::string& xclbin);

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "rnic/hw/command.hpp"
 #include "rnic/hw/hw.hpp"
+#include "rnic/wire/bytes.hpp"
 #include "rnic/wire/ddp_errors.hpp"
 
 namespace rnic::detail {
@@ -24,14 +26,8 @@ std::string hex(std::uint64_t v) {
   return b;
 }
 
-std::uint64_t load_le(const std::uint8_t* p, unsigned bytes) {
-  std::uint64_t v = 0;
-  for (unsigned i = 0; i < bytes; ++i) v |= std::uint64_t{p[i]} << (8 * i);
-  return v;
-}
-void store_le(std::uint8_t* p, std::uint64_t v, unsigned bytes) {
-  for (unsigned i = 0; i < bytes; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
+using wire::load_le;
+using wire::store_le;
 
 std::string cmd_name(std::uint32_t op) {
 #define RNIC_CONST(name, value, desc)
@@ -95,6 +91,7 @@ Core::Core(std::unique_ptr<Backend> backend, const std::string& device, const Op
   info_.streams = rd(kRegCAP_STREAMS);
   info_.qns = rd(kRegCAP_QNS);
   info_.ssn_window = rd(kRegCAP_SSN_WINDOW);
+  info_.max_segment_bytes = kKernelMaxSegBytes;
   auto check_cap = [&](const char* name, std::uint32_t v, std::uint32_t max) {
     if (v == 0 || v > max) {
       throw Error(Errc::kMismatch,
@@ -180,6 +177,22 @@ Backend& Core::backend() {
   return *be_;
 }
 
+SimPort& Core::sim_port(const char* call) {
+  SimPort* p = backend().sim();
+  if (p == nullptr) {
+    throw Error(Errc::kUnsupported, std::string(call) + ": " + info_.device + " is a card (" + info_.backend +
+                                        "): inject, sync and cycles are the simulator's (sim:<socket>); a card's "
+                                        "ingress is its network port");
+  }
+  return *p;
+}
+
+void Core::sim_sync() {
+  sim_port("sync").sync();
+  poll_hw();  // every completion the card wrote is in the ring now: hand it to its client
+  flush_publish(true);
+}
+
 // ---- MMIO and commands ----------------------------------------------------------------------------
 
 std::uint32_t Core::rd(std::uint32_t offset) {
@@ -223,40 +236,38 @@ Counters Core::counters() {
 
 bool Core::disable_cq_and_wait() {
   wr(kRegCQ_CTRL, 0);
-  return poll_until([&] { return (rd(kRegCQ_CTRL) & 3u) == 0; }, [] {}, nullptr);  // disabled, not busy
-}
-
-void Core::wait_not_busy(std::uint32_t op, std::uint32_t* status) {
-  const auto t0 = std::chrono::steady_clock::now();
-  std::uint32_t st = 0;
-  std::uint64_t polls = 0;
-  // Fenced commands stay busy until the completions decided before them are written: drain the ring
-  // meanwhile, or a full ring would never let the command finish.
-  if (!poll_until([&] { return ((st = rd(kRegCMD_STATUS)) & 1u) == 0; }, [&] { poll_hw(); }, &polls)) {
-    cmd_stuck_ = true;
-    const auto waited = std::chrono::steady_clock::now() - t0;
-    throw Error(Errc::kTimeout,
-                "command " + cmd_name(op) + " still busy after " + std::to_string(polls) + " CMD_STATUS reads (" +
-                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(waited).count()) + " ms)");
-  }
-  cmd_stuck_ = false;
-  if (status != nullptr) *status = st;
+  return poll_until([&] { return (rd(kRegCQ_CTRL) & 3u) == 0; }, [] {});  // disabled, not busy
 }
 
 void Core::command(std::uint32_t op, const std::vector<std::uint32_t>& args) {
   if (args.size() > kCMD_ARGS) throw std::logic_error("too many command arguments");
-  if (cmd_stuck_) wait_not_busy(op, nullptr);  // an earlier command timed out: never overwrite its args
-  for (unsigned i = 0; i < args.size(); ++i) wr(reg_cmd_arg(i), args[i]);
-  wr(kRegCMD, op);
-  ++stats_.commands;
-  std::uint32_t st = 0;
-  wait_not_busy(op, &st);
-  if ((st & 2u) != 0) {
-    throw Error(Errc::kBackend, "command " + cmd_name(op) + " refused by the card (CMD_STATUS " + hex(st) + ")");
+  const auto read = [this](std::uint32_t off) { return rd(off); };
+  // Fenced commands stay busy until the completions decided before them are written: drain the ring
+  // meanwhile, or a full ring would never let the command finish.
+  const auto timed_out = [&](const PollBudget& b, const char* what) {
+    cmd_stuck_ = true;
+    return Error(Errc::kTimeout, "command " + cmd_name(op) + " " + what + " after " + std::to_string(b.polls()) +
+                                     " CMD_STATUS reads (" + std::to_string(b.elapsed().count()) + " ms)");
+  };
+  if (cmd_stuck_) {  // an earlier command timed out: never overwrite its arguments while it runs
+    PollBudget budget(cmd_limits_);
+    if (!hw::wait_cmd_idle(read, [&] { poll_hw(); return budget.again(); })) {
+      throw timed_out(budget, "not issued: an earlier command is still busy");
+    }
+    cmd_stuck_ = false;
   }
-  if (((st >> 8) & 0xFFu) != op) {
-    throw Error(Errc::kBackend, "command " + cmd_name(op) + ": CMD_STATUS reports " + cmd_name((st >> 8) & 0xFFu) +
-                                    " as the last command (" + hex(st) + ")");
+  ++stats_.commands;
+  PollBudget budget(cmd_limits_);
+  const std::optional<hw::CmdStatus> st = hw::run_command(
+      read, [this](std::uint32_t off, std::uint32_t v) { wr(off, v); }, [&] { poll_hw(); return budget.again(); },
+      op, args.data(), args.size());
+  if (!st) throw timed_out(budget, "still busy");
+  if (st->refused()) {
+    throw Error(Errc::kBackend, "command " + cmd_name(op) + " refused by the card (CMD_STATUS " + hex(st->raw) + ")");
+  }
+  if (st->last_op() != op) {
+    throw Error(Errc::kBackend, "command " + cmd_name(op) + ": CMD_STATUS reports " + cmd_name(st->last_op()) +
+                                    " as the last command (" + hex(st->raw) + ")");
   }
 }
 
@@ -540,7 +551,8 @@ StreamId Core::create_stream(ClientRec& c, PdId pd) {
   return sn;
 }
 
-void Core::configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint32_t log2_entries) {
+void Core::configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint32_t log2_entries,
+                           std::uint32_t first_msn) {
   StreamRec& s = stream_of(c, stream, "configure_queue");
   if (qn >= info_.qns) {
     throw Error(Errc::kInvalidArgument,
@@ -550,6 +562,11 @@ void Core::configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std:
     throw Error(Errc::kInvalidArgument,
                 "configure_queue: log2_entries " + std::to_string(log2_entries) + " out of range 0..16");
   }
+  if (first_msn == 0) {
+    // hw.def QUEUE_CONFIG: ARG5 0 means 1. RFC 5041 4.3: MSNs start at 1; 0 follows 0xFFFFFFFF.
+    throw Error(Errc::kInvalidArgument, "configure_queue: first_msn 0 out of range 1..4294967295 (the card reads 0 as "
+                                        "1; MSN 0 is reached by wrapping from 0xFFFFFFFF)");
+  }
   if (s.torn_down) throw Error(Errc::kState, "configure_queue: stream " + std::to_string(stream) + " is torn down");
   if (s.queues.count(qn) != 0) {
     throw Error(Errc::kState, "configure_queue: queue " + std::to_string(qn) + " of stream " + std::to_string(stream) +
@@ -557,7 +574,7 @@ void Core::configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std:
   }
   const DmaRegion ring = backend().alloc(std::size_t{kRQ_DESC_BYTES} << log2_entries, 64);
   try {
-    command(kCmdQUEUE_CONFIG, {stream, qn, lo32(ring.device_addr), hi32(ring.device_addr), log2_entries, 1});
+    command(kCmdQUEUE_CONFIG, {stream, qn, lo32(ring.device_addr), hi32(ring.device_addr), log2_entries, first_msn});
   } catch (const Error& e) {
     if (e.code() != Errc::kTimeout) be_->free(ring);  // timeout: the card may yet read it
     throw;
@@ -565,7 +582,7 @@ void Core::configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std:
   QueueRec& q = s.queues[qn];
   q.ring = ring;
   q.log2 = log2_entries;
-  q.prod = 0;
+  q.prod = first_msn - 1u;  // nothing posted yet: the first post gets first_msn
   publish();
 }
 
@@ -596,8 +613,9 @@ void Core::post_recv(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint6
   }
   if (c.posted >= c.limits.max_posted) quota("max_posted", c.limits.max_posted);
 
-  // The buffer for MSN m is ring slot (m - 1) mod 2^log2 (docs/rtl-architecture.md, untagged buffers).
-  const std::uint32_t msn = q.prod + 1;
+  // The buffer for MSN m is ring slot (m - 1) mod 2^log2 (docs/rtl-architecture.md, untagged buffers),
+  // MSNs mod 2^32 (RFC 5041 4.3): 0xFFFFFFFF is followed by 0.
+  const std::uint32_t msn = q.prod + 1u;
   const std::size_t slot = std::size_t{(msn - 1u) & (q.entries() - 1u)} * kRQ_DESC_BYTES;
   std::uint8_t* d = q.ring.host + slot;
   std::fill(d, d + kRQ_DESC_BYTES, std::uint8_t{0});
@@ -647,7 +665,7 @@ void Core::teardown_stream(ClientRec& c, StreamId stream, Teardown how) {
   s.torn_down = true;  // no more posts from here on
   if (how == Teardown::kGraceful) {
     try {
-      backend().sync();
+      if (SimPort* sim = backend().sim()) sim->sync();  // a card drains on its own clock
       poll_hw();
     } catch (const Error&) {
       s.torn_down = false;  // the card was not touched: the stream stays usable
@@ -693,8 +711,10 @@ bool Core::cq_pending() {
 }
 
 void Core::poll_hw() {
-  flush_publish(false);
-  if (!cq_enabled_) return;
+  if (!cq_enabled_) {
+    flush_publish(false);
+    return;
+  }
   const std::uint32_t mask = (1u << cq_log2_) - 1u;
   for (std::uint32_t n = 0; n <= mask; ++n) {
     const std::size_t off = std::size_t{cq_cons_ & mask} * kCQE_BYTES;
@@ -710,12 +730,13 @@ void Core::poll_hw() {
     wr(kRegCQ_CONS, cq_cons_);
     cq_cons_written_ = cq_cons_;
   }
+  flush_publish(false);  // earlier changes and what the entries just read changed
 }
 
 void Core::unmatched(StreamRec* s) noexcept {
   ++unmatched_cqes_;
   if (s != nullptr) ++s->unmatched;
-  publish();
+  publish_dirty_ = true;  // poll_hw publishes once it has read the ring
 }
 
 // One ring entry to its client. Nothing is dropped silently: an entry that names no live stream, no
@@ -740,6 +761,9 @@ void Core::dispatch(const std::uint8_t* e) {
   k.rsvd_ulp = f(kCQE_RSVD_ULP_OFFSET, kCQE_RSVD_ULP_BITS);
   const auto stag_qn = static_cast<std::uint32_t>(f(kCQE_STAG_QN_OFFSET, kCQE_STAG_QN_BITS));
   const bool tagged = (flags & kCqeFlagTagged) != 0;
+  // Every entry changes the published tables (a consumed buffer, a pending completion, an error
+  // state): poll_hw publishes once it has read the ring.
+  publish_dirty_ = true;
   if ((flags & kCqeFlagError) != 0) {
     // RFC 5041 7.2: type and code, the failing segment's SSN and length, its DDP header. An order
     // error (found at delivery) carries the segment's QN and MSN instead of a header.
@@ -757,7 +781,6 @@ void Core::dispatch(const std::uint8_t* e) {
     ++s.errors;
     if (!s.first_error) s.first_error = StreamError{k.err_type, k.err_code, k.order, k.ssn, k.qn, k.msn};
     c.completions.push_back(std::move(k));
-    publish();
     return;
   }
   if (tagged) {

@@ -32,7 +32,7 @@ struct PostedRecv {
 struct QueueRec {
   DmaRegion ring;
   std::uint32_t log2 = 0;
-  std::uint32_t prod = 0;         // MSN of the last posted buffer (MSNs start at 1: 0 = none yet)
+  std::uint32_t prod = 0;         // MSN of the last posted buffer (first MSN - 1 before the first post; mod 2^32)
   std::deque<PostedRecv> posted;  // in posting (= MSN) order
   std::uint32_t entries() const { return 1u << log2; }
 };
@@ -98,6 +98,10 @@ class Core {
   bool closed() const { return be_ == nullptr; }
   void close() noexcept;  // frees every client's resources, disables the CQ, drops the backend
   Backend& backend();     // kState once closed
+  // The simulator's ingress and clock: kUnsupported on a card (naming the call), kState once closed.
+  SimPort& sim_port(const char* call);
+  // SimControl::sync: the simulator's sync, then the completion ring is read and the tables published.
+  void sim_sync();
   std::uint32_t rd(std::uint32_t offset);
   void wr(std::uint32_t offset, std::uint32_t value);
   std::uint64_t rd64(std::uint32_t lo_offset);  // LO then HI (reading LO latches HI)
@@ -117,7 +121,8 @@ class Core {
   Registration register_memory(ClientRec& c, const RegisterRequest& req);
   void invalidate(ClientRec& c, Stag stag);
   StreamId create_stream(ClientRec& c, PdId pd);
-  void configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint32_t log2_entries);
+  void configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint32_t log2_entries,
+                       std::uint32_t first_msn);
   void post_recv(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint64_t buffer, std::uint64_t offset,
                  std::uint32_t length, std::uint64_t cookie);
   void teardown_stream(ClientRec& c, StreamId stream, Teardown how);
@@ -130,9 +135,11 @@ class Core {
   // True when CQ_PROD says entries are waiting that poll_hw has not read (one MMIO read).
   bool cq_pending();
 
-  // The tables for rnicctl: publish() marks them changed; they go out at most every
-  // kPublishInterval (a full document per change would make N registrations cost O(N^2)), from
-  // poll/wait, and at once from flush_publish(true) (Device::sync, Device::published_state).
+  // The tables for rnicctl: publish() marks them changed (so does every completion poll_hw reads:
+  // it consumes a buffer or adds a pending completion); they go out at most every
+  // kPublishInterval (a full document per change would make N registrations cost O(N^2)), from the
+  // next call, poll/wait included, and at once from flush_publish(true) (SimControl::sync,
+  // Device::published_state).
   void publish() noexcept;
   void flush_publish(bool force) noexcept;
   std::string state_json(bool tables = true) const;
@@ -146,22 +153,39 @@ class Core {
   // CQ_CTRL = 0, then polls CQ_CTRL.busy (bounded like a command): true once the card has finished
   // every completion write it had loaded, i.e. the ring memory is the driver's again.
   bool disable_cq_and_wait();
-  // Calls done() until it returns true, between() after each false, within cmd_limits_ (polls and
-  // time; later polls sleep a little). False at the limit; *polls (if given) counts the calls.
+  // One wait bounded by cmd_limits_ (polls and time; later polls sleep a little): again() after each poll
+  // that did not end the wait, false at the limit.
+  class PollBudget {
+   public:
+    explicit PollBudget(const CommandLimits& lim) : lim_(lim), t0_(std::chrono::steady_clock::now()) {}
+    bool again() {
+      if (n_ >= lim_.max_polls || elapsed() >= lim_.timeout) return false;
+      if (n_ >= lim_.spin_polls) std::this_thread::sleep_for(std::chrono::microseconds(20));
+      ++n_;
+      return true;
+    }
+    std::uint64_t polls() const { return n_; }
+    std::chrono::milliseconds elapsed() const {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0_);
+    }
+
+   private:
+    const CommandLimits& lim_;
+    std::chrono::steady_clock::time_point t0_;
+    std::uint64_t n_ = 1;
+  };
+  // Calls done() until it returns true, between() after each false, within cmd_limits_. False at the limit.
   template <class Done, class Between>
-  bool poll_until(Done done, Between between, std::uint64_t* polls) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (std::uint64_t n = 1;; ++n) {
-      if (polls != nullptr) *polls = n;
+  bool poll_until(Done done, Between between) {
+    PollBudget budget(cmd_limits_);
+    for (;;) {
       if (done()) return true;
       between();
-      if (n >= cmd_limits_.max_polls || std::chrono::steady_clock::now() - t0 >= cmd_limits_.timeout) return false;
-      if (n >= cmd_limits_.spin_polls) std::this_thread::sleep_for(std::chrono::microseconds(20));
+      if (!budget.again()) return false;
     }
   }
   void scrub_tables();
   void command(std::uint32_t op, const std::vector<std::uint32_t>& args);
-  void wait_not_busy(std::uint32_t op, std::uint32_t* status);
   void dispatch(const std::uint8_t* cqe);
   void unmatched(StreamRec* s) noexcept;
   void flush_stream(ClientRec& c, StreamId stream, StreamRec& s);
@@ -206,6 +230,12 @@ struct ClientHandle {
 
 // "sim:<path>" / "xrt:<index>" split and checked (kInvalidArgument otherwise). "" is not accepted here:
 // Device::open resolves it first.
+// The longest DDP segment (header + payload) rnic_kernel keeps: its MAX_SEG_BYTES parameter at the
+// default the simulator and the xclbin are built with (rtl/rnic_kernel.sv; rnic_rx_parse cuts a
+// longer packet and validate fails it Local Catastrophic). Not in a capability register (hw.def has
+// none), so DeviceInfo::max_segment_bytes reports this.
+inline constexpr std::uint32_t kKernelMaxSegBytes = 16384;
+
 struct DeviceSpec {
   std::string kind;  // "sim" or "xrt"
   std::string path;
@@ -228,5 +258,6 @@ class DeviceImpl {
  public:
   explicit DeviceImpl(std::shared_ptr<detail::Core> c) : core(std::move(c)) {}
   std::shared_ptr<detail::Core> core;
+  std::unique_ptr<SimControl> sim;  // set when the backend is a simulator
 };
 }  // namespace rnic

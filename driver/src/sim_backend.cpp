@@ -1,17 +1,31 @@
-// The driver's client of rnic-sim (protocol: sim/include/rnic/sim/protocol.hpp). One SOCK_SEQPACKET
-// connection, one request and one reply at a time; the host memory is the simulator's memfd mapped
-// MAP_SHARED, so the kernel's DMA and the driver see the same bytes. The owner maps it read-write; an
-// observer gets a read-only descriptor and maps it PROT_READ (the owner alone writes).
+// The driver's client of rnic-sim (protocol: driver/simproto, rnic/sim/protocol.hpp). One
+// SOCK_SEQPACKET connection, one request and one reply at a time; the host memory is the simulator's
+// memfd mapped MAP_SHARED, so the kernel's DMA and the driver see the same bytes. The owner maps it
+// read-write; an observer gets a read-only descriptor and maps it PROT_READ (the owner alone writes).
+//
+// Every wait is bounded (a stopped or hung simulator is Errc::kTimeout naming the request, never a
+// hang): connect, send and each reply by `timeout`. A SYNC legitimately takes as long as the
+// simulated card needs to drain what was injected, which has no wall-clock bound worth guessing;
+// so SYNC waits in intervals of `timeout` and, after each one without a reply, reads the simulated
+// clock with STATUS over a second connection: it keeps waiting while the clock advances (the
+// simulator's own SYNC limit, 10 M cycles, ends it) and gives up after an interval in which it did
+// not (stopped: about 2 x timeout). After a timeout the request stays unanswered; a later call
+// discards its late reply if it has come (the simulator was only slow, or got SIGCONT) and fails at
+// once with kTimeout if not.
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <type_traits>
 
@@ -45,12 +59,21 @@ std::string sys_error(const char* what) { return std::string(what) + ": " + std:
 
 class UniqueFd {
  public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
+  UniqueFd() : fd_(-1) {}
+  explicit UniqueFd(int fd) : fd_(fd) {}
   ~UniqueFd() {
     if (fd_ >= 0) ::close(fd_);
   }
   UniqueFd(const UniqueFd&) = delete;
   UniqueFd& operator=(const UniqueFd&) = delete;
+  UniqueFd(UniqueFd&& o) noexcept : fd_(o.release()) {}
+  UniqueFd& operator=(UniqueFd&& o) noexcept {
+    if (this != &o) {
+      if (fd_ >= 0) ::close(fd_);
+      fd_ = o.release();
+    }
+    return *this;
+  }
   int get() const { return fd_; }
   int release() {
     const int fd = fd_;
@@ -89,9 +112,41 @@ struct Reply {
   int fd = -1;  // HELLO only; the caller owns it
 };
 
-class SimBackend final : public Backend {
+using Clock = std::chrono::steady_clock;
+
+std::string ms_text(std::chrono::milliseconds d) { return std::to_string(d.count()) + " ms"; }
+
+// One SOCK_SEQPACKET connection to rnic-sim: requests numbered by seq, replies in order. A request
+// whose reply did not come in time stays `unanswered`: its reply, when it comes, precedes every later
+// one and is discarded then.
+struct Conn {
+  UniqueFd fd{};
+  std::uint32_t seq = 0;
+  bool unanswered = false;
+  std::uint32_t unanswered_seq = 0;
+  Op unanswered_op = Op::kHello;
+  Clock::time_point unanswered_since{};
+};
+
+// Waits until fd is ready for `events` or the deadline passes (false). EINTR is retried.
+bool wait_fd(int fd, short events, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    pollfd p{fd, events, 0};
+    // Round up, so a deadline less than a millisecond away is still waited for.
+    const int r = ::poll(&p, 1, left.count() <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(left.count() + 1, 60'000)));
+    if (r > 0) return true;  // ready, or an error/hang-up the next call reports
+    if (r < 0 && errno != EINTR) throw Error(Errc::kBackend, sys_error("rnic-sim: poll"));
+    if (r == 0 && Clock::now() >= deadline) return false;
+  }
+}
+
+class SimBackend final : public Backend, public SimPort {
  public:
-  SimBackend(const std::string& path, bool observer) : path_(path), fd_(connect_to(path)) {
+  SimBackend(const std::string& path, bool observer, std::chrono::milliseconds timeout)
+      : path_(path), timeout_(timeout) {
+    if (timeout_.count() <= 0) throw Error(Errc::kInvalidArgument, "sim:" + path + ": timeout must be > 0 ms");
+    main_.fd = UniqueFd(connect_to(path, timeout_));
     proto::HelloReq req{proto::kVersion, 0, observer ? proto::kRoleObserver : proto::kRoleOwner,
                         static_cast<std::uint32_t>(::getpid()), 0};
     Reply r = call(Op::kHello, &req, sizeof req, true);
@@ -111,6 +166,7 @@ class SimBackend final : public Backend {
   }
 
   std::string name() const override { return "sim"; }
+  SimPort* sim() override { return this; }
 
   std::uint32_t read32(std::uint32_t offset) override {
     const proto::MmioReq req{offset, 0};
@@ -161,12 +217,16 @@ class SimBackend final : public Backend {
     const proto::InjectReq req{static_cast<std::uint16_t>(stream), ssn, static_cast<std::uint32_t>(seg.size())};
     std::memcpy(msg.data(), &req, sizeof req);
     std::memcpy(msg.data() + sizeof req, seg.data(), seg.size());
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    // Each request is bounded by timeout_; a full ingress (the simulator answers kBusy) drains as its
+    // clock runs, so it is retried for a while longer.
+    const auto limit = std::max<std::chrono::milliseconds>(kInjectBusyLimit, timeout_);
+    const auto deadline = Clock::now() + limit;
     for (;;) {
       const Reply r = call(Op::kInject, msg.data(), msg.size());
       if (r.status != Status::kBusy) return check(Op::kInject, r);
-      if (std::chrono::steady_clock::now() > deadline) {
-        throw Error(Errc::kTimeout, "rnic-sim INJECT: ingress queue still full after 30 s");
+      if (Clock::now() > deadline) {
+        throw Error(Errc::kTimeout, "rnic-sim INJECT (sim:" + path_ + "): ingress queue still full after " +
+                                        ms_text(limit));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -189,21 +249,37 @@ class SimBackend final : public Backend {
   }
 
  private:
-  static int connect_to(const std::string& path) {
+  static constexpr std::chrono::milliseconds kInjectBusyLimit{30'000};
+
+  // A connect to a listener whose backlog is full (a stopped simulator stops accepting) waits at
+  // most `timeout` (SO_SNDTIMEO bounds an AF_UNIX connect).
+  static int connect_to(const std::string& path, std::chrono::milliseconds timeout) {
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     if (path.empty() || path.size() >= sizeof addr.sun_path) {
       throw Error(Errc::kNoDevice, "sim:" + path + ": socket path empty or too long");
     }
     std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-    const int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd < 0) throw Error(Errc::kBackend, sys_error("rnic-sim: socket"));
-    if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      throw Error(Errc::kNoDevice, "sim:" + path + ": no rnic-sim listens there (" + why + ")");
+    UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+    if (fd.get() < 0) throw Error(Errc::kBackend, sys_error("rnic-sim: socket"));
+    timeval tv{};
+    tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+    tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+    if (::setsockopt(fd.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0) {
+      throw Error(Errc::kBackend, sys_error("rnic-sim: setsockopt(SO_SNDTIMEO)"));
     }
-    return fd;
+    int r;
+    do {
+      r = ::connect(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+    } while (r != 0 && errno == EINTR);
+    if (r != 0) {
+      if (errno == EAGAIN || errno == EINPROGRESS || errno == ETIMEDOUT) {
+        throw Error(Errc::kTimeout, "sim:" + path + ": rnic-sim did not accept the connection within " +
+                                        ms_text(timeout) + " (stopped or hung?)");
+      }
+      throw Error(Errc::kNoDevice, "sim:" + path + ": no rnic-sim listens there (" + std::strerror(errno) + ")");
+    }
+    return fd.release();
   }
 
   [[noreturn]] void fail(Op op, Status st) const {
@@ -214,7 +290,10 @@ class SimBackend final : public Backend {
       case Status::kNotAllocated: throw Error(Errc::kNotFound, what);
       case Status::kBadAddress:
       case Status::kBadArgument: throw Error(Errc::kInvalidArgument, what);
-      case Status::kTimeout: throw Error(Errc::kTimeout, what);
+      case Status::kTimeout:
+        throw Error(Errc::kTimeout, what + (op == Op::kSync ? " (the card was not quiet within the simulator's cycle "
+                                                              "limit)"
+                                                            : ""));
       case Status::kBusy: throw Error(Errc::kQueueFull, what);
       default: throw Error(Errc::kBackend, what);
     }
@@ -236,77 +315,186 @@ class SimBackend final : public Backend {
     return v;
   }
 
-  // One request, one reply. Any transport failure is kBackend naming the op.
-  Reply call(Op op, const void* payload, std::size_t n, bool want_fd = false) {
-    std::lock_guard<std::mutex> lock(mu_);
-    const std::string where = std::string("rnic-sim ") + op_name(op) + " (sim:" + path_ + ")";
-    const std::uint32_t seq = ++seq_;
+  // Sends one request; the socket is never left blocking (a simulator that does not read would hang
+  // a blocking send once its queue is full).
+  static void send_request(Conn& c, const std::string& where, Op op, std::uint32_t seq, const void* payload,
+                           std::size_t n, Clock::time_point deadline, std::chrono::milliseconds timeout) {
     proto::Header h{proto::kMagic, static_cast<std::uint16_t>(op), 0, seq, static_cast<std::uint32_t>(n)};
     iovec out[2] = {{&h, sizeof h}, {const_cast<void*>(payload), n}};
     msghdr m{};
     m.msg_iov = out;
     m.msg_iovlen = n > 0 ? 2 : 1;
-    ssize_t s;
-    do {
-      s = ::sendmsg(fd_.get(), &m, MSG_NOSIGNAL);
-    } while (s < 0 && errno == EINTR);
-    if (s < 0) throw Error(Errc::kBackend, where + ": " + sys_error("send"));
-
-    rx_.resize(sizeof(proto::Header) + proto::kMaxPayload);
-    iovec in{rx_.data(), rx_.size()};
-    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-    msghdr r{};
-    r.msg_iov = &in;
-    r.msg_iovlen = 1;
-    r.msg_control = ctl;
-    r.msg_controllen = sizeof ctl;
-    do {
-      s = ::recvmsg(fd_.get(), &r, MSG_CMSG_CLOEXEC);
-    } while (s < 0 && errno == EINTR);
-    if (s < 0) throw Error(Errc::kBackend, where + ": " + sys_error("receive"));
-    Reply rep;
-    for (cmsghdr* cm = CMSG_FIRSTHDR(&r); cm != nullptr; cm = CMSG_NXTHDR(&r, cm)) {
-      if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int))) {
-        int fd = -1;
-        std::memcpy(&fd, CMSG_DATA(cm), sizeof fd);
-        if (want_fd && rep.fd < 0) {
-          rep.fd = fd;
-        } else {
-          ::close(fd);
-        }
+    for (;;) {
+      const ssize_t s = ::sendmsg(c.fd.get(), &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (s >= 0) return;
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) throw Error(Errc::kBackend, where + ": " + sys_error("send"));
+      if (!wait_fd(c.fd.get(), POLLOUT, deadline)) {
+        throw Error(Errc::kTimeout, where + ": the simulator took no request for " + ms_text(timeout) +
+                                        " (stopped or hung?)");
       }
     }
-    UniqueFd guard(rep.fd);  // closed on a malformed reply below
-    if (s == 0) throw Error(Errc::kBackend, where + ": the simulator closed the connection");
-    const auto got = static_cast<std::size_t>(s);
-    proto::Header rh{};
-    if (got < sizeof rh || (r.msg_flags & MSG_TRUNC) != 0) {
-      throw Error(Errc::kBackend, where + ": malformed reply of " + std::to_string(got) + " bytes");
+  }
+
+  // The reply to request `seq`, or nullopt when none came by the deadline. The late reply of an
+  // earlier unanswered request is discarded on the way.
+  std::optional<Reply> receive(Conn& c, const std::string& where, Op op, std::uint32_t seq, bool want_fd,
+                               Clock::time_point deadline) {
+    rx_.resize(sizeof(proto::Header) + proto::kMaxPayload);
+    for (;;) {
+      if (!wait_fd(c.fd.get(), POLLIN, deadline)) return std::nullopt;
+      iovec in{rx_.data(), rx_.size()};
+      alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+      msghdr r{};
+      r.msg_iov = &in;
+      r.msg_iovlen = 1;
+      r.msg_control = ctl;
+      r.msg_controllen = sizeof ctl;
+      const ssize_t s = ::recvmsg(c.fd.get(), &r, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+      if (s < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+      if (s < 0) throw Error(Errc::kBackend, where + ": " + sys_error("receive"));
+      Reply rep;
+      for (cmsghdr* cm = CMSG_FIRSTHDR(&r); cm != nullptr; cm = CMSG_NXTHDR(&r, cm)) {
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && cm->cmsg_len == CMSG_LEN(sizeof(int))) {
+          int fd = -1;
+          std::memcpy(&fd, CMSG_DATA(cm), sizeof fd);
+          if (want_fd && rep.fd < 0) {
+            rep.fd = fd;
+          } else {
+            ::close(fd);
+          }
+        }
+      }
+      UniqueFd guard(rep.fd);  // closed on a malformed or stale reply below
+      if (s == 0) throw Error(Errc::kBackend, where + ": the simulator closed the connection");
+      const auto got = static_cast<std::size_t>(s);
+      proto::Header rh{};
+      if (got < sizeof rh || (r.msg_flags & MSG_TRUNC) != 0) {
+        throw Error(Errc::kBackend, where + ": malformed reply of " + std::to_string(got) + " bytes");
+      }
+      std::memcpy(&rh, rx_.data(), sizeof rh);
+      if (c.unanswered && rh.seq == c.unanswered_seq && rh.seq != seq && rh.magic == proto::kMagic &&
+          rh.op == static_cast<std::uint16_t>(c.unanswered_op)) {
+        c.unanswered = false;  // the late reply of a request that timed out: nobody waits for it now
+        continue;
+      }
+      if (rh.magic != proto::kMagic || rh.op != static_cast<std::uint16_t>(op) || rh.seq != seq ||
+          rh.length != got - sizeof rh) {
+        throw Error(Errc::kBackend, where + ": reply does not match the request");
+      }
+      rep.status = static_cast<Status>(rh.status);
+      rep.payload.assign(rx_.begin() + sizeof rh, rx_.begin() + static_cast<std::ptrdiff_t>(got));
+      rep.fd = guard.release();
+      return rep;
     }
-    std::memcpy(&rh, rx_.data(), sizeof rh);
-    if (rh.magic != proto::kMagic || rh.op != h.op || rh.seq != seq || rh.length != got - sizeof rh) {
-      throw Error(Errc::kBackend, where + ": reply does not match the request");
+  }
+
+  // One request and its reply on `c`, each bounded by timeout_ (a SYNC: while the clock advances).
+  Reply exchange(Conn& c, Op op, const void* payload, std::size_t n, bool want_fd, bool progress) {
+    const std::string where = std::string("rnic-sim ") + op_name(op) + " (sim:" + path_ + ")";
+    if (c.unanswered) {
+      // Replies come in order: while an earlier reply is missing, no later one can come. A look
+      // without waiting (the simulator may have answered since); otherwise fail at once, so a
+      // stopped simulator costs one timeout, not one per call (Device teardown makes many).
+      if (receive(c, where, c.unanswered_op, c.unanswered_seq, false, Clock::now())) c.unanswered = false;
+      if (c.unanswered) {
+        const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - c.unanswered_since);
+        throw Error(Errc::kTimeout, where + ": not sent: the simulator has not answered the earlier " +
+                                        op_name(c.unanswered_op) + " for " + ms_text(since) + " (stopped or hung?)");
+      }
     }
-    rep.status = static_cast<Status>(rh.status);
-    rep.payload.assign(rx_.begin() + sizeof rh, rx_.begin() + static_cast<std::ptrdiff_t>(got));
-    rep.fd = guard.release();
-    return rep;
+    const std::uint32_t seq = ++c.seq;
+    const auto sent = Clock::now();
+    send_request(c, where, op, seq, payload, n, sent + timeout_, timeout_);
+    auto deadline = sent + timeout_;
+    std::optional<std::uint64_t> last_cycles;
+    for (;;) {
+      if (auto r = receive(c, where, op, seq, want_fd, deadline)) return std::move(*r);
+      std::string why;
+      if (progress && clock_advanced(last_cycles, why)) {
+        deadline = Clock::now() + timeout_;
+        continue;
+      }
+      c.unanswered = true;
+      c.unanswered_seq = seq;
+      c.unanswered_op = op;
+      c.unanswered_since = sent;
+      const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - sent);
+      throw Error(Errc::kTimeout, where + ": no reply after " + ms_text(waited) +
+                                      (progress ? " and " + why : std::string()) + " (the simulator is stopped or hung)");
+    }
+  }
+
+  // SYNC progress: the simulated cycle count, read with STATUS over a second (observer) connection
+  // while the first one waits for its SYNC reply. True when it advanced since the last look (the
+  // first look reads it twice, 20 ms apart); else `why` says what was seen.
+  bool clock_advanced(std::optional<std::uint64_t>& last, std::string& why) {
+    auto look = [&]() -> std::optional<std::uint64_t> {
+      try {
+        if (probe_.fd.get() < 0) {
+          probe_ = Conn{};
+          probe_.fd = UniqueFd(connect_to(path_, timeout_));
+          const proto::HelloReq req{proto::kVersion, 0, proto::kRoleObserver, static_cast<std::uint32_t>(::getpid()), 0};
+          const Reply h = exchange(probe_, Op::kHello, &req, sizeof req, true, false);
+          UniqueFd memfd(h.fd);  // not mapped: only STATUS is asked
+          check(Op::kHello, h);
+        }
+        const Reply r = exchange(probe_, Op::kStatus, nullptr, 0, false, false);
+        check(Op::kStatus, r);
+        proto::StatusRep st{};
+        if (r.payload.size() != sizeof st) throw Error(Errc::kBackend, "rnic-sim STATUS: malformed reply");
+        std::memcpy(&st, r.payload.data(), sizeof st);
+        return st.cycles;
+      } catch (const Error& e) {
+        probe_ = Conn{};
+        why = std::string("the simulator did not answer STATUS on a second connection either: ") + e.what();
+        return std::nullopt;
+      }
+    };
+    auto now = look();
+    if (!now) return false;
+    if (!last) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      last = now;
+      now = look();
+      if (!now) return false;
+    }
+    const bool advanced = *now > *last;
+    if (!advanced) why = "the simulated clock stopped at cycle " + std::to_string(*now);
+    last = now;
+    return advanced;
+  }
+
+  // One request, one reply on the main connection.
+  Reply call(Op op, const void* payload, std::size_t n, bool want_fd = false) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const bool progress = op == Op::kSync;
+    struct CloseProbe {
+      Conn& c;
+      bool on;
+      ~CloseProbe() {
+        if (on) c = Conn{};
+      }
+    } close_probe{probe_, progress};  // the second connection lives for one SYNC only
+    return exchange(main_, op, payload, n, want_fd, progress);
   }
 
   std::string path_;
-  UniqueFd fd_;
+  std::chrono::milliseconds timeout_;
+  Conn main_;
+  Conn probe_;  // SYNC progress (clock_advanced)
   Mapping map_;
   std::uint64_t mem_base_ = 0;
   std::size_t mem_bytes_ = 0;
   std::mutex mu_;
-  std::uint32_t seq_ = 0;
   std::vector<std::uint8_t> rx_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_sim_backend(const std::string& socket_path, bool observer) {
-  return std::make_unique<SimBackend>(socket_path, observer);
+std::unique_ptr<Backend> make_sim_backend(const std::string& socket_path, bool observer,
+                                          std::chrono::milliseconds timeout) {
+  return std::make_unique<SimBackend>(socket_path, observer, timeout);
 }
 
 }  // namespace rnic::detail

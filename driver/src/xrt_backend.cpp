@@ -136,15 +136,7 @@ class XrtBackend final : public Backend {
     sync_bo(region, offset, bytes, XCL_BO_SYNC_BO_FROM_DEVICE, "from_device");
   }
 
-  void inject(std::uint32_t stream, std::uint16_t, const std::vector<std::uint8_t>&) override {
-    throw Error(Errc::kUnsupported,
-                fmt::format("xrt:{}: inject (stream {}) is simulator only: a card's ingress is its "
-                            "network port",
-                            index_, stream));
-  }
-
-  void sync() override {}                        // the card runs on its own clock
-  std::uint64_t cycles() override { return 0; }  // no simulated time on a card
+  // No sim(): a card's ingress is its network port and it runs on its own clock.
 
   // Atomic (xrt_util.hpp): a reader (rnicctl) sees the previous or the new tables, never half.
   void publish(const std::string& json) override { write_state_file(xrt_state_path(index_), json); }

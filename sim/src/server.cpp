@@ -22,6 +22,7 @@
 
 #include "Vrnic_kernel.h"
 #include "host_memory.hpp"
+#include "rnic/hw/command.hpp"
 #include "rnic/hw/hw.hpp"
 #include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/sim/protocol.hpp"
@@ -337,12 +338,19 @@ class Server::Impl {
       if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) c.dead = true;
       return;
     }
+    proto::Header h{};
     if (n == 0) {
-      c.dead = true;
+      // On SOCK_SEQPACKET, 0 is both a zero-byte datagram and the end of the connection. A hang-up
+      // shows in poll(); a zero-byte datagram is a message shorter than the header (kBadLength).
+      pollfd p{c.fd.get(), POLLRDHUP, 0};
+      if (::poll(&p, 1, 0) != 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) != 0) {
+        c.dead = true;
+      } else {
+        reply(c, h, Status::kBadLength);
+      }
       return;
     }
     const auto got = static_cast<std::size_t>(n);
-    proto::Header h{};
     if (got < sizeof h) {
       reply(c, h, Status::kBadLength);
       return;
@@ -549,7 +557,7 @@ class Server::Impl {
   // bits) and ARG0 is read back from the card's register. A command the card ignores or refuses only
   // adds an entry that is cleaned up needlessly.
   void snoop_command(std::uint32_t v) {
-    const std::uint32_t op = v & 0xFFu;
+    const std::uint32_t op = hw::cmd_opcode(v);
     if (op != hw::kCmdSTAG_WRITE && op != hw::kCmdSTREAM_ENABLE && op != hw::kCmdQUEUE_CONFIG) return;
     const std::uint32_t arg0 = mmio_read(hw::kRegCMD_ARG0);
     if (op == hw::kCmdSTAG_WRITE) {
@@ -558,9 +566,6 @@ class Server::Impl {
       owner_streams_.insert(arg0);
     }
   }
-
-  // Waits until CMD_STATUS.busy clears (false after kCmdTimeoutCycles).
-  bool wait_not_busy() { return wait_clear(hw::kRegCMD_STATUS, 1u); }
 
   // Reads reg until (value & mask) == 0; false after kCmdTimeoutCycles.
   bool wait_clear(std::uint32_t reg, std::uint32_t mask) {
@@ -571,17 +576,20 @@ class Server::Impl {
     return true;
   }
 
-  // Runs a command as a driver would: wait for an earlier one (a CMD write while busy is ignored),
-  // ARG0, opcode, then CMD_STATUS until not busy. False when busy never clears.
+  // Runs a command as a driver would (rnic/hw/command.hpp): wait for an earlier one, then ARG0 and the
+  // opcode until CMD_STATUS is not busy. False when busy never clears within kCmdTimeoutCycles.
   bool command(std::uint32_t op, std::uint32_t arg0) {
-    if (!wait_not_busy()) {
+    const auto read = [this](std::uint32_t off) { return mmio_read(off); };
+    std::uint64_t t0 = cycle();
+    const auto again = [&] { return cycle() - t0 <= kCmdTimeoutCycles; };  // each read takes cycles
+    if (!hw::wait_cmd_idle(read, again)) {
       fmt::print(stderr, "rnic-sim: an earlier command is still busy after {} cycles; {} ({}) not issued\n",
                  kCmdTimeoutCycles, op, arg0);
       return false;
     }
-    mmio_write(hw::kRegCMD_ARG0, arg0);
-    mmio_write(hw::kRegCMD, op);
-    if (wait_not_busy()) return true;
+    t0 = cycle();
+    const auto write = [this](std::uint32_t off, std::uint32_t v) { mmio_write(off, v); };
+    if (hw::run_command(read, write, again, op, &arg0, 1)) return true;
     fmt::print(stderr, "rnic-sim: command {} ({}) still busy after {} cycles\n", op, arg0, kCmdTimeoutCycles);
     return false;
   }

@@ -69,7 +69,7 @@ TEST(ErrcName, EveryCodeHasItsOwnName) {
   EXPECT_STREQ(errc_name(Errc::kQueueFull), "QueueFull");
 }
 
-TEST(Open, ReadsIdentificationAndCapabilities) {
+TEST(DeviceOpen, ReadsIdentificationAndCapabilities) {
   auto fake = std::make_shared<FakeState>();
   fake->version = (kVERSION_VALUE & 0xFFFF0000u) | 0x7;  // another minor is accepted
   auto dev = open_fake(fake);
@@ -86,14 +86,14 @@ TEST(Open, ReadsIdentificationAndCapabilities) {
   EXPECT_EQ(i.ssn_window, 32u);
 }
 
-TEST(Open, WrongIdIsMismatch) {
+TEST(DeviceOpen, WrongIdIsMismatch) {
   auto fake = std::make_shared<FakeState>();
   fake->id = 0xDEADBEEF;
   EXPECT_ERRC(open_fake(fake), Errc::kMismatch, "0xdeadbeef");
   EXPECT_ERRC(open_fake(fake), Errc::kMismatch, "expected 0x52444450");
 }
 
-TEST(Open, OtherVersionMajorIsMismatch) {
+TEST(DeviceOpen, OtherVersionMajorIsMismatch) {
   auto fake = std::make_shared<FakeState>();
   fake->version = 0x00010001;  // interface 1: the driver kept the STag keys itself
   EXPECT_ERRC(open_fake(fake), Errc::kMismatch, "version 1.1");
@@ -101,13 +101,13 @@ TEST(Open, OtherVersionMajorIsMismatch) {
   EXPECT_TRUE(fake->regions.empty());  // nothing allocated for a refused card
 }
 
-TEST(Open, ImpossibleCapabilitiesAreMismatch) {
+TEST(DeviceOpen, ImpossibleCapabilitiesAreMismatch) {
   auto fake = std::make_shared<FakeState>();
   fake->stags = 0;
   EXPECT_ERRC(open_fake(fake), Errc::kMismatch, "CAP_STAGS");
 }
 
-TEST(Open, OwnerProgramsTheCompletionRing) {
+TEST(DeviceOpen, OwnerProgramsTheCompletionRing) {
   auto fake = std::make_shared<FakeState>();
   OpenOptions o;
   o.cq_log2_entries = 5;
@@ -128,7 +128,7 @@ TEST(Open, OwnerProgramsTheCompletionRing) {
 
 // hw.def CQ_CTRL: the card takes a ring configuration only while disabled and not busy. A card
 // whose previous ring still has a completion write in flight: the driver waits, then programs.
-TEST(Open, WaitsForTheCardToFinishWithTheOldRing) {
+TEST(DeviceOpen, WaitsForTheCardToFinishWithTheOldRing) {
   auto fake = std::make_shared<FakeState>();
   fake->cq_busy_reads = 3;
   auto dev = open_fake(fake);
@@ -139,7 +139,7 @@ TEST(Open, WaitsForTheCardToFinishWithTheOldRing) {
   EXPECT_EQ(fake->reg(kRegCQ_CTRL), 1u);
 }
 
-TEST(Open, CqSizeOutOfRange) {
+TEST(DeviceOpen, CqSizeOutOfRange) {
   for (std::uint32_t log2 : {0u, 17u}) {
     auto fake = std::make_shared<FakeState>();
     OpenOptions o;
@@ -150,7 +150,7 @@ TEST(Open, CqSizeOutOfRange) {
 
 // The ring is the card's until CQ_CTRL.busy reads 0 after the disable: a card that stays busy
 // keeps it (the memory is leaked, never handed to anyone), one that finishes gets it freed.
-TEST(Close, RingIsFreedOnlyOnceTheCardIsNotBusy) {
+TEST(DeviceClose, RingIsFreedOnlyOnceTheCardIsNotBusy) {
   for (const std::uint64_t busy : {std::uint64_t{5}, UINT64_MAX}) {
     auto fake = std::make_shared<FakeState>();
     auto dev = open_fake(fake);
@@ -168,7 +168,7 @@ TEST(Close, RingIsFreedOnlyOnceTheCardIsNotBusy) {
   }
 }
 
-TEST(Close, DeviceDisablesTheRingAndFreesEverything) {
+TEST(DeviceClose, DeviceDisablesTheRingAndFreesEverything) {
   auto fake = std::make_shared<FakeState>();
   auto dev = open_fake(fake);
   auto c = dev->create_client();
@@ -196,7 +196,7 @@ TEST(Close, DeviceDisablesTheRingAndFreesEverything) {
   c.reset();
 }
 
-TEST(Observer, ReadsButCannotCreateClients) {
+TEST(DeviceObserver, ReadsButCannotCreateClients) {
   auto fake = std::make_shared<FakeState>();
   OpenOptions o;
   o.observer = true;
@@ -206,7 +206,7 @@ TEST(Observer, ReadsButCannotCreateClients) {
   fake->published.push_back("{\"owner\":1}");
   EXPECT_EQ(dev->published_state(), "{\"owner\":1}");
   EXPECT_NO_THROW(dev->counters());
-  dev->inject(1, 7, {1, 2, 3});
+  dev->sim()->inject(1, 7, {1, 2, 3});
   EXPECT_EQ(fake->injected.size(), 1u);
   dev.reset();
   EXPECT_TRUE(fake->writes.empty());  // an observer never writes the card
@@ -225,11 +225,11 @@ TEST(Device, ReadRegChecksTheOffset) {
 TEST(Device, InjectChecksItsArguments) {
   auto fake = std::make_shared<FakeState>();
   auto dev = open_fake(fake);
-  EXPECT_ERRC(dev->inject(8, 0, {1}), Errc::kInvalidArgument, "stream 8");
-  EXPECT_ERRC(dev->inject(0, 0, {}), Errc::kInvalidArgument, "empty");
-  dev->sync();
+  EXPECT_ERRC(dev->sim()->inject(8, 0, {1}), Errc::kInvalidArgument, "stream 8");
+  EXPECT_ERRC(dev->sim()->inject(0, 0, {}), Errc::kInvalidArgument, "empty");
+  dev->sim()->sync();
   EXPECT_EQ(fake->syncs, 1u);
-  EXPECT_EQ(dev->cycles(), 42u);
+  EXPECT_EQ(dev->sim()->cycles(), 42u);
 }
 
 TEST(Device, CountersReadLowThenHighWord) {
@@ -276,6 +276,41 @@ TEST(Device, StatsCountMmioAndCommands) {
   EXPECT_EQ(s1.commands, 1u);
   EXPECT_EQ(s1.mmio_reads, fake->reads.size());
   EXPECT_EQ(s1.mmio_writes, fake->writes.size());
+}
+
+// DeviceInfo::max_segment_bytes: rnic_kernel's MAX_SEG_BYTES, header included (no capability
+// register yet; tb/system/driver checks it against what the simulated card takes).
+TEST(DeviceOpen, ReportsTheLargestSegmentTheCardTakes) {
+  auto fake = std::make_shared<FakeState>();
+  auto dev = open_fake(fake);
+  EXPECT_EQ(dev->info().max_segment_bytes, 16384u);
+}
+
+// inject/sync/cycles are the simulator's: a card has no SimControl, and require_sim says why.
+TEST(SimControl, NoneOnACard) {
+  auto fake = std::make_shared<FakeState>();
+  fake->card = true;
+  auto dev = open_fake(fake);
+  EXPECT_EQ(dev->sim(), nullptr);
+  EXPECT_ERRC(dev->require_sim(), Errc::kUnsupported, "fake:0 is a card");
+  EXPECT_ERRC(dev->require_sim(), Errc::kUnsupported, "sim:<socket>");
+  // Graceful teardown (RFC 5041 6.2) on a card: no simulator sync, the card drains on its own clock.
+  auto c = dev->create_client();
+  const StreamId s = c->create_stream(c->alloc_pd());
+  c->teardown_stream(s, Teardown::kGraceful);
+  EXPECT_EQ(fake->syncs, 0u);
+  EXPECT_EQ(fake->commands_with(kCmdSTREAM_TEARDOWN).size(), 1u);
+}
+
+TEST(SimControl, OneForTheDevicesLifetimeOnTheSimulator) {
+  auto fake = std::make_shared<FakeState>();
+  auto dev = open_fake(fake);
+  ASSERT_NE(dev->sim(), nullptr);
+  EXPECT_EQ(dev->sim(), &dev->require_sim());
+  auto c = dev->create_client();
+  const StreamId s = c->create_stream(c->alloc_pd());
+  c->teardown_stream(s, Teardown::kGraceful);
+  EXPECT_EQ(fake->syncs, 1u);  // graceful teardown lets the simulator drain first
 }
 
 }  // namespace

@@ -25,7 +25,7 @@
 namespace rnic::test {
 
 // A device on a fake card with one client, a PD and a 64 KiB buffer.
-class DriverTest : public ::testing::Test {
+class Driver : public ::testing::Test {
  protected:
   void SetUp() override { reopen(opts); }
   // (Re)opens a device on a fresh fake card with options `o` (e.g. a smaller completion ring), with a

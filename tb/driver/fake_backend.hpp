@@ -26,6 +26,7 @@
 #include "backend.hpp"
 #include "core.hpp"
 #include "rnic/hw/hw.hpp"
+#include "rnic/wire/bytes.hpp"
 
 namespace rnic::test {
 
@@ -88,7 +89,8 @@ struct FakeState {
   std::size_t frees = 0, to_device_calls = 0, from_device_calls = 0;
   std::vector<std::pair<std::uint64_t, std::size_t>> to_device_log;  // (device addr, bytes)
 
-  // Simulator-only calls.
+  // Simulator-only calls (SimPort). card = true: the fake is a card (Backend::sim() is nullptr).
+  bool card = false;
   unsigned syncs = 0;
   std::function<void()> on_sync;
   std::vector<std::string> published;
@@ -140,7 +142,7 @@ struct FakeState {
     std::uint8_t* e = host(cq_base() + std::uint64_t{kCQE_BYTES} * (cq_prod & ((1u << log2) - 1u)), kCQE_BYTES);
     std::memset(e, 0, kCQE_BYTES);
     auto put = [e](std::uint32_t off, std::uint32_t bits, std::uint64_t v) {
-      for (unsigned i = 0; i < bits / 8; ++i) e[off + i] = static_cast<std::uint8_t>(v >> (8 * i));
+      wire::store_le(e + off, v, bits / 8);
     };
     std::uint32_t flags = ((cq_prod >> log2) & 1u) == 0 ? kCqeFlagPhase : 0u;
     if (c.error) flags |= kCqeFlagError;
@@ -167,10 +169,11 @@ struct FakeState {
   }
 };
 
-class FakeBackend : public detail::Backend {
+class FakeBackend : public detail::Backend, public detail::SimPort {
  public:
   explicit FakeBackend(std::shared_ptr<FakeState> s) : s_(std::move(s)), generation_(s_->generation) {}
   std::string name() const override { return "fake"; }
+  detail::SimPort* sim() override { return s_->card ? nullptr : this; }
 
   std::uint32_t read32(std::uint32_t off) override {
     using namespace rnic::hw;

@@ -10,17 +10,14 @@
 
 #include "driver_test_util.hpp"
 #include "rnic/tb/seed.hpp"
+#include "rnic/wire/bytes.hpp"
 
 namespace rnic::test {
 namespace {
 
 using namespace rnic::hw;
 
-std::uint64_t le(const std::uint8_t* p, unsigned bytes) {
-  std::uint64_t v = 0;
-  for (unsigned i = 0; i < bytes; ++i) v |= std::uint64_t{p[i]} << (8 * i);
-  return v;
-}
+using wire::load_le;
 
 FakeCqe untagged(StreamId s, std::uint32_t qn, std::uint32_t msn, std::uint32_t length) {
   FakeCqe c;
@@ -49,7 +46,7 @@ RegisterRequest first_bytes(PdId pd, const Buffer& b, std::uint64_t length) {
 
 // ---- configure_queue --------------------------------------------------------------------------------
 
-TEST_F(DriverTest, QueueConfigWordsAndRing) {
+TEST_F(Driver, QueueConfigWordsAndRing) {
   const StreamId s = client->create_stream(pd);
   const std::size_t before = fake->regions.size();
   client->configure_queue(s, 1, 4);
@@ -67,7 +64,7 @@ TEST_F(DriverTest, QueueConfigWordsAndRing) {
   EXPECT_EQ(a[5], 1u);  // MSNs start at 1 (RFC 5041 4.3)
 }
 
-TEST_F(DriverTest, QueueConfigRejectsBadArguments) {
+TEST_F(Driver, QueueConfigRejectsBadArguments) {
   const StreamId s = client->create_stream(pd);
   EXPECT_ERRC(client->configure_queue(s, 2, 3), Errc::kInvalidArgument, "qn 2");
   EXPECT_ERRC(client->configure_queue(s, 0, 17), Errc::kInvalidArgument, "log2_entries 17");
@@ -78,7 +75,47 @@ TEST_F(DriverTest, QueueConfigRejectsBadArguments) {
   EXPECT_ERRC(client->configure_queue(s, 1, 3), Errc::kState, "torn down");
 }
 
-TEST_F(DriverTest, RefusedQueueConfigFreesTheRing) {
+// RFC 5041 4.3: the MSN is 32 bits and wraps. A queue configured to start at 0xFFFFFFFE: QUEUE_CONFIG
+// carries the first MSN (ARG5), the posts get MSNs 0xFFFFFFFE, 0xFFFFFFFF, 0, 1 in ring slots
+// (m - 1) mod 2^log2 with those doorbells, and completions in that order map back to their buffers.
+TEST_F(Driver, FirstMsnIsProgrammedAndMsnsWrap) {
+  const StreamId s = client->create_stream(pd);
+  client->configure_queue(s, 0, 2, 0xFFFFFFFEu);
+  const auto a = fake->commands_with(kCmdQUEUE_CONFIG).back().args;
+  EXPECT_EQ(a[5], 0xFFFFFFFEu);
+  const std::uint64_t ring = (std::uint64_t{a[3]} << 32) | a[2];
+  const std::uint32_t msns[] = {0xFFFFFFFEu, 0xFFFFFFFFu, 0u, 1u};
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    client->post_recv(s, 0, buf.id, 100 * i, 100, 0x500 + i);
+    EXPECT_EQ(fake->doorbells.back().second, msns[i]);
+    const std::uint8_t* d = fake->host(ring + kRQ_DESC_BYTES * ((msns[i] - 1u) % 4u), kRQ_DESC_BYTES);
+    EXPECT_EQ(load_le(d + kRQD_ADDR_OFFSET, 8), buf.device_addr + 100 * i) << "MSN " << msns[i];
+  }
+  for (std::uint32_t m : msns) fake->push_cqe(untagged(s, 0, m, 10));
+  std::vector<Completion> out;
+  ASSERT_EQ(client->poll(out), 4u);
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(out[i].kind, Completion::Kind::kUntagged);
+    EXPECT_EQ(out[i].msn, msns[i]);
+    EXPECT_EQ(out[i].cookie, 0x500u + i);
+  }
+  EXPECT_EQ(client->stream_state(s).unmatched_completions, 0u);
+  client->post_recv(s, 0, buf.id, 0, 10);  // after the wrap: MSN 2
+  EXPECT_EQ(fake->doorbells.back().second, 2u);
+}
+
+TEST_F(Driver, FirstMsnZeroIsRejected) {
+  const StreamId s = client->create_stream(pd);
+  const std::size_t commands = fake->commands.size();
+  EXPECT_ERRC(client->configure_queue(s, 0, 2, 0), Errc::kInvalidArgument, "first_msn 0");
+  EXPECT_EQ(fake->commands.size(), commands);  // nothing reached the card
+  client->configure_queue(s, 0, 2, 0xFFFFFFFFu);
+  EXPECT_EQ(fake->commands_with(kCmdQUEUE_CONFIG).back().args[5], 0xFFFFFFFFu);
+  client->post_recv(s, 0, buf.id, 0, 10);
+  EXPECT_EQ(fake->doorbells.back().second, 0xFFFFFFFFu);
+}
+
+TEST_F(Driver, RefusedQueueConfigFreesTheRing) {
   const StreamId s = client->create_stream(pd);
   const std::size_t before = fake->regions.size();
   fake->refuse.insert(kCmdQUEUE_CONFIG);
@@ -90,7 +127,7 @@ TEST_F(DriverTest, RefusedQueueConfigFreesTheRing) {
 
 // ---- post_recv ------------------------------------------------------------------------------------
 
-TEST_F(DriverTest, PostWritesDescriptorThenDoorbell) {
+TEST_F(Driver, PostWritesDescriptorThenDoorbell) {
   const StreamId s0 = client->create_stream(pd);
   const StreamId s = client->create_stream(pd);
   (void)s0;
@@ -104,8 +141,8 @@ TEST_F(DriverTest, PostWritesDescriptorThenDoorbell) {
     const std::uint32_t msn = i + 1;
     // The buffer for MSN m is ring slot (m - 1) mod 2^log2.
     const std::uint8_t* d = fake->host(ring + kRQ_DESC_BYTES * ((msn - 1) % 4), kRQ_DESC_BYTES);
-    EXPECT_EQ(le(d + kRQD_ADDR_OFFSET, 8), buf.device_addr + 1000 * i);
-    EXPECT_EQ(le(d + kRQD_LENGTH_OFFSET, 4), 100u + i);
+    EXPECT_EQ(load_le(d + kRQD_ADDR_OFFSET, 8), buf.device_addr + 1000 * i);
+    EXPECT_EQ(load_le(d + kRQD_LENGTH_OFFSET, 4), 100u + i);
     // Made visible to the card before the doorbell.
     ASSERT_FALSE(fake->to_device_log.empty());
     EXPECT_EQ(fake->to_device_log.back(), std::make_pair(ring + kRQ_DESC_BYTES * ((msn - 1) % 4), std::size_t{16}));
@@ -121,11 +158,11 @@ TEST_F(DriverTest, PostWritesDescriptorThenDoorbell) {
   EXPECT_EQ(client->poll(out), 1u);
   client->post_recv(s, 1, buf.id, 4000, 77);
   const std::uint8_t* d = fake->host(ring, kRQ_DESC_BYTES);
-  EXPECT_EQ(le(d + kRQD_LENGTH_OFFSET, 4), 77u);
+  EXPECT_EQ(load_le(d + kRQD_LENGTH_OFFSET, 4), 77u);
   EXPECT_EQ(fake->doorbells.back().second, 5u);
 }
 
-TEST_F(DriverTest, PostRejectsBadArguments) {
+TEST_F(Driver, PostRejectsBadArguments) {
   const StreamId s = stream_with_queue(3);
   const std::size_t writes = fake->writes.size();
   EXPECT_ERRC(client->post_recv(s, 0, buf.id, 0, 0), Errc::kInvalidArgument, "length must be > 0");
@@ -141,7 +178,7 @@ TEST_F(DriverTest, PostRejectsBadArguments) {
   EXPECT_ERRC(client->free_buffer(buf.id), Errc::kBusy, "1 posted");
 }
 
-TEST_F(DriverTest, PostedQuota) {
+TEST_F(Driver, PostedQuota) {
   Limits l;
   l.max_posted = 3;
   auto c = dev->create_client(l);
@@ -155,7 +192,7 @@ TEST_F(DriverTest, PostedQuota) {
 
 // ---- completions ----------------------------------------------------------------------------------
 
-TEST_F(DriverTest, UntaggedCompletionMapsBackToThePostedBuffer) {
+TEST_F(Driver, UntaggedCompletionMapsBackToThePostedBuffer) {
   const StreamId s = stream_with_queue(3);
   client->post_recv(s, 0, buf.id, 100, 500, 0xAAA);
   client->post_recv(s, 0, buf.id, 600, 500, 0xBBB);
@@ -188,7 +225,7 @@ TEST_F(DriverTest, UntaggedCompletionMapsBackToThePostedBuffer) {
   EXPECT_TRUE(out.empty());
 }
 
-TEST_F(DriverTest, TaggedAndErrorCompletions) {
+TEST_F(Driver, TaggedAndErrorCompletions) {
   const StreamId s = client->create_stream(pd);
   const Stag stag = client->register_memory(first_bytes(pd, buf, 1024)).stag;
   FakeCqe t = tagged(s, stag);
@@ -231,7 +268,7 @@ TEST_F(DriverTest, TaggedAndErrorCompletions) {
   EXPECT_EQ(out[2].header[17], 0xB1u);
 }
 
-TEST_F(DriverTest, CompletionsGoToTheClientOwningTheStream) {
+TEST_F(Driver, CompletionsGoToTheClientOwningTheStream) {
   auto other = dev->create_client();
   const PdId opd = other->alloc_pd();
   const Buffer obuf = other->alloc_buffer(4096);
@@ -257,7 +294,7 @@ TEST_F(DriverTest, CompletionsGoToTheClientOwningTheStream) {
 }
 
 // Phase bit: 1 on the first lap, flipping per lap; stale entries of the previous lap are not new.
-TEST_F(DriverTest, CompletionRingWrapsWithThePhaseBit) {
+TEST_F(Driver, CompletionRingWrapsWithThePhaseBit) {
   // SetUp opened with the default 4096-entry ring: reopen with 4 entries.
   OpenOptions o;
   o.cq_log2_entries = 2;
@@ -287,7 +324,7 @@ TEST_F(DriverTest, CompletionRingWrapsWithThePhaseBit) {
   }
 }
 
-TEST_F(DriverTest, PollReturnsAtMostMax) {
+TEST_F(Driver, PollReturnsAtMostMax) {
   const StreamId s = stream_with_queue(3);
   for (int i = 0; i < 5; ++i) client->post_recv(s, 0, buf.id, 0, 8, static_cast<std::uint64_t>(i));
   for (std::uint32_t m = 1; m <= 5; ++m) fake->push_cqe(untagged(s, 0, m, 8));
@@ -298,7 +335,7 @@ TEST_F(DriverTest, PollReturnsAtMostMax) {
   EXPECT_EQ(out[0].cookie, 2u);
 }
 
-TEST_F(DriverTest, WaitTimesOutWithZeroAndReturnsWhatArrives) {
+TEST_F(Driver, WaitTimesOutWithZeroAndReturnsWhatArrives) {
   const StreamId s = stream_with_queue(3);
   std::vector<Completion> out;
   const auto t0 = std::chrono::steady_clock::now();
@@ -316,7 +353,7 @@ TEST_F(DriverTest, WaitTimesOutWithZeroAndReturnsWhatArrives) {
 
 // ---- teardown (RFC 5041 6.2) ----------------------------------------------------------------------
 
-TEST_F(DriverTest, AbortiveTeardownFlushesPostedBuffers) {
+TEST_F(Driver, AbortiveTeardownFlushesPostedBuffers) {
   const StreamId s = client->create_stream(pd);
   client->configure_queue(s, 0, 3);
   client->configure_queue(s, 1, 3);
@@ -353,7 +390,7 @@ TEST_F(DriverTest, AbortiveTeardownFlushesPostedBuffers) {
   EXPECT_EQ(fake->regions.size(), regions - 2);  // both rings
 }
 
-TEST_F(DriverTest, GracefulTeardownDrainsFirst) {
+TEST_F(Driver, GracefulTeardownDrainsFirst) {
   const StreamId s = stream_with_queue(3);
   client->post_recv(s, 0, buf.id, 0, 10, 1);
   client->post_recv(s, 0, buf.id, 10, 10, 2);
@@ -376,7 +413,7 @@ TEST_F(DriverTest, GracefulTeardownDrainsFirst) {
   EXPECT_EQ(out[1].cookie, 2u);
 }
 
-TEST_F(DriverTest, FailedDrainLeavesTheStreamUsable) {
+TEST_F(Driver, FailedDrainLeavesTheStreamUsable) {
   const StreamId s = stream_with_queue(3);
   fake->on_sync = [] { throw Error(Errc::kTimeout, "fake: sync ran out"); };
   EXPECT_ERRC(client->teardown_stream(s, Teardown::kGraceful), Errc::kTimeout, "sync ran out");
@@ -388,7 +425,7 @@ TEST_F(DriverTest, FailedDrainLeavesTheStreamUsable) {
 
 // A teardown the card did not confirm: the card may still write the posted buffers, so they are not
 // handed back (no flush; free_buffer refuses them) and the rings are never freed (RFC 5041 8.3.1 #6).
-TEST_F(DriverTest, FailedTeardownKeepsBuffersPostedAndTheRings) {
+TEST_F(Driver, FailedTeardownKeepsBuffersPostedAndTheRings) {
   const StreamId s = stream_with_queue(3);
   client->post_recv(s, 0, buf.id, 0, 10, 1);
   fake->refuse.insert(kCmdSTREAM_TEARDOWN);
@@ -408,7 +445,7 @@ TEST_F(DriverTest, FailedTeardownKeepsBuffersPostedAndTheRings) {
 
 // A client that goes away after its teardown or invalidation failed: the memory the card may still
 // write is never freed (the next alloc could be handed it); everything else is.
-TEST_F(DriverTest, ReleasedClientQuarantinesMemoryTheCardMayStillWrite) {
+TEST_F(Driver, ReleasedClientQuarantinesMemoryTheCardMayStillWrite) {
   auto other = dev->create_client();
   const PdId opd = other->alloc_pd();
   const Buffer posted = other->alloc_buffer(4096);
@@ -431,7 +468,7 @@ TEST_F(DriverTest, ReleasedClientQuarantinesMemoryTheCardMayStillWrite) {
 // STREAM_TEARDOWN is fenced: busy until every completion decided before it is in the ring. With a ring
 // too small for them the command only finishes because the driver drains the ring while it waits;
 // the completions come back as deliveries, the rest as flushed, in that order.
-TEST_F(DriverTest, FencedTeardownDrainsAFullRingWhileItWaits) {
+TEST_F(Driver, FencedTeardownDrainsAFullRingWhileItWaits) {
   OpenOptions o;
   o.cq_log2_entries = 2;  // 4 entries
   reopen(o);
@@ -457,7 +494,7 @@ TEST_F(DriverTest, FencedTeardownDrainsAFullRingWhileItWaits) {
 
 // The same for STAG_INVALIDATE: a tagged completion decided before it reaches the client (its STag is
 // still known when the entry is read), and the command finishes although the ring was full.
-TEST_F(DriverTest, FencedInvalidateDeliversTheCompletionsBeforeIt) {
+TEST_F(Driver, FencedInvalidateDeliversTheCompletionsBeforeIt) {
   OpenOptions o;
   o.cq_log2_entries = 1;  // 2 entries
   reopen(o);
@@ -483,7 +520,7 @@ TEST_F(DriverTest, FencedInvalidateDeliversTheCompletionsBeforeIt) {
 // An untagged entry must name the oldest posted buffer of its queue (the card completes in MSN order):
 // anything else (an MSN repeat after completion, a skip, a flushed buffer) consumes nothing and is
 // counted on the stream and in total, never dropped silently.
-TEST_F(DriverTest, UntaggedEntryNotAtTheQueueHeadIsUnmatched) {
+TEST_F(Driver, UntaggedEntryNotAtTheQueueHeadIsUnmatched) {
   const StreamId s = stream_with_queue(3);
   for (std::uint32_t i = 0; i < 3; ++i) client->post_recv(s, 0, buf.id, 100 * i, 100, 10 + i);
   fake->push_cqe(untagged(s, 0, 1, 10));
@@ -504,7 +541,7 @@ TEST_F(DriverTest, UntaggedEntryNotAtTheQueueHeadIsUnmatched) {
   ASSERT_EQ(client->poll(out), 2u);
   EXPECT_EQ(out[0].cookie, 11u);
   EXPECT_EQ(out[1].cookie, 12u);
-  dev->sync();
+  dev->sim()->sync();
   const auto doc = nlohmann::json::parse(fake->published.back());
   EXPECT_EQ(doc["unmatched_completions"], 3);
   EXPECT_EQ(doc["clients"][0]["streams"][0]["unmatched_completions"], 3);
@@ -518,7 +555,7 @@ TEST_F(DriverTest, UntaggedEntryNotAtTheQueueHeadIsUnmatched) {
 // RFC 5041 7.1 / 7.2 and the FLAGS.order error (hw.def): the error completion reaches the client with
 // the segment's QN and MSN, the stream enters the error state with its first error kept (through a
 // later error and through teardown), and no posted buffer is consumed.
-TEST_F(DriverTest, OrderErrorCompletionAndStreamState) {
+TEST_F(Driver, OrderErrorCompletionAndStreamState) {
   const StreamId s = stream_with_queue(3);
   EXPECT_EQ(client->stream_state(s).state, StreamState::State::kNormal);
   EXPECT_FALSE(client->stream_state(s).first_error.has_value());
@@ -561,7 +598,7 @@ TEST_F(DriverTest, OrderErrorCompletionAndStreamState) {
   EXPECT_EQ(st.first_error->msn, 3u);
   EXPECT_EQ(st.errors, 2u);
   EXPECT_EQ(st.unmatched_completions, 0u);
-  dev->sync();
+  dev->sim()->sync();
   auto doc = nlohmann::json::parse(fake->published.back());
   const auto& js = doc["clients"][0]["streams"][0];
   EXPECT_EQ(js["state"], "error");

@@ -26,7 +26,7 @@ RegisterRequest req_for(PdId pd, const Buffer& b, std::uint64_t offset = 0, std:
 
 // ---- protection domains ---------------------------------------------------------------------------
 
-TEST_F(DriverTest, PdDoubleFreeAndUseAfterFreeAreNotFound) {
+TEST_F(Driver, PdDoubleFreeAndUseAfterFreeAreNotFound) {
   const PdId p = client->alloc_pd();
   EXPECT_NE(p, pd);
   EXPECT_NE(p, 0u);
@@ -36,7 +36,7 @@ TEST_F(DriverTest, PdDoubleFreeAndUseAfterFreeAreNotFound) {
   EXPECT_ERRC(client->register_memory(req_for(p, buf)), Errc::kNotFound, "pd");
 }
 
-TEST_F(DriverTest, PdBusyWhileUsed) {
+TEST_F(Driver, PdBusyWhileUsed) {
   const Stag stag = client->register_memory(req_for(pd, buf)).stag;
   EXPECT_ERRC(client->dealloc_pd(pd), Errc::kBusy, "1 STags");
   client->invalidate(stag);
@@ -48,7 +48,7 @@ TEST_F(DriverTest, PdBusyWhileUsed) {
   client->dealloc_pd(pd);
 }
 
-TEST_F(DriverTest, PdQuota) {
+TEST_F(Driver, PdQuota) {
   Limits l;
   l.max_pds = 2;
   auto c = dev->create_client(l);
@@ -59,7 +59,7 @@ TEST_F(DriverTest, PdQuota) {
 
 // ---- buffers --------------------------------------------------------------------------------------
 
-TEST_F(DriverTest, BufferIsZeroedAlignedAndChecked) {
+TEST_F(Driver, BufferIsZeroedAlignedAndChecked) {
   const Buffer b = client->alloc_buffer(100);
   EXPECT_EQ(b.size, 100u);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(b.data) % 64, 0u);
@@ -71,7 +71,7 @@ TEST_F(DriverTest, BufferIsZeroedAlignedAndChecked) {
   EXPECT_ERRC(client->register_memory(req_for(pd, b, 0, 10)), Errc::kNotFound, "buffer");
 }
 
-TEST_F(DriverTest, BufferQuota) {
+TEST_F(Driver, BufferQuota) {
   Limits l;
   l.max_buffer_bytes = 10000;
   auto c = dev->create_client(l);
@@ -83,7 +83,7 @@ TEST_F(DriverTest, BufferQuota) {
   c->alloc_buffer(6000);
 }
 
-TEST_F(DriverTest, BufferBusyWhileRegistered) {
+TEST_F(Driver, BufferBusyWhileRegistered) {
   const Stag stag = client->register_memory(req_for(pd, buf)).stag;
   EXPECT_ERRC(client->free_buffer(buf.id), Errc::kBusy, "1 registrations");
   client->invalidate(stag);
@@ -92,7 +92,7 @@ TEST_F(DriverTest, BufferBusyWhileRegistered) {
 
 // ---- registration (RFC 5041 8.3.2) ------------------------------------------------------------------
 
-TEST_F(DriverTest, StagWriteWordsMatchHwDef) {
+TEST_F(Driver, StagWriteWordsMatchHwDef) {
   const StreamId s = client->create_stream(pd);
   RegisterRequest r = req_for(pd, buf, 256, 1000);
   r.access = kRemoteWrite | kRemoteRead;
@@ -128,7 +128,7 @@ TEST_F(DriverTest, StagWriteWordsMatchHwDef) {
   EXPECT_NE(r2.stag >> 8, reg.stag >> 8);
 }
 
-TEST_F(DriverTest, RegisterRejectsBadArguments) {
+TEST_F(Driver, RegisterRejectsBadArguments) {
   const std::size_t cmds = fake->commands.size();
   auto r = req_for(pd, buf, 0, 0);
   EXPECT_ERRC(client->register_memory(r), Errc::kInvalidArgument, "length must be > 0");
@@ -164,7 +164,7 @@ TEST_F(DriverTest, RegisterRejectsBadArguments) {
   client->register_memory(req_for(pd, buf, 0, 64 * 1024));
 }
 
-TEST_F(DriverTest, BindStreamMustShareThePd) {  // RFC 5041 8.2
+TEST_F(Driver, BindStreamMustShareThePd) {  // RFC 5041 8.2
   const PdId other = client->alloc_pd();
   const StreamId s = client->create_stream(other);
   auto r = req_for(pd, buf);
@@ -175,7 +175,7 @@ TEST_F(DriverTest, BindStreamMustShareThePd) {  // RFC 5041 8.2
   EXPECT_ERRC(client->register_memory(r), Errc::kState, "torn down");
 }
 
-TEST_F(DriverTest, StagQuotas) {
+TEST_F(Driver, StagQuotas) {
   Limits l;
   l.max_stags = 3;
   l.max_stags_per_pd = 2;
@@ -189,7 +189,7 @@ TEST_F(DriverTest, StagQuotas) {
   EXPECT_ERRC(c->register_memory(req_for(p2, b)), Errc::kQuota, "max_stags ");
 }
 
-TEST_F(DriverTest, StagTableExhausted) {
+TEST_F(Driver, StagTableExhausted) {
   // The fake card has 16 STags.
   for (int i = 0; i < 16; ++i) client->register_memory(req_for(pd, buf));
   EXPECT_ERRC(client->register_memory(req_for(pd, buf)), Errc::kExhausted, "all 16 STags");
@@ -197,7 +197,7 @@ TEST_F(DriverTest, StagTableExhausted) {
 
 // RFC 5041 8.3.1 / 7.1 Invalid STag: after an index is reused its key differs, so the old STag is
 // no longer valid anywhere. The card issues the keys; the driver hands out what CMD_RESULT says.
-TEST_F(DriverTest, KeyAdvancesOnEveryReuseOfAnIndex) {
+TEST_F(Driver, KeyAdvancesOnEveryReuseOfAnIndex) {
   std::map<std::uint32_t, std::vector<std::uint8_t>> keys;  // index -> keys handed out
   std::vector<Stag> old;
   for (int round = 0; round < 40; ++round) {
@@ -215,7 +215,7 @@ TEST_F(DriverTest, KeyAdvancesOnEveryReuseOfAnIndex) {
 }
 
 // The key comes from the card, whatever it is (here it continues a table an earlier owner left).
-TEST_F(DriverTest, StagIsWhatTheCardReturns) {
+TEST_F(Driver, StagIsWhatTheCardReturns) {
   for (std::uint32_t i = 0; i < 16; ++i) fake->stag_keys[i] = static_cast<std::uint8_t>(0x40 + i);
   const Stag s = client->register_memory(req_for(pd, buf)).stag;
   const std::uint32_t index = s >> 8;
@@ -226,7 +226,7 @@ TEST_F(DriverTest, StagIsWhatTheCardReturns) {
 
 // A CMD_RESULT naming another index than the one written: the card and the driver disagree. A clear
 // error, the index is invalidated and never handed out again.
-TEST_F(DriverTest, CmdResultForAnotherIndexIsMismatch) {
+TEST_F(Driver, CmdResultForAnotherIndexIsMismatch) {
   fake->result_xor = 1u << 8;
   EXPECT_ERRC(client->register_memory(req_for(pd, buf)), Errc::kMismatch, "CMD_RESULT");
   const std::uint32_t index = fake->commands_with(kCmdSTAG_WRITE).back().args[0];
@@ -285,7 +285,7 @@ TEST(StagOwners, SecondOwnerNeverReusesAnStagValue) {
   }
 }
 
-TEST_F(DriverTest, InvalidateTwiceIsNotFound) {
+TEST_F(Driver, InvalidateTwiceIsNotFound) {
   const Stag s = client->register_memory(req_for(pd, buf)).stag;
   client->invalidate(s);
   EXPECT_ERRC(client->invalidate(s), Errc::kNotFound, "unknown STag");
@@ -294,7 +294,7 @@ TEST_F(DriverTest, InvalidateTwiceIsNotFound) {
 
 // RFC 5041 8.3.1 #6: invalidate returns only after the card's fence (busy) clears; the index is not
 // handed out before that.
-TEST_F(DriverTest, InvalidateWaitsForTheFence) {
+TEST_F(Driver, InvalidateWaitsForTheFence) {
   const Stag s = client->register_memory(req_for(pd, buf)).stag;
   fake->busy_reads_for[kCmdSTAG_INVALIDATE] = 25;
   client->invalidate(s);
@@ -305,7 +305,7 @@ TEST_F(DriverTest, InvalidateWaitsForTheFence) {
   EXPECT_EQ(inv[0].args[0], s >> 8);
 }
 
-TEST_F(DriverTest, RefusedCommandIsBackendErrorAndNothingChanges) {
+TEST_F(Driver, RefusedCommandIsBackendErrorAndNothingChanges) {
   fake->refuse.insert(kCmdSTAG_WRITE);
   EXPECT_ERRC(client->register_memory(req_for(pd, buf)), Errc::kBackend, "STAG_WRITE refused");
   client->free_buffer(buf.id);  // not left registered
@@ -315,7 +315,7 @@ TEST_F(DriverTest, RefusedCommandIsBackendErrorAndNothingChanges) {
   client->dealloc_pd(pd);  // no stream left on it
 }
 
-TEST_F(DriverTest, CommandTimeout) {
+TEST_F(Driver, CommandTimeout) {
   detail::core_of(*dev).command_limits().max_polls = 50;
   fake->busy_forever = true;
   EXPECT_ERRC(client->create_stream(pd), Errc::kTimeout, "STREAM_ENABLE still busy after 50");
@@ -329,7 +329,7 @@ TEST_F(DriverTest, CommandTimeout) {
   EXPECT_NE(s, fake->commands_with(kCmdSTREAM_ENABLE).front().args[0]);
 }
 
-TEST_F(DriverTest, CommandTimeoutByTime) {
+TEST_F(Driver, CommandTimeoutByTime) {
   auto& lim = detail::core_of(*dev).command_limits();
   lim.timeout = std::chrono::milliseconds(30);
   fake->busy_forever = true;
@@ -340,7 +340,7 @@ TEST_F(DriverTest, CommandTimeoutByTime) {
 
 // ---- streams --------------------------------------------------------------------------------------
 
-TEST_F(DriverTest, StreamEnableWordsAndReuse) {
+TEST_F(Driver, StreamEnableWordsAndReuse) {
   const StreamId s = client->create_stream(pd);
   auto en = fake->commands_with(kCmdSTREAM_ENABLE);
   ASSERT_EQ(en.size(), 1u);
@@ -361,7 +361,7 @@ TEST_F(DriverTest, StreamEnableWordsAndReuse) {
   EXPECT_ERRC(client->create_stream(pd), Errc::kExhausted, "all 8 streams");
 }
 
-TEST_F(DriverTest, StreamQuota) {
+TEST_F(Driver, StreamQuota) {
   Limits l;
   l.max_streams = 1;
   auto c = dev->create_client(l);
@@ -370,7 +370,7 @@ TEST_F(DriverTest, StreamQuota) {
   EXPECT_ERRC(c->create_stream(p), Errc::kQuota, "max_streams");
 }
 
-TEST_F(DriverTest, DestroyStreamBusyWhileStagsAreBoundToIt) {
+TEST_F(Driver, DestroyStreamBusyWhileStagsAreBoundToIt) {
   const StreamId s = client->create_stream(pd);
   auto r = req_for(pd, buf);
   r.bind_stream = s;
@@ -383,7 +383,7 @@ TEST_F(DriverTest, DestroyStreamBusyWhileStagsAreBoundToIt) {
 
 // ---- isolation between clients (RFC 5041 8.3.2) -----------------------------------------------------
 
-TEST_F(DriverTest, ClientsAreIsolated) {
+TEST_F(Driver, ClientsAreIsolated) {
   auto other = dev->create_client();
   const PdId opd = other->alloc_pd();
   const Buffer obuf = other->alloc_buffer(4096);
@@ -415,7 +415,7 @@ TEST_F(DriverTest, ClientsAreIsolated) {
   other->post_recv(os, 0, obuf.id, 0, 10);
 }
 
-TEST_F(DriverTest, ClientDestructorReleasesEverything) {
+TEST_F(Driver, ClientDestructorReleasesEverything) {
   auto other = dev->create_client();
   const PdId opd = other->alloc_pd();
   const Buffer obuf = other->alloc_buffer(4096);
@@ -437,7 +437,7 @@ TEST_F(DriverTest, ClientDestructorReleasesEverything) {
   for (int i = 0; i < 8; ++i) client->create_stream(pd);
 }
 
-TEST_F(DriverTest, PublishedTablesDescribeTheClient) {
+TEST_F(Driver, PublishedTablesDescribeTheClient) {
   const StreamId s = stream_with_queue(2);
   auto r = req_for(pd, buf, 128, 512);
   r.base_to = 4096;
@@ -445,7 +445,7 @@ TEST_F(DriverTest, PublishedTablesDescribeTheClient) {
   r.bind_stream = s;
   const Stag stag = client->register_memory(r).stag;
   client->post_recv(s, 0, buf.id, 0, 64);
-  dev->sync();  // changes are published at most every 20 ms, and at once by sync()
+  dev->sim()->sync();  // changes are published at most every 20 ms, and at once by sync()
   const auto doc = nlohmann::json::parse(fake->published.back());
   EXPECT_EQ(doc, nlohmann::json::parse(dev->published_state()));
   ASSERT_EQ(doc["clients"].size(), 1u);
@@ -466,13 +466,13 @@ TEST_F(DriverTest, PublishedTablesDescribeTheClient) {
   EXPECT_EQ(c["streams"][0]["queues"][0]["posted"], 1);
   EXPECT_EQ(c["streams"][0]["queues"][0]["entries"], 4);
   client->teardown_stream(s, Teardown::kAbortive);
-  dev->sync();
+  dev->sim()->sync();
   const auto doc2 = nlohmann::json::parse(fake->published.back());
   EXPECT_EQ(doc2["clients"][0]["streams"][0]["state"], "torn_down");
   EXPECT_EQ(doc2["clients"][0]["streams"][0]["queues"][0]["posted"], 0);
 }
 
-TEST_F(DriverTest, ConcurrentClientsAreSerialized) {
+TEST_F(Driver, ConcurrentClientsAreSerialized) {
   auto other = dev->create_client();
   auto work = [](Client& c) {
     const PdId p = c.alloc_pd();
@@ -496,13 +496,59 @@ TEST_F(DriverTest, ConcurrentClientsAreSerialized) {
 // Tables larger than the backend takes (the simulator's message limit) are published as counts, so
 // rnicctl never shows a stale document; changes are batched (at most one document per 20 ms) and
 // sync() publishes at once.
-TEST_F(DriverTest, PublishedTablesTooLargeBecomeCounts) {
-  dev->sync();
+// The published tables (rnicctl reads them from another process) follow completions: a receive
+// buffer the card consumed is shown consumed after SimControl::sync (it reads the completion ring),
+// and after poll once the publish interval has passed, never as still posted.
+TEST_F(Driver, PublishedTablesFollowCompletions) {
+  const StreamId s = stream_with_queue(2);
+  auto first_client = [&] { return nlohmann::json::parse(fake->published.back())["clients"][0]; };
+  auto cqe = [&](std::uint32_t msn) {
+    FakeCqe c;
+    c.stream = static_cast<std::uint16_t>(s);
+    c.stag_qn = 0;
+    c.msn = msn;
+    c.length = 10;
+    return c;
+  };
+  client->post_recv(s, 0, buf.id, 0, 64, 7);
+  dev->sim()->sync();
+  EXPECT_EQ(first_client()["streams"][0]["queues"][0]["posted"], 1);
+  EXPECT_EQ(first_client()["buffers"][0]["posted"], 1);
+  // The card completes MSN 1 while the simulator runs (during the sync).
+  fake->on_sync = [&] { fake->push_cqe(cqe(1)); };
+  dev->sim()->sync();
+  fake->on_sync = nullptr;
+  auto c = first_client();
+  EXPECT_EQ(c["streams"][0]["queues"][0]["posted"], 0);
+  EXPECT_EQ(c["buffers"][0]["posted"], 0);
+  EXPECT_EQ(c["posted"], 0);
+  EXPECT_EQ(c["pending_completions"], 1);
+  std::vector<Completion> out;
+  ASSERT_EQ(client->poll(out), 1u);
+  EXPECT_EQ(out[0].cookie, 7u);
+
+  // Through poll: MSN 2 posted and published, completed, polled; a later call publishes it.
+  client->post_recv(s, 0, buf.id, 64, 64, 8);
+  dev->sim()->sync();
+  EXPECT_EQ(first_client()["streams"][0]["queues"][0]["posted"], 1);
+  fake->push_cqe(cqe(2));
+  ASSERT_EQ(client->poll(out), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(25));  // the publish interval is 20 ms
+  EXPECT_EQ(client->poll(out), 0u);
+  c = first_client();
+  EXPECT_EQ(c["streams"][0]["queues"][0]["posted"], 0);
+  EXPECT_EQ(c["streams"][0]["queues"][0]["next_msn"], 3);
+  EXPECT_EQ(c["buffers"][0]["posted"], 0);
+  EXPECT_EQ(c["pending_completions"], 0);
+}
+
+TEST_F(Driver, PublishedTablesTooLargeBecomeCounts) {
+  dev->sim()->sync();
   const std::size_t before = fake->published.size();
   fake->publish_limit = 2000;
   for (int i = 0; i < 12; ++i) client->register_memory(req_for(pd, buf));
   EXPECT_LE(fake->published.size(), before + 1);  // 12 changes, at most one document in between
-  dev->sync();
+  dev->sim()->sync();
   const auto doc = nlohmann::json::parse(fake->published.back());
   EXPECT_EQ(doc["truncated"], true);
   EXPECT_EQ(doc["clients"][0]["stag_count"], 12);

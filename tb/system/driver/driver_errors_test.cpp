@@ -24,7 +24,7 @@ struct Case {
   bool access = false;     // counted as an access-rights failure too
 };
 
-TEST_F(DriverSystemTest, EveryWireErrorReportedWithTypeAndCode) {
+TEST_F(DriverSystem, EveryWireErrorReportedWithTypeAndCode) {
   const DeviceInfo& info = dev_->info();
   const PdId pd = client_->alloc_pd();
   const PdId other = client_->alloc_pd();
@@ -75,9 +75,9 @@ TEST_F(DriverSystemTest, EveryWireErrorReportedWithTypeAndCode) {
     client_->configure_queue(s, 0, 4);
     client_->post_recv(s, 0, rx.id, i * 256, kRxLen, i);
     const Counters before = dev_->counters();
-    dev_->inject(s, c.ssn, c.segment);
+    dev_->require_sim().inject(s, c.ssn, c.segment);
     // A valid segment after the error: dropped (7.1), never placed.
-    dev_->inject(s, static_cast<std::uint16_t>(c.ssn + 1), untagged_segment(0, 1, 0, p16));
+    dev_->require_sim().inject(s, static_cast<std::uint16_t>(c.ssn + 1), untagged_segment(0, 1, 0, p16));
     const auto got = drain(*dev_, *client_, 1);
     const Counters after = dev_->counters();
     ASSERT_EQ(got.size(), 1u);

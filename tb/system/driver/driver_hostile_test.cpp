@@ -217,7 +217,7 @@ class Generator {
     check();
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
     std::printf("hostile: %.1f s, %llu cycles in the last owner\n", secs,
-                static_cast<unsigned long long>(dev_ ? dev_->cycles() : 0));
+                static_cast<unsigned long long>(dev_ ? dev_->require_sim().cycles() : 0));
     return st_;
   }
 
@@ -467,7 +467,7 @@ class Generator {
 
   // ---- completions -------------------------------------------------------------------------------
   void settle(bool sync) {
-    if (sync) dev_->sync();
+    if (sync) dev_->require_sim().sync();
     for (int c = 0; c < 2; ++c) poll_all(c);
   }
 
@@ -813,7 +813,7 @@ class Generator {
 
   // ---- the peer ----------------------------------------------------------------------------------
   void inject(Device& d, StreamId s, std::uint16_t ssn, const std::vector<std::uint8_t>& seg, bool hostile) {
-    d.inject(s, ssn, seg);
+    d.require_sim().inject(s, ssn, seg);
     ++st_.segments;
     if (hostile) ++st_.hostile_segments;
   }

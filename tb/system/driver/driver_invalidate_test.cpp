@@ -14,7 +14,7 @@ constexpr std::uint64_t kBase = 0x40000;
 constexpr std::uint64_t kLen = 64 * 1024;
 constexpr std::uint32_t kSegBytes = 1024;
 
-TEST_F(DriverSystemTest, InvalidateDuringTrafficFencesPlacement) {
+TEST_F(DriverSystem, InvalidateDuringTrafficFencesPlacement) {
   const PdId pd = client_->alloc_pd();
   const Buffer mem = filled_buffer(kLen, 0x00);
   RegisterRequest rq;
@@ -38,11 +38,11 @@ TEST_F(DriverSystemTest, InvalidateDuringTrafficFencesPlacement) {
       std::fill(payload.begin(), payload.end(), static_cast<std::uint8_t>(1 + ssn % 255));
       const std::uint64_t to = kBase + (ssn * std::uint64_t{kSegBytes}) % kLen;
       const bool after = invalidated.load();
-      dev_->inject(s, ssn, tagged_segment(st.stag, to, payload));
+      dev_->require_sim().inject(s, ssn, tagged_segment(st.stag, to, payload));
       ++ssn;
       ++sent;
       if (after) ++sent_after;
-      if (ssn % half == 0) dev_->sync();
+      if (ssn % half == 0) dev_->require_sim().sync();
     }
   });
   while (sent.load() < 100) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -73,7 +73,7 @@ TEST_F(DriverSystemTest, InvalidateDuringTrafficFencesPlacement) {
 
   // A fresh stream using the invalidated STag: Invalid STag again, nothing written.
   const StreamId s2 = client_->create_stream(pd);
-  dev_->inject(s2, 0, tagged_segment(st.stag, kBase, std::vector<std::uint8_t>(64, 0x77)));
+  dev_->require_sim().inject(s2, 0, tagged_segment(st.stag, kBase, std::vector<std::uint8_t>(64, 0x77)));
   const auto again = drain(*dev_, *client_, 1);
   ASSERT_EQ(again.size(), 1u);
   EXPECT_EQ(again[0].kind, Completion::Kind::kError);

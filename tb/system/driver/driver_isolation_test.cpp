@@ -17,7 +17,7 @@ void expect_errc(Errc want, const std::function<void()>& call, const char* what)
   }
 }
 
-TEST_F(DriverSystemTest, QuotasRefusedWithKQuota) {
+TEST_F(DriverSystem, QuotasRefusedWithKQuota) {
   Limits l;
   l.max_pds = 1;
   l.max_stags = 2;
@@ -53,7 +53,7 @@ TEST_F(DriverSystemTest, QuotasRefusedWithKQuota) {
   expect_errc(Errc::kQuota, [&] { c->register_memory(rq); }, "STag after refill");
 
   // The posted buffers are what delivery consumes: one message frees one slot.
-  dev_->inject(s, 0, untagged_segment(0, 1, 0, std::vector<std::uint8_t>(10, 1)));
+  dev_->require_sim().inject(s, 0, untagged_segment(0, 1, 0, std::vector<std::uint8_t>(10, 1)));
   ASSERT_EQ(drain(*dev_, *client_, 0).size(), 0u);  // the other client sees nothing
   std::vector<Completion> got;
   for (int i = 0; i < 50 && got.empty(); ++i) c->wait(got, 100);
@@ -62,7 +62,7 @@ TEST_F(DriverSystemTest, QuotasRefusedWithKQuota) {
   EXPECT_NO_THROW(c->post_recv(s, 0, b.id, 18432, 1024, 3));
 }
 
-TEST_F(DriverSystemTest, AnotherClientsHandlesAreNotFound) {
+TEST_F(DriverSystem, AnotherClientsHandlesAreNotFound) {
   // Owner: a PD, a buffer, a STag, a stream with a queue.
   const PdId pd = client_->alloc_pd();
   const Buffer b = filled_buffer(16 * 1024, 0xA5);
@@ -96,7 +96,7 @@ TEST_F(DriverSystemTest, AnotherClientsHandlesAreNotFound) {
 
   // The owner's resources still work: a tagged message lands, the completion is the owner's only.
   const std::vector<std::uint8_t> payload(100, 0x5A);
-  dev_->inject(s, 0, tagged_segment(r.stag, 0, payload));
+  dev_->require_sim().inject(s, 0, tagged_segment(r.stag, 0, payload));
   const auto got = drain(*dev_, *client_, 1);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].kind, Completion::Kind::kTagged) << describe(got[0]);

@@ -40,7 +40,7 @@ bool same_bytes(const Buffer& b, const std::vector<std::uint8_t>& snapshot) {
 // RFC 5041 4.3 / 5.3: MSN 3 is not the next MSN of QN 0 when it is delivered (MSN 2 is), so the card
 // reports 2/0x03 with FLAGS.order (QN 0, MSN 3) and the stream enters the error state (7.1): MSN 3's
 // buffer is never completed and the repeat is never delivered.
-TEST_F(DriverSystemTest, MsnRepeatAndSkipIsAnOrderErrorAndNothingCompletedChanges) {
+TEST_F(DriverSystem, MsnRepeatAndSkipIsAnOrderErrorAndNothingCompletedChanges) {
   const PdId pd = client_->alloc_pd();
   const StreamId s = client_->create_stream(pd);
   client_->configure_queue(s, 0, 2);
@@ -52,9 +52,9 @@ TEST_F(DriverSystemTest, MsnRepeatAndSkipIsAnOrderErrorAndNothingCompletedChange
   const std::vector<std::uint8_t> ten(10, 0x11), threes(10, 0x33), sevens(10, 0x77);
   const auto seg1 = untagged_segment(0, 1, 0, ten);
   ASSERT_EQ(seg1[0], 0x41u) << "control byte: L 1, DV 1";
-  dev_->inject(s, 0, seg1);
-  dev_->inject(s, 1, untagged_segment(0, 3, 0, threes));
-  dev_->inject(s, 2, untagged_segment(0, 3, 0, sevens));
+  dev_->require_sim().inject(s, 0, seg1);
+  dev_->require_sim().inject(s, 1, untagged_segment(0, 3, 0, threes));
+  dev_->require_sim().inject(s, 2, untagged_segment(0, 3, 0, sevens));
 
   // Each completion as it is seen, with the bytes of the buffer it names at that moment.
   std::map<std::uint64_t, std::vector<std::uint8_t>> seen;  // buffer id -> bytes when completed
@@ -102,9 +102,9 @@ TEST_F(DriverSystemTest, MsnRepeatAndSkipIsAnOrderErrorAndNothingCompletedChange
     EXPECT_EQ(got[i].msn, 2u + i);
   }
   // Later segments of every kind: dropped. No byte of a buffer changes after its completion was seen.
-  dev_->inject(s, 3, untagged_segment(0, 3, 0, sevens));
-  dev_->inject(s, 4, untagged_segment(0, 2, 0, sevens));
-  dev_->sync();
+  dev_->require_sim().inject(s, 3, untagged_segment(0, 3, 0, sevens));
+  dev_->require_sim().inject(s, 4, untagged_segment(0, 2, 0, sevens));
+  dev_->require_sim().sync();
   for (const Buffer& b : rx) {
     ASSERT_EQ(seen.count(b.id), 1u);
     EXPECT_TRUE(same_bytes(b, seen[b.id])) << "buffer " << b.id << " changed after its completion";
@@ -118,7 +118,7 @@ TEST_F(DriverSystemTest, MsnRepeatAndSkipIsAnOrderErrorAndNothingCompletedChange
 // at once, destroys it and frees the buffer; client A allocates a buffer (the simulator's first-fit
 // allocator hands out memory overlapping B's) and after sync holds none of B's bytes. Over 30 delays so the
 // teardown lands before, during and after the placement.
-TEST_F(DriverSystemTest, AbortiveTeardownIsFencedBeforeTheMemoryIsReused) {
+TEST_F(DriverSystem, AbortiveTeardownIsFencedBeforeTheMemoryIsReused) {
   constexpr std::size_t kBytes = 16000;
   auto b_client = dev_->create_client();
   const PdId pd = b_client->alloc_pd();
@@ -130,7 +130,7 @@ TEST_F(DriverSystemTest, AbortiveTeardownIsFencedBeforeTheMemoryIsReused) {
     b_client->configure_queue(s, 0, 0);
     const Buffer b = b_client->alloc_buffer(kBytes);
     b_client->post_recv(s, 0, b.id, 0, kBytes, 1);
-    dev_->inject(s, 0, untagged_segment(0, 1, 0, std::vector<std::uint8_t>(kBytes, fill)));
+    dev_->require_sim().inject(s, 0, untagged_segment(0, 1, 0, std::vector<std::uint8_t>(kBytes, fill)));
     if (round > 0) std::this_thread::sleep_for(std::chrono::microseconds(40 * round));
     b_client->teardown_stream(s, Teardown::kAbortive);
     std::vector<Completion> out;
@@ -144,7 +144,7 @@ TEST_F(DriverSystemTest, AbortiveTeardownIsFencedBeforeTheMemoryIsReused) {
 
     const Buffer a = client_->alloc_buffer(kBytes);
     reused += a.device_addr < addr + kBytes && addr < a.device_addr + kBytes ? 1 : 0;  // overlaps B's memory
-    dev_->sync();
+    dev_->require_sim().sync();
     std::size_t foreign = 0;
     for (std::size_t i = 0; i < kBytes; ++i) foreign += a.data[i] != 0 ? 1 : 0;
     EXPECT_EQ(foreign, 0u) << "client A holds " << foreign << " of client B's bytes";
@@ -228,7 +228,7 @@ TEST(DriverOwnership, KilledOwnersStagsAreNeverIssuedAgainAndPlaceNothing) {
   // One stream per dead STag: a tagged error puts its stream into the error state (7.1).
   for (int i = 0; i < kStags; ++i) {
     const StreamId s = c->create_stream(pd);
-    dev->inject(s, 0, tagged_segment(dead[static_cast<std::size_t>(i)], 0, std::vector<std::uint8_t>(256, 0x5D)));
+    dev->require_sim().inject(s, 0, tagged_segment(dead[static_cast<std::size_t>(i)], 0, std::vector<std::uint8_t>(256, 0x5D)));
     const auto got = drain(*dev, *c, 1);
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(got[0].kind, Completion::Kind::kError) << describe(got[0]);
@@ -257,7 +257,7 @@ std::multiset<std::string> memfd_mappings() {
   return perms;
 }
 
-TEST_F(DriverSystemTest, ObserverMapsTheHostMemoryReadOnly) {
+TEST_F(DriverSystem, ObserverMapsTheHostMemoryReadOnly) {
   const auto before = memfd_mappings();
   EXPECT_EQ(before.count("rw-s"), 1u) << "the owner maps it read-write";
   OpenOptions o;

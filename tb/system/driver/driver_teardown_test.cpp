@@ -8,9 +8,9 @@ namespace {
 
 constexpr std::uint32_t kBufLen = 512;
 
-class TeardownTest : public DriverSystemTest, public ::testing::WithParamInterface<Teardown> {};
+class DriverTeardown : public DriverSystem, public ::testing::WithParamInterface<Teardown> {};
 
-TEST_P(TeardownTest, PostedBuffersFlushedLaterSegmentsDropped) {
+TEST_P(DriverTeardown, PostedBuffersFlushedLaterSegmentsDropped) {
   const PdId pd = client_->alloc_pd();
   const Buffer rx = filled_buffer(8 * kBufLen, 0xA5);
   const StreamId s = client_->create_stream(pd);
@@ -19,8 +19,8 @@ TEST_P(TeardownTest, PostedBuffersFlushedLaterSegmentsDropped) {
 
   // MSN 1 delivered; the first half of MSN 2 arrives before the teardown.
   const std::vector<std::uint8_t> a(300, 0x11), b(200, 0x22);
-  dev_->inject(s, 0, untagged_segment(0, 1, 0, a));
-  dev_->inject(s, 1, untagged_segment(0, 2, 0, b, /*last=*/false));
+  dev_->require_sim().inject(s, 0, untagged_segment(0, 1, 0, a));
+  dev_->require_sim().inject(s, 1, untagged_segment(0, 2, 0, b, /*last=*/false));
   auto got = drain(*dev_, *client_, 1);
   ASSERT_EQ(got.size(), 1u);
   EXPECT_EQ(got[0].kind, Completion::Kind::kUntagged) << describe(got[0]);
@@ -41,9 +41,9 @@ TEST_P(TeardownTest, PostedBuffersFlushedLaterSegmentsDropped) {
 
   // Segments after the teardown: the rest of MSN 2, MSN 3, a tagged one. All dropped and counted.
   const Counters before = dev_->counters();
-  dev_->inject(s, 2, untagged_segment(0, 2, 200, b));
-  dev_->inject(s, 3, untagged_segment(0, 3, 0, a));
-  dev_->inject(s, 4, tagged_segment(0x100, 0, a));
+  dev_->require_sim().inject(s, 2, untagged_segment(0, 2, 200, b));
+  dev_->require_sim().inject(s, 3, untagged_segment(0, 3, 0, a));
+  dev_->require_sim().inject(s, 4, tagged_segment(0x100, 0, a));
   got = drain(*dev_, *client_, 0);
   EXPECT_TRUE(got.empty()) << describe(got.front());
   const Counters after = dev_->counters();
@@ -62,7 +62,7 @@ TEST_P(TeardownTest, PostedBuffersFlushedLaterSegmentsDropped) {
   client_->dealloc_pd(pd);      // nothing uses it any more
 }
 
-INSTANTIATE_TEST_SUITE_P(Rfc5041_6_2, TeardownTest, ::testing::Values(Teardown::kGraceful, Teardown::kAbortive),
+INSTANTIATE_TEST_SUITE_P(Rfc5041Sec6_2, DriverTeardown, ::testing::Values(Teardown::kGraceful, Teardown::kAbortive),
                          [](const auto& p) { return p.param == Teardown::kGraceful ? "Graceful" : "Abortive"; });
 
 }  // namespace

@@ -46,7 +46,7 @@ inline std::vector<std::uint8_t> untagged_segment(std::uint32_t qn, std::uint32_
 // sync(), then completions until `want` arrived or timeout_ms passed, then whatever else is there
 // (so a test sees extra completions too).
 inline std::vector<Completion> drain(Device& dev, Client& client, std::size_t want, std::uint32_t timeout_ms = 5000) {
-  dev.sync();
+  dev.require_sim().sync();
   std::vector<Completion> out, batch;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (out.size() < want) {
@@ -59,7 +59,7 @@ inline std::vector<Completion> drain(Device& dev, Client& client, std::size_t wa
   // Then everything the device has produced, however many: one poll of 256 left the rest (and the
   // last completion of a long run) for the next drain.
   do {
-    dev.sync();
+    dev.require_sim().sync();
     batch.clear();
     client.poll(batch, 256);
     out.insert(out.end(), batch.begin(), batch.end());
@@ -82,7 +82,7 @@ inline std::string describe(const Completion& c) {
 }
 
 // Every test gets its own simulator, device (owner) and client.
-class DriverSystemTest : public ::testing::Test {
+class DriverSystem : public ::testing::Test {
  protected:
   void SetUp() override {
     dev_ = Device::open(sim_.device_string());

@@ -7,6 +7,12 @@
 //   -> post_recv -> poll / wait -> invalidate (returns after the hardware fence) -> teardown_stream
 //   (returns after the hardware fence) -> free / dereg / dealloc.
 //
+// What every device has (Device, Client) and what only the simulator has are apart: the network
+// ingress and the simulated clock (inject, sync, cycles) are SimControl, which Device::sim() returns
+// for a "sim:" device and nullptr for a card (Device::require_sim() throws Errc::kUnsupported there).
+// A card's ingress is its network port and it runs on its own clock: code written for a card never
+// sees inject.
+//
 // The Device is the privileged resource manager of RFC 5041 8.3.2: it owns the hardware tables, hands
 // out STag indices (the card issues the 8-bit keys, so an STag value is never issued twice to two
 // owners), stream numbers and receive rings, and checks every request. Clients are
@@ -61,6 +67,12 @@ struct DeviceInfo {
   std::string backend; // "sim" or "xrt"
   std::uint32_t id = 0, version = 0, build_id = 0;
   std::uint32_t data_width = 0, stags = 0, streams = 0, qns = 0, ssn_window = 0;
+  // The longest DDP segment the card takes, header included (RFC 5041 4.2/4.3 headers: 14 bytes
+  // tagged, 18 untagged): rnic_kernel's MAX_SEG_BYTES. A longer segment fails Local Catastrophic
+  // (RFC 5041 7.2, type 0 code 0) and nothing of it is placed. The card has no capability register
+  // for it yet: the driver reports the kernel's parameter as built (rtl/rnic_kernel.sv default), the
+  // same for rnic-sim and the xclbin. A ULP sizes its MULPDU (RFC 5043 9) from it.
+  std::uint32_t max_segment_bytes = 0;
 };
 
 struct OpenOptions {
@@ -69,6 +81,10 @@ struct OpenOptions {
   // Observer: read registers, counters and the owner's published tables; inject (simulator). No
   // clients, no table writes. rnicctl opens this way so it can look at a card a driver owns.
   bool observer = false;
+  // sim: how long one request waits for rnic-sim (connect, send, reply) before Errc::kTimeout naming
+  // the request: a stopped (SIGSTOP) or hung simulator is an error, never a hang. SimControl::sync
+  // waits longer as long as the simulated clock advances (see there). 0 means the default, 10 s.
+  std::uint32_t sim_timeout_ms = 10'000;
 };
 
 // Per-client limits (RFC 5041 8.3.2). Zero means "the device default" shown here.
@@ -176,6 +192,7 @@ struct DriverStats {
 
 class Client;
 class DeviceImpl;
+class SimControl;
 
 class Device {
  public:
@@ -190,13 +207,16 @@ class Device {
 
   std::uint32_t read_reg(std::uint32_t offset);  // any register in the map (rnicctl)
   Counters counters();
-  // Network ingress on the simulator (kUnsupported on a card): one DDP segment as the LLP delivers it.
-  void inject(StreamId stream, std::uint16_t ssn, const std::vector<std::uint8_t>& segment);
-  // Simulator: wait until every injected segment was processed and the card is quiet. Card: no-op.
-  void sync();
-  std::uint64_t cycles();  // simulated cycles (0 on a card)
-  // The owning driver's tables (PDs, STags, streams, queues, per client) as JSON; the owner
-  // republishes after every change. Empty when no owner published (or on a card, another process).
+  // The simulator's own controls (ingress, clock); nullptr on a card. Lives as long as the Device.
+  SimControl* sim();
+  // The same, or Errc::kUnsupported naming the device when it is a card (for programs that only make
+  // sense on the simulator, e.g. a traffic generator).
+  SimControl& require_sim();
+  // The owning driver's tables (PDs, STags, streams, queues, buffers, per client) as JSON. The owner
+  // republishes after every change, completions it has read included (a consumed receive buffer
+  // is shown consumed): at once from SimControl::sync and from this call (the owner's own view),
+  // otherwise from its next driver call, at most one document per 20 ms. Empty when no owner
+  // published.
   std::string published_state();
   DriverStats stats() const;
 
@@ -205,6 +225,30 @@ class Device {
 
  private:
   std::unique_ptr<DeviceImpl> impl_;
+};
+
+// Simulator only (Device::sim()): what a card's network port and clock do by themselves. An observer
+// may use it too (inject, sync, cycles; its sync reads no completion ring).
+class SimControl {
+ public:
+  // Network ingress: one DDP segment as the LLP delivers it (RFC 5043: SCTP stream = DDP stream, and
+  // the DDP-SSN). Queued at the simulator's ingress; retried while that queue is full.
+  void inject(StreamId stream, std::uint16_t ssn, const std::vector<std::uint8_t>& segment);
+  // Waits until every segment injected so far was processed and the card is quiet, then reads the
+  // completion ring (the completions wait for their clients' poll/wait) and republishes the owner's
+  // tables. A big injection may legitimately take long: sync waits as long as the simulated clock
+  // advances (checked every OpenOptions::sim_timeout_ms on a second connection) and gives up with
+  // Errc::kTimeout once an interval passes with neither a reply nor progress (a stopped simulator:
+  // about 2x sim_timeout_ms), or when the simulator reports its own cycle limit (10 M cycles).
+  void sync();
+  std::uint64_t cycles();  // simulated clock cycles since the simulator started
+
+  explicit SimControl(std::shared_ptr<void> core);
+  SimControl(const SimControl&) = delete;
+  SimControl& operator=(const SimControl&) = delete;
+
+ private:
+  std::shared_ptr<void> core_;
 };
 
 class Client {
@@ -224,8 +268,12 @@ class Client {
   void invalidate(Stag stag);  // also deregisters
 
   StreamId create_stream(PdId pd);  // enabled: DDP-SSN 0, state normal
-  // Untagged receive queue QN of a stream: a ring of 2^log2_entries descriptors; MSNs start at 1.
-  void configure_queue(StreamId stream, std::uint32_t qn, std::uint32_t log2_entries);
+  // Untagged receive queue QN of a stream: a ring of 2^log2_entries descriptors. The first buffer
+  // posted gets MSN first_msn, each next one MSN + 1, wrapping from 0xFFFFFFFF to 0 (RFC 5041 4.3:
+  // MSNs start at 1 and are 32-bit, so a long-lived queue wraps; a first MSN near 2^32 makes that
+  // testable). The card expects the same MSN first (QUEUE_CONFIG ARG5). first_msn 0 is
+  // kInvalidArgument: QUEUE_CONFIG reads 0 as 1, so MSN 0 is reached only by wrapping.
+  void configure_queue(StreamId stream, std::uint32_t qn, std::uint32_t log2_entries, std::uint32_t first_msn = 1);
   void post_recv(StreamId stream, std::uint32_t qn, std::uint64_t buffer, std::uint64_t offset,
                  std::uint32_t length, std::uint64_t cookie = 0);
   // Fenced (RFC 5041 8.3.1 #6): returns once no write for an earlier segment can follow; completions

@@ -3,7 +3,10 @@
 // explains it in prose.
 //
 // Transport: a UNIX-domain SOCK_SEQPACKET socket (one message per datagram, boundaries kept). Every
-// request gets exactly one reply, in order. A message is a Header followed by `length` payload bytes;
+// request gets exactly one reply, in order; a zero-byte datagram too (kBadLength: shorter than the
+// header; on SOCK_SEQPACKET it reads like a hang-up, which the simulator tells apart with poll()).
+// The driver bounds every wait for a reply (OpenOptions::sim_timeout_ms) and discards the late
+// reply of a request that timed out by its seq. A message is a Header followed by `length` payload bytes;
 // all integers are little-endian (the host's order on x86-64 and arm64; checked at compile time).
 //
 // Host memory: the simulator owns a memfd of `mem_bytes`; the HELLO reply carries its descriptor
@@ -46,6 +49,8 @@ enum class Op : std::uint16_t {
   kInject = 6,
   // c->s SyncReq; s->c SyncRep: returns once every segment injected so far entered the kernel and
   // the kernel has been quiet (no AXI traffic) for `quiet_cycles`, or after `max_cycles` (kTimeout).
+  // Meanwhile other connections are served: the driver watches STATUS cycles on a second
+  // connection to tell a long SYNC from a stopped simulator.
   kSync = 7,
   // c->s empty; s->c StatusRep.
   kStatus = 8,
