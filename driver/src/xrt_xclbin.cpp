@@ -19,8 +19,6 @@
 namespace rnic::detail {
 namespace {
 
-// Real xclbins with a full bitstream are tens of MB; anything past this is not one.
-constexpr std::uintmax_t kMaxXclbinBytes = std::uintmax_t{1} << 30;
 // XRT 2.13 sizes a CU's argument list by the largest CONNECTIVITY arg_index (a corrupted index made
 // it fill 20 GB); real kernels have a few dozen arguments.
 constexpr std::int32_t kMaxKernelArgs = 1024;
@@ -29,6 +27,9 @@ constexpr std::int32_t kMaxKernelArgs = 1024;
   throw Error(Errc::kNoDevice, fmt::format("xclbin '{}': {}", path, why));
 }
 
+// The bytes the header claims (axlf_header::m_length), and only those: the file's size is never what
+// is read (a 1 GiB sparse file claiming 2 KB was read whole). The claim is bounded (kXclbinMaxBytes),
+// the file must hold it, and may run past it by at most kXclbinMaxTrailingBytes (a signature).
 std::vector<char> read_file(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -37,14 +38,138 @@ std::vector<char> read_file(const std::string& path) {
   if (!fs::is_regular_file(status)) bad(path, "not a regular file");
   const std::uintmax_t size = fs::file_size(path, ec);
   if (ec) bad(path, fmt::format("cannot read its size: {}", ec.message()));
-  if (size > kMaxXclbinBytes) bad(path, fmt::format("{} bytes is too large for an xclbin", size));
+  if (size < sizeof(axlf))
+    bad(path, fmt::format("not an xclbin: {} bytes, shorter than the {}-byte axlf header", size, sizeof(axlf)));
 
   std::ifstream in(path, std::ios::binary);
   if (!in) bad(path, fmt::format("cannot open it: {}", std::strerror(errno)));
-  std::vector<char> data(static_cast<std::size_t>(size));
+  std::vector<char> data(sizeof(axlf));
   in.read(data.data(), static_cast<std::streamsize>(data.size()));
-  if (static_cast<std::uintmax_t>(in.gcount()) != size) bad(path, "short read");
+  if (static_cast<std::size_t>(in.gcount()) != data.size()) bad(path, "short read of its header");
+  axlf top;
+  std::memcpy(&top, data.data(), sizeof top);
+  if (std::memcmp(top.m_magic, "xclbin2", 8) != 0) bad(path, "not an xclbin: no 'xclbin2' magic");
+  const std::uint64_t claim = top.m_header.m_length;
+  if (claim > kXclbinMaxBytes)
+    bad(path, fmt::format("its header says {} bytes, larger than an xclbin can be ({} bytes)", claim,
+                          kXclbinMaxBytes));
+  if (claim < sizeof(axlf))
+    bad(path, fmt::format("its header says {} bytes, shorter than the {}-byte axlf header", claim, sizeof(axlf)));
+  if (claim > size) bad(path, fmt::format("truncated: its header says {} bytes, the file has {}", claim, size));
+  if (size - claim > kXclbinMaxTrailingBytes)
+    bad(path, fmt::format("the file has {} bytes, its header says {}: {} bytes after the xclbin, more than "
+                          "the {} a signature may take (not an xclbin, or a corrupted length)",
+                          size, claim, size - claim, kXclbinMaxTrailingBytes));
+  data.resize(static_cast<std::size_t>(claim));
+  in.read(data.data() + sizeof(axlf), static_cast<std::streamsize>(claim - sizeof(axlf)));
+  if (static_cast<std::uint64_t>(in.gcount()) != claim - sizeof(axlf))
+    bad(path, fmt::format("short read: the file ended before the {} bytes its header says", claim));
   return data;
+}
+
+// Nesting depth of an XML document, counted by a scan (no parser): an element opens a level, its end
+// tag closes it; self-closing tags, comments, CDATA, processing instructions and declarations do not
+// count, and '>' inside a quoted attribute value does not end a tag. Stops early past `limit`.
+int xml_depth(const char* s, std::size_t n, int limit) {
+  auto starts = [&](std::size_t i, const char* lit) {
+    const std::size_t len = std::strlen(lit);
+    return n - i >= len && std::memcmp(s + i, lit, len) == 0;
+  };
+  auto skip_past = [&](std::size_t i, const char* end) {  // index after the next `end`, or n
+    const std::size_t len = std::strlen(end);
+    for (; i + len <= n; ++i)
+      if (std::memcmp(s + i, end, len) == 0) return i + len;
+    return n;
+  };
+  int depth = 0, deepest = 0;
+  std::size_t i = 0;
+  while (i < n) {
+    if (s[i] != '<') {
+      ++i;
+    } else if (starts(i, "<!--")) {
+      i = skip_past(i + 4, "-->");
+    } else if (starts(i, "<![CDATA[")) {
+      i = skip_past(i + 9, "]]>");
+    } else if (starts(i, "<?")) {
+      i = skip_past(i + 2, "?>");
+    } else if (starts(i, "</")) {
+      if (depth > 0) --depth;
+      i = skip_past(i + 2, ">");
+    } else if (starts(i, "<!")) {
+      i = skip_past(i + 2, ">");
+    } else {  // a start tag: find its '>' outside quotes; "/>" closes it at once
+      char quote = 0;
+      bool closed = false, self = false;
+      for (++i; i < n && !closed; ++i) {
+        const char c = s[i];
+        if (quote != 0) {
+          if (c == quote) quote = 0;
+        } else if (c == '"' || c == '\'') {
+          quote = c;
+        } else if (c == '>') {
+          closed = true;
+          self = s[i - 1] == '/';
+        }
+      }
+      if (!self) {
+        deepest = std::max(deepest, ++depth);
+        if (deepest > limit) return deepest;
+      }
+    }
+  }
+  return deepest;
+}
+
+// Nesting depth of a JSON document ({ and [ outside strings). Stops early past `limit`.
+int json_depth(const char* s, std::size_t n, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const char c = s[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// The sections XRT (or a tool reading the xclbin) parses as XML or JSON, whose nesting is bounded
+// before any parser sees them. JSON sections are scanned when they look like JSON (their first
+// non-blank byte is '{' or '['); other contents are left to whatever reads them.
+void check_metadata_depth(const std::string& path, const std::vector<char>& data, const axlf_section_header& h) {
+  const char* what = nullptr;
+  bool xml = false;
+  switch (h.m_sectionKind) {
+    case EMBEDDED_METADATA: what = "EMBEDDED_METADATA"; xml = true; break;
+    case BUILD_METADATA: what = "BUILD_METADATA"; break;
+    case KEYVALUE_METADATA: what = "KEYVALUE_METADATA"; break;
+    case SYSTEM_METADATA: what = "SYSTEM_METADATA"; break;
+    case AIE_METADATA: what = "AIE_METADATA"; break;
+    default: return;
+  }
+  const char* s = data.data() + h.m_sectionOffset;
+  const auto n = static_cast<std::size_t>(h.m_sectionSize);
+  int depth = 0;
+  if (xml) {
+    depth = xml_depth(s, n, kXclbinMaxMetadataDepth);
+  } else {
+    std::size_t first = 0;
+    while (first < n && std::isspace(static_cast<unsigned char>(s[first]))) ++first;
+    if (first == n || (s[first] != '{' && s[first] != '[')) return;
+    depth = json_depth(s + first, n - first, kXclbinMaxMetadataDepth);
+  }
+  if (depth > kXclbinMaxMetadataDepth)
+    bad(path, fmt::format("its {} section ({}) nests deeper than {} levels (refused before XRT's parser, "
+                          "which recurses per level)",
+                          what, xml ? "XML" : "JSON", kXclbinMaxMetadataDepth));
 }
 
 // The entry count of a table section (int32 count, then fixed-size entries), checked against its size.
@@ -81,9 +206,8 @@ void check_container(const std::string& path, const std::vector<char>& data) {
   axlf top;
   std::memcpy(&top, data.data(), sizeof top);
   if (std::memcmp(top.m_magic, "xclbin2", 8) != 0) bad(path, "not an xclbin: no 'xclbin2' magic");
-  if (top.m_header.m_length > data.size())
-    bad(path, fmt::format("truncated: its header says {} bytes, the file has {}", top.m_header.m_length,
-                          data.size()));
+  if (top.m_header.m_length != data.size())
+    bad(path, fmt::format("its header says {} bytes, {} were read", top.m_header.m_length, data.size()));
   const std::uint64_t sections = top.m_header.m_numSections;
   if (sections == 0) bad(path, "it has no sections");
   if (sections > XCLBIN_MAX_NUM_SECTION)
@@ -99,6 +223,7 @@ void check_container(const std::string& path, const std::vector<char>& data) {
     if (h.m_sectionOffset > data.size() || h.m_sectionSize > data.size() - h.m_sectionOffset)
       bad(path, fmt::format("section {} (kind {}) lies outside the file ({} + {} > {} bytes)", i,
                             h.m_sectionKind, h.m_sectionOffset, h.m_sectionSize, data.size()));
+    check_metadata_depth(path, data, h);
     switch (h.m_sectionKind) {
       case IP_LAYOUT:
         ips = table_count(path, data, h, "IP_LAYOUT", offsetof(ip_layout, m_ip_data), sizeof(ip_data));

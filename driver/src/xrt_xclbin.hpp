@@ -17,6 +17,17 @@ namespace rnic::detail {
 inline constexpr const char* kXrtKernelName = "rnic_kernel";
 inline constexpr const char* kXrtGmemPort = "m_axi_gmem";
 
+// What inspect_xclbin reads and hands to XRT is bounded before XRT sees a byte:
+// - the header's length claim (axlf_header::m_length), at most this (real xclbins with a full
+//   bitstream are tens of MB); only the claimed bytes are read, never the file's size;
+inline constexpr std::uint64_t kXclbinMaxBytes = std::uint64_t{1} << 30;
+// - bytes after the claimed length (xclbinutil appends a signature there), at most this;
+inline constexpr std::uint64_t kXclbinMaxTrailingBytes = std::uint64_t{1} << 20;
+// - nesting of the XML (EMBEDDED_METADATA) and JSON (BUILD/KEYVALUE/SYSTEM/AIE_METADATA) sections:
+//   XRT's parsers recurse once per level (100,000 levels overflow the stack); a v++ kernel.xml is
+//   about 8 deep.
+inline constexpr int kXclbinMaxMetadataDepth = 64;
+
 struct XclbinMem {
   std::int32_t index = -1;  // index in MEM_TOPOLOGY: the xrt::bo memory group
   std::string tag;          // "HOST[0]", "bank0", "HBM[3]", ...
@@ -41,7 +52,7 @@ struct XclbinInfo {
 };
 
 // Throws rnic::Error: kInvalidArgument for an empty path; kNoDevice for a file that cannot be read,
-// is not a well-formed xclbin, has no rnic_kernel IP (the message lists what it has), gives the
+// is not a well-formed xclbin (including the bounds above), has no rnic_kernel IP (the message lists what it has), gives the
 // kernel less than hw::kMMIO_BYTES of control space, or connects no usable memory to m_axi_gmem.
 XclbinInfo inspect_xclbin(const std::string& path);
 // The same, also handing out XRT's parse of the file (for device.load_xclbin); parsed != nullptr.

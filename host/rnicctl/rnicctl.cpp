@@ -1,7 +1,9 @@
 // rnicctl: look at an rnic card, simulated or real, while another process (the main job) owns it.
 //
-//   rnicctl [--device S] [--json] <info|regs|stags|streams|queues|counters>
+//   rnicctl [--device S] [--xclbin F] [--json] <info|regs|stags|streams|queues|counters> [the same options]
 //
+// The options go before or after the command (`rnicctl info --json` is `rnicctl --json info`);
+// --xclbin is OpenOptions::xclbin for an xrt: device (default $RNIC_XCLBIN).
 // Opens the device as an observer (OpenOptions::observer): it reads registers and counters and the
 // tables the owning driver publishes, and never writes to the card. Human-readable tables by
 // default; --json prints the same data as one JSON document. Exit status: 0 success, 1 the device
@@ -182,7 +184,7 @@ Json info_json(rnic::Device& dev) {
   return Json{{"device", i.device},       {"backend", i.backend},     {"id", i.id},
               {"version", i.version},     {"build_id", i.build_id},   {"data_width", i.data_width},
               {"stags", i.stags},         {"streams", i.streams},     {"qns", i.qns},
-              {"ssn_window", i.ssn_window}};
+              {"ssn_window", i.ssn_window}, {"max_segment_bytes", i.max_segment_bytes}};
 }
 
 void print_info(const Json& j) {
@@ -203,6 +205,7 @@ void print_info(const Json& j) {
   fmt::print("streams     {}\n", j["streams"].get<std::uint32_t>());
   fmt::print("qns         {} per stream\n", j["qns"].get<std::uint32_t>());
   fmt::print("ssn window  {} segments\n", j["ssn_window"].get<std::uint32_t>());
+  fmt::print("max segment {} bytes (DDP header included)\n", j["max_segment_bytes"].get<std::uint32_t>());
 }
 
 Json regs_json(rnic::Device& dev) {
@@ -286,15 +289,46 @@ Json table_json(rnic::Device& dev, const std::string& key) {
   return rows;
 }
 
+// ---- Options -----------------------------------------------------------------------------------
+struct CommonOptions {
+  std::string device, xclbin;
+  bool json = false;
+  bool device_given = false, xclbin_given = false;
+};
+
+void add_common_options(CLI::App& app, CommonOptions& o) {
+  app.add_option("--device", o.device, "sim:<socket> or xrt:<index> (default $RNIC_DEVICE, then sim:rnic-sim.sock)")
+      ->each([&o](const std::string&) { o.device_given = true; });
+  app.add_option("--xclbin", o.xclbin, "xrt: the xclbin to load (default $RNIC_XCLBIN)")
+      ->each([&o](const std::string&) { o.xclbin_given = true; });
+  app.add_flag("--json", o.json, "print JSON instead of tables");
+}
+
+// The options given before the command and after it; one given in both places must agree.
+CommonOptions merge(const CommonOptions& top, const CommonOptions& cmd) {
+  auto pick = [](const char* name, bool top_given, const std::string& top_value, bool cmd_given,
+                 const std::string& cmd_value) {
+    if (top_given && cmd_given && top_value != cmd_value)
+      throw CLI::ValidationError(name, fmt::format("given before the command ('{}') and after it ('{}')",
+                                                   top_value, cmd_value));
+    return cmd_given ? cmd_value : top_value;
+  };
+  CommonOptions out;
+  out.device = pick("--device", top.device_given, top.device, cmd.device_given, cmd.device);
+  out.xclbin = pick("--xclbin", top.xclbin_given, top.xclbin, cmd.xclbin_given, cmd.xclbin);
+  out.json = top.json || cmd.json;
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"rnicctl: identification, registers, counters and the owner's tables of an rnic card "
                "(opened as an observer: never writes to it)"};
-  std::string device;
-  bool json = false;
-  app.add_option("--device", device, "sim:<socket> or xrt:<index> (default $RNIC_DEVICE, then sim:rnic-sim.sock)");
-  app.add_flag("--json", json, "print JSON instead of tables");
+  // --device, --xclbin and --json go before or after the command: the top level and every command
+  // take them (`rnicctl --json info` is `rnicctl info --json`).
+  CommonOptions top;
+  add_common_options(app, top);
   app.require_subcommand(1, 1);
   const std::vector<std::pair<std::string, std::string>> cmds = {
       {"info", "identification and capabilities"},
@@ -303,18 +337,24 @@ int main(int argc, char** argv) {
       {"streams", "streams and their state: normal, error (first RFC 5041 7.2 error), torn_down (the owner's published tables)"},
       {"queues", "untagged receive queues (the owner's published tables)"},
       {"counters", "traffic counters and one counter per RFC 5041 7.2 error"}};
-  for (const auto& [name, help] : cmds) app.add_subcommand(name, help);
+  std::map<std::string, CommonOptions> per_cmd;
+  for (const auto& [name, help] : cmds) add_common_options(*app.add_subcommand(name, help), per_cmd[name]);
+  CommonOptions opt;
   try {
     app.parse(argc, argv);
+    opt = merge(top, per_cmd.at(app.get_subcommands().front()->get_name()));
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
   const std::string cmd = app.get_subcommands().front()->get_name();
+  const std::string& device = opt.device;
+  const bool json = opt.json;
 
   try {
     rnic::OpenOptions opts;
     opts.observer = true;
+    opts.xclbin = opt.xclbin;  // empty: $RNIC_XCLBIN
     const auto dev = rnic::Device::open(device, opts);
     Json out;
     if (cmd == "info") {

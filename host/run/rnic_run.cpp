@@ -6,6 +6,8 @@
 //      messages -> segments injected out of order within the DDP-SSN window (RFC 5043)
 //   -> Device::sync, completions polled: every RFC 5041 5.4 field and the per-stream order checked
 //   -> every placed byte checked, every byte outside the targeted ranges still holds the fill pattern
+//   (the data steps run in batches of 1000 messages, so --messages up to 1e8 runs in bounded memory
+//   and within the client's quotas; runs longer than a batch print a progress line)
 //   -> one invalid segment per RFC 5041 7.2 error on its own stream: the reported type/code checked,
 //      a valid segment after it dropped (7.1), the per-error counters checked
 //   -> orderly teardown (posted buffers flushed), summary with simulated cycles.
@@ -17,6 +19,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <optional>
@@ -85,15 +88,15 @@ void check(bool ok, const std::string& what) {
   if (!ok) throw CheckFailed(what);
 }
 
-// Device::inject, retried while the simulator's ingress queue is full.
+// SimControl::inject, retried while the simulator's ingress queue is full.
 void inject(Device& dev, StreamId stream, std::uint16_t ssn, const std::vector<std::uint8_t>& seg) {
   for (int attempt = 0;; ++attempt) {
     try {
-      dev.inject(stream, ssn, seg);
+      dev.require_sim().inject(stream, ssn, seg);
       return;
     } catch (const Error& e) {
       if (e.code() != Errc::kBusy || attempt >= 1000) throw;
-      dev.sync();
+      dev.require_sim().sync();
     }
   }
 }
@@ -143,11 +146,19 @@ Image fill_image(const Buffer& b, std::string what) {
   return Image{&b, std::vector<std::uint8_t>(b.size, kFill), std::move(what)};
 }
 
+// Messages per batch of the data phase (generated, injected and checked before the next): bounds the
+// run's memory and the client's posted buffers (Limits::max_posted) and DMA memory whatever --messages.
+constexpr std::uint64_t kBatchMessages = 1000;
+// --messages above this is refused as a mistake (about a day against rnic-sim).
+constexpr std::uint64_t kMaxMessages = 100'000'000;
+
 struct Options {
   std::uint64_t seed = 0;
-  unsigned messages = 300;
+  std::uint64_t messages = 300;
+  double progress_s = 5;  // a progress line at most this often (long runs)
   std::size_t mulpdu = 1450;  // 1500-byte MTU - IPv4 20 - SCTP 12 - DATA chunk 16 - DDP-SSN 2
   std::string device;
+  std::string xclbin;  // OpenOptions::xclbin (xrt); empty: $RNIC_XCLBIN
 };
 
 int run(const Options& o) {
@@ -156,7 +167,9 @@ int run(const Options& o) {
     return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
   };
 
-  auto dev = Device::open(o.device);
+  OpenOptions opts;
+  opts.xclbin = o.xclbin;
+  auto dev = Device::open(o.device, opts);
   const DeviceInfo& info = dev->info();
   fmt::print("rnic-run: device {} ({}): {}-bit, {} STags, {} streams, {} QNs, DDP-SSN window {}\n", info.device,
              info.backend, info.data_width, info.stags, info.streams, info.qns, info.ssn_window);
@@ -199,153 +212,197 @@ int run(const Options& o) {
     t.reg = client->register_memory(rq);
   }
 
-  // ---- Data Source: generate and segment ----------------------------------------------------------
-  std::vector<wire::DataSource> sources(kDataStreams, wire::DataSource(o.mulpdu));
-  std::vector<std::uint16_t> next_ssn(kDataStreams, 0);
-  std::vector<std::vector<Wire>> per_stream(kDataStreams);
-  std::vector<std::vector<Message>> expected(kDataStreams);
-  std::vector<std::uint64_t> rx_cursor(kDataStreams, 0);
-  std::vector<std::vector<std::uint32_t>> posted_per_qn(kDataStreams, std::vector<std::uint32_t>(info.qns, 0));
-  std::uint64_t total_bytes = 0, total_segments = 0, tagged_msgs = 0;
-
-  for (unsigned m = 0; m < o.messages; ++m) {
-    const auto s = static_cast<std::uint32_t>(uni(0, kDataStreams - 1));
-    const auto pick = uni(0, 9);
-    std::uint64_t len = pick == 0 ? 0 : pick < 6 ? uni(1, 2 * o.mulpdu) : uni(1, 9000);
-    if (m == 0) len = 2048;  // the RFC 5041 5.2 example size
-    Message x;
-    x.stream_index = s;
-    x.bytes.resize(len);
-    for (auto& b : x.bytes) b = static_cast<std::uint8_t>(rng());
-    x.cookie = m + 1;
-    // Tagged messages go to a STag this stream may use (same PD; unbound or bound to it) at the
-    // STag's cursor; when the STag is full the message goes untagged, so no byte is written twice.
-    std::vector<std::size_t> usable;
-    for (std::size_t i = 0; i < tagged.size(); ++i) {
-      if (tagged[i].pd == stream_pd[s] && (!tagged[i].bound || *tagged[i].bound == s)) usable.push_back(i);
-    }
-    const std::size_t ti = usable[uni(0, usable.size() - 1)];
-    TaggedBuf& t = tagged[ti];
-    x.tagged = uni(0, 1) == 1 && t.cursor + len <= kStagBytes;
-    wire::Result<wire::MessageSegmenter> seg = wire::Error{wire::Errc::kTruncated, "unset"};
-    if (x.tagged) {
-      x.stag = t.reg.stag;
-      x.rsvd_ulp = uni(0, 255);
-      x.image = ti;
-      x.dest_offset = kGuard + t.cursor;
-      seg = sources[s].send_tagged(t.reg.stag, t.reg.base_to + t.cursor, static_cast<std::uint8_t>(x.rsvd_ulp), len);
-      t.cursor += len + uni(0, 64);  // unaligned, with gaps
-      ++tagged_msgs;
-    } else {
-      x.qn = static_cast<std::uint32_t>(uni(0, info.qns - 1));
-      x.msn = sources[s].next_msn(x.qn);
-      x.length = static_cast<std::uint32_t>(len);
-      x.rsvd_ulp = uni(0, wire::kUntaggedRsvdUlpMax);
-      x.rx_len = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, len + uni(0, 100)));
-      x.rx_offset = kGuard + rx_cursor[s] + uni(0, 63);
-      rx_cursor[s] = x.rx_offset - kGuard + x.rx_len + 64;
-      x.dest_offset = x.rx_offset;
-      x.image = plan.size() + s;
-      ++posted_per_qn[s][x.qn];
-      seg = sources[s].send_untagged(x.qn, x.rsvd_ulp, len);
-    }
-    if (!seg) throw CheckFailed("segmentation refused a valid message: " + seg.error().message());
-    for (std::uint64_t i = 0; i < seg->segment_count(); ++i) {
-      auto bytes = wire::encode_planned_segment(seg->segment(i), ConstBytes(x.bytes));
-      if (!bytes) throw CheckFailed(bytes.error().message());
-      per_stream[s].push_back({s, next_ssn[s]++, std::move(*bytes)});
-      ++total_segments;
-    }
-    x.last_ssn = static_cast<std::uint16_t>(next_ssn[s] - 1);
-    total_bytes += len;
-    expected[s].push_back(std::move(x));
-  }
-
-  // Receive pools (one buffer per stream), queues sized for what is posted, buffers posted in MSN order.
-  std::vector<Buffer> rx(kDataStreams);
+  // ---- Data phase, in batches -------------------------------------------------------------------
+  // Messages go in batches of kBatchMessages: generated, posted, injected, completed and checked
+  // before the next batch is generated, so memory (messages, segments, receive pools, posted
+  // buffers: the client's max_posted and max_buffer_bytes quotas) stays bounded however many
+  // messages the run sends. The Data Sources (per-QN MSNs), DDP-SSNs and receive queues carry on
+  // from one batch to the next; the tagged buffers are refilled and their cursors start over.
+  const std::uint64_t first_batch = std::min<std::uint64_t>(o.messages, kBatchMessages);
+  // Queues are configured once, sized for the most one QN can have posted in a batch.
   for (std::uint32_t s = 0; s < kDataStreams; ++s) {
-    rx[s] = client->alloc_buffer(rx_cursor[s] + 2 * kGuard);
-    images.push_back(fill_image(rx[s], fmt::format("receive pool of stream {}", s)));
     for (std::uint32_t qn = 0; qn < info.qns; ++qn) {
-      client->configure_queue(streams[s], qn, std::clamp<std::uint32_t>(log2_ceil(posted_per_qn[s][qn] + 1), 4, 16));
+      client->configure_queue(streams[s], qn, std::clamp<std::uint32_t>(log2_ceil(first_batch + 1), 4, 16));
     }
   }
-  std::uint64_t posted = 0;
-  for (std::uint32_t s = 0; s < kDataStreams; ++s) {
-    for (auto& x : expected[s]) {
-      if (x.tagged) continue;
-      client->post_recv(streams[s], x.qn, rx[s].id, x.rx_offset, x.rx_len, x.cookie);
-      ++posted;
-    }
-  }
-  for (std::uint32_t s = 0; s < kDataStreams; ++s) {
-    for (const auto& x : expected[s]) {
-      auto& want = images[x.image].want;
-      std::copy(x.bytes.begin(), x.bytes.end(), want.begin() + static_cast<std::ptrdiff_t>(x.dest_offset));
-    }
-  }
+  std::vector<wire::DataSource> sources(kDataStreams, wire::DataSource(o.mulpdu));
+  std::vector<std::uint16_t> next_ssn(kDataStreams, 0);  // wraps (RFC 5043: DDP-SSN is 16-bit, modular)
+  std::uint64_t total_bytes = 0, total_segments = 0, tagged_msgs = 0, out_of_order = 0, completions = 0;
+  const std::uint64_t cycles0 = dev->require_sim().cycles();
+  const auto started = std::chrono::steady_clock::now();
+  auto last_progress = started;
+  std::uint64_t batches = 0;
 
-  // ---- The LLP: unordered delivery within the window, streams interleaved --------------------------
-  const std::size_t block = std::min<std::size_t>(window, 16);
-  for (auto& v : per_stream) {
-    for (std::size_t i = 0; i < v.size(); i += block) {
-      std::shuffle(v.begin() + static_cast<std::ptrdiff_t>(i),
-                   v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), i + block)), rng);
+  for (std::uint64_t first = 0; first < o.messages; first += kBatchMessages, ++batches) {
+    const std::uint64_t end = std::min<std::uint64_t>(o.messages, first + kBatchMessages);
+    const std::uint64_t count = end - first;
+    if (first > 0) {  // the tagged buffers start over: fill pattern, cursors at 0
+      for (std::size_t i = 0; i < tagged.size(); ++i) {
+        tagged[i].cursor = 0;
+        images[i] = fill_image(tagged[i].buf, fmt::format("tagged buffer {}", i));
+      }
     }
-  }
-  std::vector<const Wire*> arrival;
-  std::vector<std::size_t> pos(kDataStreams, 0);
-  while (arrival.size() < total_segments) {
-    const auto s = static_cast<std::uint32_t>(uni(0, kDataStreams - 1));
-    if (pos[s] < per_stream[s].size()) arrival.push_back(&per_stream[s][pos[s]++]);
-  }
-  std::uint64_t out_of_order = 0;
-  {
-    std::vector<int> last(kDataStreams, -1);
-    for (const auto* w : arrival) {
-      if (static_cast<int>(w->ssn) < last[w->stream_index]) ++out_of_order;
-      last[w->stream_index] = std::max(last[w->stream_index], static_cast<int>(w->ssn));
-    }
-  }
+    std::vector<std::vector<Wire>> per_stream(kDataStreams);
+    std::vector<std::vector<Message>> expected(kDataStreams);
+    std::vector<std::uint64_t> rx_cursor(kDataStreams, 0);
+    std::uint64_t batch_segments = 0;
 
-  // ---- Inject, sync, collect ------------------------------------------------------------------------
-  std::vector<Completion> done;
-  std::vector<Completion> batch;
-  const std::uint64_t cycles0 = dev->cycles();
-  for (std::size_t i = 0; i < arrival.size(); ++i) {
-    const Wire& w = *arrival[i];
-    inject(*dev, streams[w.stream_index], w.ssn, w.segment);
-    if (i % 256 == 255) {  // keep the completion ring drained
-      batch.clear();
-      client->poll(batch, 256);
-      done.insert(done.end(), batch.begin(), batch.end());
+    // ---- Data Source: generate and segment --------------------------------------------------------
+    for (std::uint64_t m = first; m < end; ++m) {
+      const auto s = static_cast<std::uint32_t>(uni(0, kDataStreams - 1));
+      const auto pick = uni(0, 9);
+      std::uint64_t len = pick == 0 ? 0 : pick < 6 ? uni(1, 2 * o.mulpdu) : uni(1, 9000);
+      if (m == 0) len = 2048;  // the RFC 5041 5.2 example size
+      Message x;
+      x.stream_index = s;
+      x.bytes.resize(len);
+      for (auto& b : x.bytes) b = static_cast<std::uint8_t>(rng());
+      x.cookie = m + 1;
+      // Tagged messages go to a STag this stream may use (same PD; unbound or bound to it) at the
+      // STag's cursor; when the STag is full the message goes untagged, so no byte is written twice.
+      std::vector<std::size_t> usable;
+      for (std::size_t i = 0; i < tagged.size(); ++i) {
+        if (tagged[i].pd == stream_pd[s] && (!tagged[i].bound || *tagged[i].bound == s)) usable.push_back(i);
+      }
+      const std::size_t ti = usable[uni(0, usable.size() - 1)];
+      TaggedBuf& t = tagged[ti];
+      x.tagged = uni(0, 1) == 1 && t.cursor + len <= kStagBytes;
+      wire::Result<wire::MessageSegmenter> seg = wire::Error{wire::Errc::kTruncated, "unset"};
+      if (x.tagged) {
+        x.stag = t.reg.stag;
+        x.rsvd_ulp = uni(0, 255);
+        x.image = ti;
+        x.dest_offset = kGuard + t.cursor;
+        seg = sources[s].send_tagged(t.reg.stag, t.reg.base_to + t.cursor, static_cast<std::uint8_t>(x.rsvd_ulp), len);
+        t.cursor += len + uni(0, 64);  // unaligned, with gaps
+        ++tagged_msgs;
+      } else {
+        x.qn = static_cast<std::uint32_t>(uni(0, info.qns - 1));
+        x.msn = sources[s].next_msn(x.qn);
+        x.length = static_cast<std::uint32_t>(len);
+        x.rsvd_ulp = uni(0, wire::kUntaggedRsvdUlpMax);
+        x.rx_len = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, len + uni(0, 100)));
+        x.rx_offset = kGuard + rx_cursor[s] + uni(0, 63);
+        rx_cursor[s] = x.rx_offset - kGuard + x.rx_len + 64;
+        x.dest_offset = x.rx_offset;
+        x.image = plan.size() + s;
+        seg = sources[s].send_untagged(x.qn, x.rsvd_ulp, len);
+      }
+      if (!seg) throw CheckFailed("segmentation refused a valid message: " + seg.error().message());
+      for (std::uint64_t i = 0; i < seg->segment_count(); ++i) {
+        auto bytes = wire::encode_planned_segment(seg->segment(i), ConstBytes(x.bytes));
+        if (!bytes) throw CheckFailed(bytes.error().message());
+        per_stream[s].push_back({s, next_ssn[s]++, std::move(*bytes)});
+        ++batch_segments;
+      }
+      x.last_ssn = static_cast<std::uint16_t>(next_ssn[s] - 1);
+      total_bytes += len;
+      expected[s].push_back(std::move(x));
+    }
+    total_segments += batch_segments;
+
+    // Receive pools of this batch (one buffer per stream), buffers posted in MSN order.
+    std::vector<Buffer> rx(kDataStreams);
+    for (std::uint32_t s = 0; s < kDataStreams; ++s) {
+      rx[s] = client->alloc_buffer(rx_cursor[s] + 2 * kGuard);
+      images.push_back(fill_image(rx[s], fmt::format("receive pool of stream {}", s)));
+    }
+    for (std::uint32_t s = 0; s < kDataStreams; ++s) {
+      for (auto& x : expected[s]) {
+        if (x.tagged) continue;
+        client->post_recv(streams[s], x.qn, rx[s].id, x.rx_offset, x.rx_len, x.cookie);
+      }
+    }
+    for (std::uint32_t s = 0; s < kDataStreams; ++s) {
+      for (const auto& x : expected[s]) {
+        auto& want = images[x.image].want;
+        std::copy(x.bytes.begin(), x.bytes.end(), want.begin() + static_cast<std::ptrdiff_t>(x.dest_offset));
+      }
+    }
+
+    // ---- The LLP: unordered delivery within the window, streams interleaved ------------------------
+    const std::size_t block = std::min<std::size_t>(window, 16);
+    for (auto& v : per_stream) {
+      for (std::size_t i = 0; i < v.size(); i += block) {
+        std::shuffle(v.begin() + static_cast<std::ptrdiff_t>(i),
+                     v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), i + block)), rng);
+      }
+    }
+    std::vector<const Wire*> arrival;
+    std::vector<std::size_t> pos(kDataStreams, 0);
+    while (arrival.size() < batch_segments) {
+      const auto s = static_cast<std::uint32_t>(uni(0, kDataStreams - 1));
+      if (pos[s] < per_stream[s].size()) arrival.push_back(&per_stream[s][pos[s]++]);
+    }
+    {
+      // Behind the highest DDP-SSN seen so far on its stream (16-bit serial arithmetic: SSNs wrap).
+      std::vector<std::optional<std::uint16_t>> highest(kDataStreams);
+      for (const auto* w : arrival) {
+        auto& h = highest[w->stream_index];
+        if (h && static_cast<std::int16_t>(static_cast<std::uint16_t>(w->ssn - *h)) < 0) {
+          ++out_of_order;
+        } else {
+          h = w->ssn;
+        }
+      }
+    }
+
+    // ---- Inject, sync, collect ----------------------------------------------------------------------
+    std::vector<Completion> done;
+    std::vector<Completion> batch;
+    for (std::size_t i = 0; i < arrival.size(); ++i) {
+      const Wire& w = *arrival[i];
+      inject(*dev, streams[w.stream_index], w.ssn, w.segment);
+      if (i % 256 == 255) {  // keep the completion ring drained
+        batch.clear();
+        client->poll(batch, 256);
+        done.insert(done.end(), batch.begin(), batch.end());
+      }
+    }
+    dev->require_sim().sync();
+    collect(*client, done, count, 10000);
+
+    std::vector<std::size_t> next(kDataStreams, 0);
+    for (const auto& c : done) {
+      const auto it = std::find(streams.begin(), streams.end(), c.stream);
+      check(it != streams.end(), "completion for an unknown stream: " + describe(c));
+      const auto s = static_cast<std::uint32_t>(it - streams.begin());
+      check(c.kind != Completion::Kind::kError,
+            fmt::format("unexpected error completion {} ({})", describe(c),
+                        wire::ddp_error_from(c.err_type, c.err_code) ? wire::error_name(*wire::ddp_error_from(c.err_type, c.err_code)) : "not in 7.2"));
+      check(next[s] < expected[s].size(), "completion for no message: " + describe(c));
+      const Message& x = expected[s][next[s]++];
+      const bool same = x.tagged ? c.kind == Completion::Kind::kTagged && c.stag == x.stag && c.rsvd_ulp == x.rsvd_ulp && c.ssn == x.last_ssn
+                                 : c.kind == Completion::Kind::kUntagged && c.qn == x.qn && c.msn == x.msn &&
+                                       c.length == x.length && c.rsvd_ulp == x.rsvd_ulp && c.ssn == x.last_ssn &&
+                                       c.buffer == rx[s].id && c.offset == x.rx_offset && c.cookie == x.cookie;
+      check(same, fmt::format("completion {} of stream {} is {}; the message sent was {} (stag {:#x} qn {} msn {} length {} "
+                              "rsvd_ulp {:#x} last ssn {} offset {} cookie {})",
+                              next[s] - 1, s, describe(c), x.tagged ? "tagged" : "untagged", x.stag, x.qn, x.msn,
+                              x.bytes.size(), x.rsvd_ulp, x.last_ssn, x.rx_offset, x.cookie));
+    }
+    check(done.size() == count, fmt::format("{} completions for messages {}..{} ({} messages)", done.size(), first + 1,
+                                            end, count));
+    completions += done.size();
+    verify_images(images);
+    images.erase(images.begin() + static_cast<std::ptrdiff_t>(plan.size()), images.end());  // the pools go
+    for (const auto& b : rx) client->free_buffer(b.id);
+
+    // A progress line on long runs: after the first batch, then at most every o.progress_s seconds.
+    const auto now = std::chrono::steady_clock::now();
+    if (end < o.messages &&
+        (batches == 0 || now - last_progress >= std::chrono::duration<double>(o.progress_s))) {
+      last_progress = now;
+      const double secs = std::chrono::duration<double>(now - started).count();
+      fmt::print("rnic-run: progress: {}/{} messages ({:.1f}%), {} segments, {} payload bytes, {} cycles, {:.1f} s, "
+                 "about {:.0f} s left\n",
+                 end, o.messages, 100.0 * static_cast<double>(end) / static_cast<double>(o.messages), total_segments,
+                 total_bytes, dev->require_sim().cycles() - cycles0, secs,
+                 secs * static_cast<double>(o.messages - end) / static_cast<double>(end));
+      std::fflush(stdout);
     }
   }
-  dev->sync();
-  const std::uint64_t cycles = dev->cycles() - cycles0;
-  collect(*client, done, o.messages, 10000);
-
-  std::vector<std::size_t> next(kDataStreams, 0);
-  for (const auto& c : done) {
-    const auto it = std::find(streams.begin(), streams.end(), c.stream);
-    check(it != streams.end(), "completion for an unknown stream: " + describe(c));
-    const auto s = static_cast<std::uint32_t>(it - streams.begin());
-    check(c.kind != Completion::Kind::kError,
-          fmt::format("unexpected error completion {} ({})", describe(c),
-                      wire::ddp_error_from(c.err_type, c.err_code) ? wire::error_name(*wire::ddp_error_from(c.err_type, c.err_code)) : "not in 7.2"));
-    check(next[s] < expected[s].size(), "completion for no message: " + describe(c));
-    const Message& x = expected[s][next[s]++];
-    const bool same = x.tagged ? c.kind == Completion::Kind::kTagged && c.stag == x.stag && c.rsvd_ulp == x.rsvd_ulp && c.ssn == x.last_ssn
-                               : c.kind == Completion::Kind::kUntagged && c.qn == x.qn && c.msn == x.msn &&
-                                     c.length == x.length && c.rsvd_ulp == x.rsvd_ulp && c.ssn == x.last_ssn &&
-                                     c.buffer == rx[s].id && c.offset == x.rx_offset && c.cookie == x.cookie;
-    check(same, fmt::format("completion {} of stream {} is {}; the message sent was {} (stag {:#x} qn {} msn {} length {} "
-                            "rsvd_ulp {:#x} last ssn {} offset {} cookie {})",
-                            next[s] - 1, s, describe(c), x.tagged ? "tagged" : "untagged", x.stag, x.qn, x.msn,
-                            x.bytes.size(), x.rsvd_ulp, x.last_ssn, x.rx_offset, x.cookie));
-  }
-  check(done.size() == o.messages, fmt::format("{} completions for {} messages", done.size(), o.messages));
-  verify_images(images);
+  const std::uint64_t cycles = dev->require_sim().cycles() - cycles0;
 
   const Counters mid = dev->counters();
   check(mid.segments - start.segments == total_segments,
@@ -356,9 +413,10 @@ int run(const Options& o) {
   check(mid.drops == start.drops && mid.duplicates == start.duplicates,
         "drops or duplicates counted for valid traffic");
   fmt::print("rnic-run: data: {} messages ({} tagged, {} untagged) on {} streams, {} segments ({} arrived out of "
-             "order), {} payload bytes placed, {} completions in order: all verified\n",
+             "order), {} payload bytes placed, {} completions in order: all verified{}\n",
              o.messages, tagged_msgs, o.messages - tagged_msgs, kDataStreams, total_segments, out_of_order,
-             total_bytes, done.size());
+             total_bytes, completions, batches > 1 ? fmt::format(" ({} batches of up to {})", batches, kBatchMessages) : "");
+
 
   // ---- Error injection: one fresh stream per RFC 5041 7.2 error -------------------------------------
   Registration noaccess;  // remote read only: a tagged write to it is an access-rights failure
@@ -429,7 +487,7 @@ int run(const Options& o) {
     // A valid segment after the error must be silently dropped (7.1).
     inject(*dev, s, static_cast<std::uint16_t>(b.ssn + 1), *wire::encode_segment(untag(0, 1, 0), ConstBytes(junk.data(), 8)));
     err_segments += 2;
-    dev->sync();
+    dev->require_sim().sync();
     std::vector<Completion> got;
     collect(*client, got, 1, 5000);
     const Counters after = dev->counters();
@@ -470,7 +528,6 @@ int run(const Options& o) {
   }
   for (const StreamId s : streams) client->destroy_stream(s);
   for (const StreamId s : err_streams) client->destroy_stream(s);
-  for (const auto& b : rx) client->free_buffer(b.id);
   client->free_buffer(err_rx.id);
   for (const PdId p : pd) client->dealloc_pd(p);
 
@@ -505,8 +562,16 @@ int main(int argc, char** argv) {
   Options o;
   o.seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   app.add_option("--seed", o.seed, "random seed (printed; pass it back to reproduce a run)");
-  app.add_option("--messages", o.messages, "number of ULP messages to send")->check(CLI::Range(1u, 2000u));
+  app.add_option("--messages", o.messages,
+                 fmt::format("number of ULP messages to send, 1..{} (sent in batches of {}; long runs print a "
+                             "progress line)", kMaxMessages, kBatchMessages))
+      ->check(CLI::Range(std::uint64_t{1}, kMaxMessages));
+  app.add_option("--progress", o.progress_s,
+                 "seconds between progress lines of a run longer than one batch (the first comes after the first "
+                 "batch; 0: after every batch)")
+      ->check(CLI::Range(0.0, 86400.0));
   app.add_option("--device", o.device, "sim:<socket> or xrt:<index> (default $RNIC_DEVICE, then sim:rnic-sim.sock)");
+  app.add_option("--xclbin", o.xclbin, "xrt: the xclbin to load (default $RNIC_XCLBIN)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -117,6 +117,8 @@ std::vector<char> build_xclbin(const TestXclbin& spec) {
   if (!spec.metadata_xml.empty())
     sections.push_back({EMBEDDED_METADATA, "metadata",
                         std::vector<char>(spec.metadata_xml.begin(), spec.metadata_xml.end())});
+  for (const auto& [kind, text] : spec.extra_sections)
+    sections.push_back({static_cast<axlf_section_kind>(kind), "extra", std::vector<char>(text.begin(), text.end())});
   sections.push_back({MEM_TOPOLOGY, "mem_topology", mem_topology_section(spec.mems)});
   sections.push_back({CONNECTIVITY, "connectivity", connectivity_section(spec.connections)});
   sections.push_back({IP_LAYOUT, "ip_layout", ip_layout_section(spec.ips)});

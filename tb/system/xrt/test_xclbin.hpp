@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rnic::tb {
@@ -36,6 +37,8 @@ struct TestXclbin {
   std::vector<TestConnection> connections;
   std::string metadata_xml;    // EMBEDDED_METADATA; empty: no such section
   std::uint8_t uuid_seed = 1;  // the xclbin's UUID is 16 bytes of seed, seed+1, ...
+  // More sections, placed before the tables: {axlf_section_kind, contents}, e.g. BUILD_METADATA JSON.
+  std::vector<std::pair<std::uint32_t, std::string>> extra_sections;
 };
 
 // The rnic_kernel as v++ would link it: one free-running CU at 0x1800000 whose argument 0 (port

@@ -25,7 +25,7 @@ using rnic::tb::build_xclbin;
 using rnic::tb::rnic_test_xclbin;
 using rnic::tb::TestXclbin;
 
-class XclbinTest : public ::testing::Test {
+class Xclbin : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = rnic::tb::make_test_dir(); }
   void TearDown() override { rnic::tb::remove_test_dir(dir_); }
@@ -53,7 +53,7 @@ class XclbinTest : public ::testing::Test {
   std::string dir_;
 };
 
-TEST_F(XclbinTest, ValidRnicXclbinIsDescribed) {
+TEST_F(Xclbin, ValidRnicXclbinIsDescribed) {
   const std::string path = write("rnic.xclbin", rnic_test_xclbin());
   const auto info = inspect_xclbin(path);
   EXPECT_EQ(info.path, path);
@@ -72,7 +72,7 @@ TEST_F(XclbinTest, ValidRnicXclbinIsDescribed) {
   EXPECT_EQ(info.uuid, "01020304-0506-0708-090a-0b0c0d0e0f10");
 }
 
-TEST_F(XclbinTest, GmemInCardDdrIsNotHostMemory) {
+TEST_F(Xclbin, GmemInCardDdrIsNotHostMemory) {
   const auto info = inspect_xclbin(write("ddr.xclbin", rnic_test_xclbin(0)));
   EXPECT_EQ(info.gmem.index, 0);
   EXPECT_EQ(info.gmem.tag, "bank0");
@@ -80,7 +80,7 @@ TEST_F(XclbinTest, GmemInCardDdrIsNotHostMemory) {
   EXPECT_EQ(info.gmem.base, 0x4000000000u);
 }
 
-TEST_F(XclbinTest, SeveralComputeUnitsTheFirstByNameIsUsed) {
+TEST_F(Xclbin, SeveralComputeUnitsTheFirstByNameIsUsed) {
   auto spec = rnic_test_xclbin();
   spec.ips = {{"rnic_kernel:rnic_kernel_2", 0x1810000}, {"rnic_kernel:rnic_kernel_1", 0x1800000}};
   spec.connections = {{0, 0, 0}, {0, 1, 1}};
@@ -98,26 +98,26 @@ TEST_F(XclbinTest, SeveralComputeUnitsTheFirstByNameIsUsed) {
   EXPECT_EQ(info.gmem.tag, "HOST[0]");  // rnic_kernel_1's own connection, not rnic_kernel_2's
 }
 
-TEST_F(XclbinTest, EmptyPathIsInvalidArgument) {
+TEST_F(Xclbin, EmptyPathIsInvalidArgument) {
   expect_error("", Errc::kInvalidArgument, {"xrt needs an xclbin", "--xclbin", "RNIC_XCLBIN"});
 }
 
-TEST_F(XclbinTest, MissingFile) {
+TEST_F(Xclbin, MissingFile) {
   const std::string path = dir_ + "/absent.xclbin";
   expect_error(path, Errc::kNoDevice, {path, "cannot open", "No such file"});
 }
 
-TEST_F(XclbinTest, DirectoryIsNotAnXclbin) {
+TEST_F(Xclbin, DirectoryIsNotAnXclbin) {
   expect_error(dir_, Errc::kNoDevice, {dir_, "not a regular file"});
 }
 
-TEST_F(XclbinTest, EmptyFile) {
+TEST_F(Xclbin, EmptyFile) {
   // XRT 2.13's own parser crashes on this one (it reads the header without a size check).
   const std::string path = write("empty.xclbin", std::vector<char>{});
   expect_error(path, Errc::kNoDevice, {path, "not an xclbin", "0 bytes"});
 }
 
-TEST_F(XclbinTest, GarbageFile) {
+TEST_F(Xclbin, GarbageFile) {
   std::vector<char> garbage(4096);
   std::mt19937_64 rng(rnic::tb::random_test_seed(0x5eed));
   for (auto& c : garbage) c = static_cast<char>(rng());
@@ -125,13 +125,13 @@ TEST_F(XclbinTest, GarbageFile) {
   expect_error(path, Errc::kNoDevice, {path, "no 'xclbin2' magic"});
 }
 
-TEST_F(XclbinTest, TruncatedFile) {
+TEST_F(Xclbin, TruncatedFile) {
   auto bytes = build_xclbin(rnic_test_xclbin());
   bytes.resize(bytes.size() / 2);
   expect_error(write("half.xclbin", bytes), Errc::kNoDevice, {"truncated"});
 }
 
-TEST_F(XclbinTest, SectionOutsideTheFile) {
+TEST_F(Xclbin, SectionOutsideTheFile) {
   auto bytes = build_xclbin(rnic_test_xclbin());
   const std::uint64_t beyond = bytes.size();
   std::memcpy(bytes.data() + offsetof(axlf, m_sections) + offsetof(axlf_section_header, m_sectionOffset),
@@ -139,40 +139,40 @@ TEST_F(XclbinTest, SectionOutsideTheFile) {
   expect_error(write("outside.xclbin", bytes), Errc::kNoDevice, {"lies outside the file"});
 }
 
-TEST_F(XclbinTest, ConnectionToAMissingMemoryBank) {
+TEST_F(Xclbin, ConnectionToAMissingMemoryBank) {
   auto spec = rnic_test_xclbin();
   spec.connections = {{0, 0, 7}};
   expect_error(write("badconn.xclbin", spec), Errc::kNoDevice, {"CONNECTIVITY entry 0", "mem 7"});
 }
 
-TEST_F(XclbinTest, WithoutRnicKernelNamesWhatItHas) {
+TEST_F(Xclbin, WithoutRnicKernelNamesWhatItHas) {
   auto spec = rnic_test_xclbin();
   spec.ips = {{"vadd:vadd_1", 0x1800000}, {"krnl_mm2s:krnl_mm2s_1", 0x1810000}};
   const std::string path = write("vadd.xclbin", spec);
   expect_error(path, Errc::kNoDevice, {path, "no rnic_kernel IP", "vadd:vadd_1", "krnl_mm2s:krnl_mm2s_1"});
 }
 
-TEST_F(XclbinTest, PrefixOfTheKernelNameIsNotTheKernel) {
+TEST_F(Xclbin, PrefixOfTheKernelNameIsNotTheKernel) {
   auto spec = rnic_test_xclbin();
   spec.ips = {{"rnic_kernel_v2:rnic_kernel_v2_1", 0x1800000}};
   expect_error(write("v2.xclbin", spec), Errc::kNoDevice,
                {"no rnic_kernel IP", "rnic_kernel_v2:rnic_kernel_v2_1"});
 }
 
-TEST_F(XclbinTest, WithoutIps) {
+TEST_F(Xclbin, WithoutIps) {
   auto spec = rnic_test_xclbin();
   spec.ips.clear();
   spec.connections.clear();
   expect_error(write("noip.xclbin", spec), Errc::kNoDevice, {"no rnic_kernel IP", "no IPs"});
 }
 
-TEST_F(XclbinTest, WithoutKernelMetadataTheControlRangeIsUnknown) {
+TEST_F(Xclbin, WithoutKernelMetadataTheControlRangeIsUnknown) {
   auto spec = rnic_test_xclbin();
   spec.metadata_xml.clear();
   expect_error(write("nometa.xclbin", spec), Errc::kNoDevice, {"rnic_kernel:rnic_kernel_1", "control space"});
 }
 
-TEST_F(XclbinTest, ControlRangeSmallerThanTheRegisterMap) {
+TEST_F(Xclbin, ControlRangeSmallerThanTheRegisterMap) {
   auto spec = rnic_test_xclbin();
   const std::string full = "range=\"0x10000\" dataWidth=\"32\"";
   const auto at = spec.metadata_xml.find(full);
@@ -181,13 +181,13 @@ TEST_F(XclbinTest, ControlRangeSmallerThanTheRegisterMap) {
   expect_error(write("small.xclbin", spec), Errc::kNoDevice, {"0x1000 bytes of control space", "0x10000"});
 }
 
-TEST_F(XclbinTest, GmemNotConnected) {
+TEST_F(Xclbin, GmemNotConnected) {
   auto spec = rnic_test_xclbin();
   spec.connections.clear();
   expect_error(write("noconn.xclbin", spec), Errc::kNoDevice, {"connects no memory", "m_axi_gmem"});
 }
 
-TEST_F(XclbinTest, GmemConnectedToAnUnusedBank) {
+TEST_F(Xclbin, GmemConnectedToAnUnusedBank) {
   auto spec = rnic_test_xclbin();
   spec.mems[1].used = false;
   expect_error(write("unused.xclbin", spec), Errc::kNoDevice, {"no usable memory bank", "HOST[0] (unused)"});
@@ -221,7 +221,7 @@ class AddressSpaceCap {
   bool active_ = false;
 };
 
-TEST_F(XclbinTest, HugeArgumentIndexIsRefusedBeforeXrtSizesByIt) {
+TEST_F(Xclbin, HugeArgumentIndexIsRefusedBeforeXrtSizesByIt) {
   const AddressSpaceCap cap(rlim_t{4} << 30);
   auto spec = rnic_test_xclbin();
   spec.connections = {{0x40000000, 0, 1}};
@@ -230,7 +230,7 @@ TEST_F(XclbinTest, HugeArgumentIndexIsRefusedBeforeXrtSizesByIt) {
 
 // Whatever bytes the file holds, inspect_xclbin answers with a parse or an rnic::Error, never a crash
 // and never an allocation sized by garbage.
-TEST_F(XclbinTest, CorruptedXclbinsNeverCrash) {
+TEST_F(Xclbin, CorruptedXclbinsNeverCrash) {
   const AddressSpaceCap cap(rlim_t{4} << 30);
   const auto good = build_xclbin(rnic_test_xclbin());
   std::mt19937_64 rng(rnic::tb::random_test_seed());
