@@ -16,6 +16,7 @@ PACKAGES=(
   nlohmann-json3-dev libbenchmark-dev # rnicctl --json, published driver state; benchmarks
   libusrsctp-dev                     # RFC 5043 adaptation layer over a real SCTP stack (driver/sctp)
   z3                                 # formal: yosys-smtbmc's solver (scripts/formal.sh --engine smtbmc)
+  gnuplot-nox                        # scripts/bench.sh: the bytes/cycle plot (docs/bench.png)
 )
 
 missing=()
