@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DGEN=<generator> -DCHECKED_IN=<checked-in file> -DOUT=<scratch> -DUPDATE=<update target>
 #       -P CompareGenerated.cmake
 # Fails when the checked-in file differs from what the generator writes now from hw.def and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # FindISAL: Intel ISA-L (Debian libisal-dev), used for CRC32c. Defines ISAL::isal.
 find_path(ISAL_INCLUDE_DIR NAMES isa-l.h)
 find_library(ISAL_LIBRARY NAMES isal)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # FindXRT: the Xilinx Runtime as Debian 12 ships it (libxrt-dev 2.13: headers in /usr/include/xrt,
 # libxrt_coreutil), which has no CMake package. Defines XRT::XRT (xrt_coreutil + uuid) and XRT_FOUND.
 find_path(XRT_INCLUDE_DIR NAMES xrt/xrt_device.h experimental/xrt_ip.h

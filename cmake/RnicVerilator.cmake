@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # rnic_verilate(<target> TOP <module> SOURCES <files...> [PREFIX <class>] [PARAMS -GName=value ...] [ARGS ...])
 # Verilates <module> once into the static library <target> (C++ model, FST tracing compiled in), to be
 # linked into every test or tool that needs it (toolchain notes: each verilate() call recompiles).

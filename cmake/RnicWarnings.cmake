@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # rnic_warnings: the warning set every project target builds clean under.
 add_library(rnic_warnings INTERFACE)
 target_compile_options(rnic_warnings INTERFACE -Wall -Wextra -Wshadow -Wnon-virtual-dtor

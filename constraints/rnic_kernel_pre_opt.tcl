@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # rnic_kernel_pre_opt.tcl: a Vivado hook of the v++ link, run in the implementation run before
 # opt_design on the whole linked design (scripts/build_xclbin.sh passes it as
 #   --vivado.prop run.impl_1.STEPS.OPT_DESIGN.TCL.PRE=<absolute path of this file>).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_assert.svh: the assertion macros of the RTL (docs/rtl-architecture.md, "Rules the RTL
 // asserts"). Each module states its promises next to the logic that keeps them:
 //   `RNIC_ASSERT(name, clk, rst_n, property)      a concurrent property, checked on every clk edge

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_assert.svh"
 // Joins two AXI write masters (0: place, 1: deliver) onto one and counts AW and B handshakes so
 // stages can wait for their writes to be acknowledged.

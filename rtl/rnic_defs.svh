@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Types and constants shared by the rnic_kernel stages. $unit-scope, include-guarded (Yosys 0.23
 // rejects packages with imports; see ../shared/docs/toolchain-notes.md). The packed types the stages
 // hand each other (rnic_seg_t, rnic_lookup_t, rnic_verdict_t, rnic_dlv_t, their enums and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_assert.svh"
 // Synchronous first-word-fall-through FIFO. Depth is a power of two; the storage is a flat RAM
 // (`logic [Width-1:0] mem [Depth]`) so synthesis maps deep FIFOs to block RAM.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 // rnic_kernel: the DDP (RFC 5041) receive pipeline as a Vitis free-running RTL kernel.
 //   parse -> lookup -> validate -> place -> deliver   (docs/rtl-architecture.md)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 // rnic_rx_lookup's descriptor prefetch engine (issue 12: lookup split into units). It keeps up to
 // RqPrefetch descriptors of posted buffers per queue read ahead of use, visiting the queues named in

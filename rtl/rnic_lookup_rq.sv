@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 // rnic_rx_lookup's receive queues (issue 12: lookup split into units): per queue (stream, QN) its
 // configuration and MSN state, and the descriptor cache. A queue is named by its index

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 // rnic_rx_lookup's STag table (issue 12: lookup split into units), with the key table.
 // Two request/response ports:

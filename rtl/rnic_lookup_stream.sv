@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 // rnic_rx_lookup's stream table (issue 12: lookup split into units): per DDP stream its state
 // (RNIC_STREAM_*) and protection domain. Two request/response ports:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 `include "rnic_assert.svh"
 // AXI4-Lite register file (map: hw.def): identification, commands, doorbells, completion ring, counters.

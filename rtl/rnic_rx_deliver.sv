@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 `include "rnic_assert.svh"
 // Stage 5: in-order delivery (RFC 5041 5.3, 5.4) and the completion ring.

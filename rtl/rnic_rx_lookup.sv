@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 `include "rnic_assert.svh"
 // Stage 2: the lookup. A pipeline that takes one segment per cycle:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 `include "rnic_assert.svh"
 // Stage 1: accepts the AXI-Stream packets (one DDP segment each, RFC 5041 section 3), writes every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 `include "rnic_assert.svh"
 // Stage 4: DMA placement. Pops each SEG verdict's packet beats; for PLACE writes the payload to the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 `include "rnic_assert.svh"
 // Stage 3: the RFC 5041 7.1 checks, in the order of docs/rtl-architecture.md, one item per cycle in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_assert.svh"
 // A skid buffer: the valid/ready boundary between two stages with ready registered (issue 12: no
 // combinational ready path runs through several stages). in_ready_o comes from a flip-flop, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_assert.svh"
 // A register slice: the valid/ready boundary with both directions registered (issue 12). out_data_o
 // and out_valid_o come from flip-flops (the downstream stage starts from a register, not from the

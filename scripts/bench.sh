@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The project's benchmark (docs/bench.md): kernel throughput and latency per payload size, the
 # Verilated kernel's simulation speed, the driver's cost per STag registration / invalidate, and on
 # request the synthesis summary. Builds only what it runs.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Plot of scripts/bench.sh: kernel payload bytes per cycle against payload size (log scale), with the
 # 64 B/cycle bus limit and each kind's input-beat limit S / ceil((hdr + S) / 64) (hdr = 14 bytes tagged,
 # 18 untagged; one input beat per cycle).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The logic-depth budget (docs/synthesis.md): at most 7 LUTs and 16 CARRY4 on every register-to-register
 # path, measured on the flattened --depth netlist of scripts/yosys_synth.sh by scripts/synth_report.py.
 #   scripts/budget.sh [--top MODULE] [--param NAME=VALUE]... [--check] [--json FILE] [--keep DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures and builds one CMake preset. Used by run.sh, test.sh and bench.sh.
 #   build.sh [PRESET] [--target T]... [--log FILE]
 # PRESET: default (Release, the default or $RNIC_PRESET), debug, asan. --target: build only these targets

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds rnic.xclbin for an Alveo card: packages rtl/ as a Vitis RTL kernel (scripts/package_xo.tcl),
 # then links it with v++ for the platform. Needs Vivado and Vitis (2022.2 or later) and XRT.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian 12 packages the project needs, and only those that are missing.
 # As root: apt-get installs them. Otherwise: prints the exact missing packages and exits 1.
 set -euo pipefail
@@ -17,6 +18,7 @@ PACKAGES=(
   libusrsctp-dev                     # RFC 5043 adaptation layer over a real SCTP stack (driver/sctp)
   z3                                 # formal: yosys-smtbmc's solver (scripts/formal.sh --engine smtbmc)
   gnuplot-nox                        # scripts/bench.sh: the bytes/cycle plot (docs/bench.png)
+  clang-format                       # scripts/format.sh and the Style.FormatAndSpdx test
 )
 
 missing=()

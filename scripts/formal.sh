@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Formal proofs of the write-safety property (issue 11, docs/rtl-architecture.md) with Yosys 0.23.
 #   scripts/formal.sh [--work DIR] [--place-depth N] [--deliver-depth N] [--lookup-depth N]
 #                     [--only NAME]... [--no-mutants]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # package_xo.tcl: packages rtl/*.sv (top rnic_kernel) as a free-running Vitis RTL kernel (.xo).
 #
 #   vivado -mode batch -nojournal -source scripts/package_xo.tcl -tclargs \

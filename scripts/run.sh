@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job: install what is missing, build, and move real DDP traffic through the RTL.
 #
 # After the Debian packages and a build of only what it runs:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Netlist analysis behind scripts/synth_report.sh (docs/synthesis.md). Standard library only.
 
   synth_report.py analyze --name N --param K=V... --xilinx X.json --depth D.json --seconds S

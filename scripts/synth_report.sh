@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Open synthesis report of rnic_kernel with Yosys 0.23 (docs/synthesis.md).
 #   scripts/synth_report.sh [--config default|stags65536|all] [--quick] [--jobs N] [--json FILE]
 #                           [--workdir DIR]   (keeps the Yosys logs and netlists there)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what is missing, builds, and runs the default regression with ctest. Exits non-zero on any
 # failure. Usage:
 #   ./scripts/test.sh                 # default preset, every label but `slow`

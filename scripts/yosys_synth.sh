@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Open synthesis of rnic_kernel with Yosys 0.23 (the check every RTL change must pass).
 #   scripts/yosys_synth.sh [--top MODULE] [--param NAME=VALUE]... [--generic NETLIST.v | --depth]
 #                          [--write-json FILE] [--log FILE]

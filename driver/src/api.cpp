@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The public API (rnic.hpp): Device::open, Device and Client calls, each serialized on the core's mutex.
 #include <algorithm>
 #include <cctype>
@@ -12,19 +13,26 @@ namespace rnic {
 
 const char* completion_kind_name(Completion::Kind k) {
   switch (k) {
-    case Completion::Kind::kTagged: return "tagged";
-    case Completion::Kind::kUntagged: return "untagged";
-    case Completion::Kind::kError: return "error";
-    case Completion::Kind::kFlushed: return "flushed";
+    case Completion::Kind::kTagged:
+      return "tagged";
+    case Completion::Kind::kUntagged:
+      return "untagged";
+    case Completion::Kind::kError:
+      return "error";
+    case Completion::Kind::kFlushed:
+      return "flushed";
   }
   return "?";
 }
 
 const char* stream_state_name(StreamState::State s) {
   switch (s) {
-    case StreamState::State::kNormal: return "normal";
-    case StreamState::State::kError: return "error";
-    case StreamState::State::kTornDown: return "torn_down";
+    case StreamState::State::kNormal:
+      return "normal";
+    case StreamState::State::kError:
+      return "error";
+    case StreamState::State::kTornDown:
+      return "torn_down";
   }
   return "?";
 }

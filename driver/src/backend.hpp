@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the driver needs from a card: MMIO, DMA-able host memory, the published tables; and, from the
 // simulator only, its ingress and clock (SimPort, Backend::sim()). Two implementations:
 // sim_backend.cpp (rnic-sim over its socket, driver/simproto: rnic/sim/protocol.hpp) and
@@ -17,10 +18,10 @@
 namespace rnic::detail {
 
 struct DmaRegion {
-  std::uint8_t* host = nullptr;    // host mapping (shared with the card)
-  std::uint64_t device_addr = 0;   // address the kernel's AXI master uses
+  std::uint8_t* host = nullptr;   // host mapping (shared with the card)
+  std::uint64_t device_addr = 0;  // address the kernel's AXI master uses
   std::size_t size = 0;
-  std::uint64_t handle = 0;        // backend's own
+  std::uint64_t handle = 0;  // backend's own
 };
 
 // The simulator's own operations (a card has none of them: Backend::sim() is nullptr there).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resource manager (RFC 5041 8.3.2), the command interface, receive rings and the completion
 // ring. hw.def (through hw.hpp) is the contract for every register, command word and record field.
 #include "core.hpp"
@@ -251,7 +252,10 @@ void Core::command(std::uint32_t op, const std::vector<std::uint32_t>& args) {
   };
   if (cmd_stuck_) {  // an earlier command timed out: never overwrite its arguments while it runs
     PollBudget budget(cmd_limits_);
-    if (!hw::wait_cmd_idle(read, [&] { poll_hw(); return budget.again(); })) {
+    if (!hw::wait_cmd_idle(read, [&] {
+          poll_hw();
+          return budget.again();
+        })) {
       throw timed_out(budget, "not issued: an earlier command is still busy");
     }
     cmd_stuck_ = false;
@@ -259,7 +263,11 @@ void Core::command(std::uint32_t op, const std::vector<std::uint32_t>& args) {
   ++stats_.commands;
   PollBudget budget(cmd_limits_);
   const std::optional<hw::CmdStatus> st = hw::run_command(
-      read, [this](std::uint32_t off, std::uint32_t v) { wr(off, v); }, [&] { poll_hw(); return budget.again(); },
+      read, [this](std::uint32_t off, std::uint32_t v) { wr(off, v); },
+      [&] {
+        poll_hw();
+        return budget.again();
+      },
       op, args.data(), args.size());
   if (!st) throw timed_out(budget, "still busy");
   if (st->refused()) {
@@ -484,9 +492,9 @@ Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
       command(kCmdSTAG_INVALIDATE, {index});
     } catch (const Error&) {
     }
-    throw Error(Errc::kMismatch, "register_memory: STAG_WRITE of index " + std::to_string(index) +
-                                     " returned STag " + hex(stag) + " in CMD_RESULT (index " +
-                                     std::to_string(stag >> 8) + "); index retired");
+    throw Error(Errc::kMismatch, "register_memory: STAG_WRITE of index " + std::to_string(index) + " returned STag " +
+                                     hex(stag) + " in CMD_RESULT (index " + std::to_string(stag >> 8) +
+                                     "); index retired");
   }
   c.stags[stag] = StagRec{req.pd, req.buffer, req.offset, req.length, req.base_to, req.access, req.bind_stream};
   ++p.stags;
@@ -564,8 +572,9 @@ void Core::configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std:
   }
   if (first_msn == 0) {
     // hw.def QUEUE_CONFIG: ARG5 0 means 1. RFC 5041 4.3: MSNs start at 1; 0 follows 0xFFFFFFFF.
-    throw Error(Errc::kInvalidArgument, "configure_queue: first_msn 0 out of range 1..4294967295 (the card reads 0 as "
-                                        "1; MSN 0 is reached by wrapping from 0xFFFFFFFF)");
+    throw Error(Errc::kInvalidArgument,
+                "configure_queue: first_msn 0 out of range 1..4294967295 (the card reads 0 as "
+                "1; MSN 0 is reached by wrapping from 0xFFFFFFFF)");
   }
   if (s.torn_down) throw Error(Errc::kState, "configure_queue: stream " + std::to_string(stream) + " is torn down");
   if (s.queues.count(qn) != 0) {

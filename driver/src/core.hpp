@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The driver's core: one per opened device, shared by the Device and its Clients (a Client that
 // outlives its Device finds it closed, never a dangling pointer). It is the resource manager of
 // RFC 5041 8.3.2: the STag, stream and PD tables, the per-client handles and limits, the command

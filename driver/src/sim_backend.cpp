@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The driver's client of rnic-sim (protocol: driver/simproto, rnic/sim/protocol.hpp). One
 // SOCK_SEQPACKET connection, one request and one reply at a time; the host memory is the simulator's
 // memfd mapped MAP_SHARED, so the kernel's DMA and the driver see the same bytes. The owner maps it
@@ -41,16 +42,26 @@ using proto::Status;
 
 const char* op_name(Op op) {
   switch (op) {
-    case Op::kHello: return "HELLO";
-    case Op::kRead32: return "READ32";
-    case Op::kWrite32: return "WRITE32";
-    case Op::kAlloc: return "ALLOC";
-    case Op::kFree: return "FREE";
-    case Op::kInject: return "INJECT";
-    case Op::kSync: return "SYNC";
-    case Op::kStatus: return "STATUS";
-    case Op::kPublish: return "PUBLISH";
-    case Op::kGetState: return "GETSTATE";
+    case Op::kHello:
+      return "HELLO";
+    case Op::kRead32:
+      return "READ32";
+    case Op::kWrite32:
+      return "WRITE32";
+    case Op::kAlloc:
+      return "ALLOC";
+    case Op::kFree:
+      return "FREE";
+    case Op::kInject:
+      return "INJECT";
+    case Op::kSync:
+      return "SYNC";
+    case Op::kStatus:
+      return "STATUS";
+    case Op::kPublish:
+      return "PUBLISH";
+    case Op::kGetState:
+      return "GETSTATE";
   }
   return "?";
 }
@@ -134,7 +145,8 @@ bool wait_fd(int fd, short events, Clock::time_point deadline) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     pollfd p{fd, events, 0};
     // Round up, so a deadline less than a millisecond away is still waited for.
-    const int r = ::poll(&p, 1, left.count() <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(left.count() + 1, 60'000)));
+    const int r =
+        ::poll(&p, 1, left.count() <= 0 ? 0 : static_cast<int>(std::min<std::int64_t>(left.count() + 1, 60'000)));
     if (r > 0) return true;  // ready, or an error/hang-up the next call reports
     if (r < 0 && errno != EINTR) throw Error(Errc::kBackend, sys_error("rnic-sim: poll"));
     if (r == 0 && Clock::now() >= deadline) return false;
@@ -209,7 +221,8 @@ class SimBackend final : public Backend, public SimPort {
   }
 
   void inject(std::uint32_t stream, std::uint16_t ssn, const std::vector<std::uint8_t>& seg) override {
-    if (stream > 0xFFFF) throw Error(Errc::kInvalidArgument, "sim inject: stream " + std::to_string(stream) + " > 65535");
+    if (stream > 0xFFFF)
+      throw Error(Errc::kInvalidArgument, "sim inject: stream " + std::to_string(stream) + " > 65535");
     if (seg.empty() || seg.size() > proto::kMaxPayload - sizeof(proto::InjectReq)) {
       throw Error(Errc::kInvalidArgument, "sim inject: segment of " + std::to_string(seg.size()) + " bytes");
     }
@@ -225,8 +238,8 @@ class SimBackend final : public Backend, public SimPort {
       const Reply r = call(Op::kInject, msg.data(), msg.size());
       if (r.status != Status::kBusy) return check(Op::kInject, r);
       if (Clock::now() > deadline) {
-        throw Error(Errc::kTimeout, "rnic-sim INJECT (sim:" + path_ + "): ingress queue still full after " +
-                                        ms_text(limit));
+        throw Error(Errc::kTimeout,
+                    "rnic-sim INJECT (sim:" + path_ + "): ingress queue still full after " + ms_text(limit));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -285,17 +298,23 @@ class SimBackend final : public Backend, public SimPort {
   [[noreturn]] void fail(Op op, Status st) const {
     const std::string what = std::string("rnic-sim ") + op_name(op) + ": " + proto::status_name(st);
     switch (st) {
-      case Status::kNotOwner: throw Error(Errc::kState, what + " (opened as observer)");
-      case Status::kNoMemory: throw Error(Errc::kExhausted, what);
-      case Status::kNotAllocated: throw Error(Errc::kNotFound, what);
+      case Status::kNotOwner:
+        throw Error(Errc::kState, what + " (opened as observer)");
+      case Status::kNoMemory:
+        throw Error(Errc::kExhausted, what);
+      case Status::kNotAllocated:
+        throw Error(Errc::kNotFound, what);
       case Status::kBadAddress:
-      case Status::kBadArgument: throw Error(Errc::kInvalidArgument, what);
+      case Status::kBadArgument:
+        throw Error(Errc::kInvalidArgument, what);
       case Status::kTimeout:
         throw Error(Errc::kTimeout, what + (op == Op::kSync ? " (the card was not quiet within the simulator's cycle "
                                                               "limit)"
                                                             : ""));
-      case Status::kBusy: throw Error(Errc::kQueueFull, what);
-      default: throw Error(Errc::kBackend, what);
+      case Status::kBusy:
+        throw Error(Errc::kQueueFull, what);
+      default:
+        throw Error(Errc::kBackend, what);
     }
   }
   void check(Op op, const Reply& r) const {
@@ -307,8 +326,8 @@ class SimBackend final : public Backend, public SimPort {
     const Reply r = call(op, payload, n);
     check(op, r);
     if (r.payload.size() != sizeof(T)) {
-      throw Error(Errc::kBackend, std::string("rnic-sim ") + op_name(op) + ": reply of " +
-                                      std::to_string(r.payload.size()) + " bytes");
+      throw Error(Errc::kBackend,
+                  std::string("rnic-sim ") + op_name(op) + ": reply of " + std::to_string(r.payload.size()) + " bytes");
     }
     T v;
     std::memcpy(&v, r.payload.data(), sizeof v);
@@ -330,8 +349,8 @@ class SimBackend final : public Backend, public SimPort {
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) throw Error(Errc::kBackend, where + ": " + sys_error("send"));
       if (!wait_fd(c.fd.get(), POLLOUT, deadline)) {
-        throw Error(Errc::kTimeout, where + ": the simulator took no request for " + ms_text(timeout) +
-                                        " (stopped or hung?)");
+        throw Error(Errc::kTimeout,
+                    where + ": the simulator took no request for " + ms_text(timeout) + " (stopped or hung?)");
       }
     }
   }
@@ -421,7 +440,8 @@ class SimBackend final : public Backend, public SimPort {
       c.unanswered_since = sent;
       const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - sent);
       throw Error(Errc::kTimeout, where + ": no reply after " + ms_text(waited) +
-                                      (progress ? " and " + why : std::string()) + " (the simulator is stopped or hung)");
+                                      (progress ? " and " + why : std::string()) +
+                                      " (the simulator is stopped or hung)");
     }
   }
 
@@ -434,7 +454,8 @@ class SimBackend final : public Backend, public SimPort {
         if (probe_.fd.get() < 0) {
           probe_ = Conn{};
           probe_.fd = UniqueFd(connect_to(path_, timeout_));
-          const proto::HelloReq req{proto::kVersion, 0, proto::kRoleObserver, static_cast<std::uint32_t>(::getpid()), 0};
+          const proto::HelloReq req{proto::kVersion, 0, proto::kRoleObserver, static_cast<std::uint32_t>(::getpid()),
+                                    0};
           const Reply h = exchange(probe_, Op::kHello, &req, sizeof req, true, false);
           UniqueFd memfd(h.fd);  // not mapped: only STATUS is asked
           check(Op::kHello, h);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The XRT backend: rnic_kernel on an Alveo card through XRT's native C++ API (Debian's XRT 2.13).
 // The kernel is free-running (ap_ctrl_none), so it is driven as an xrt::ip (register reads and
 // writes) and never started as an xrt::kernel. DMA memory is xrt::bo in the bank the xclbin connects
@@ -43,8 +44,8 @@ class XrtBackend final : public Backend {
     try {
       device_ = xrt::device(index);
     } catch (const std::exception& e) {
-      throw Error(Errc::kNoDevice, fmt::format("xrt:{}: no Alveo card at index {}: {}{}", index, index,
-                                               e.what(), open_hint(e.what())));
+      throw Error(Errc::kNoDevice,
+                  fmt::format("xrt:{}: no Alveo card at index {}: {}{}", index, index, e.what(), open_hint(e.what())));
     }
     try {
       uuid_ = device_.load_xclbin(xclbin);
@@ -73,8 +74,8 @@ class XrtBackend final : public Backend {
     try {
       return ip_.read_register(offset);
     } catch (const std::exception& e) {
-      throw Error(Errc::kBackend, fmt::format("xrt:{}: read_register({:#x}) on {}: {}", index_, offset,
-                                              info_.ip_name, e.what()));
+      throw Error(Errc::kBackend,
+                  fmt::format("xrt:{}: read_register({:#x}) on {}: {}", index_, offset, info_.ip_name, e.what()));
     }
   }
 
@@ -83,8 +84,8 @@ class XrtBackend final : public Backend {
     try {
       ip_.write_register(offset, value);
     } catch (const std::exception& e) {
-      throw Error(Errc::kBackend, fmt::format("xrt:{}: write_register({:#x}, {:#x}) on {}: {}", index_,
-                                              offset, value, info_.ip_name, e.what()));
+      throw Error(Errc::kBackend, fmt::format("xrt:{}: write_register({:#x}, {:#x}) on {}: {}", index_, offset, value,
+                                              info_.ip_name, e.what()));
     }
   }
 
@@ -107,8 +108,8 @@ class XrtBackend final : public Backend {
     } catch (const std::exception& e) {
       const int err = error_number(e);
       throw Error(err == ENOMEM ? Errc::kExhausted : Errc::kBackend,
-                  fmt::format("xrt alloc: {} bytes in memory bank {} ({}): {}", bytes, info_.gmem.index,
-                              info_.gmem.tag, e.what()));
+                  fmt::format("xrt alloc: {} bytes in memory bank {} ({}): {}", bytes, info_.gmem.index, info_.gmem.tag,
+                              e.what()));
     }
     if (region.device_addr % align != 0) {
       throw Error(Errc::kBackend, fmt::format("xrt alloc: XRT returned device address {:#x}, not {}-byte "
@@ -143,8 +144,7 @@ class XrtBackend final : public Backend {
   std::string published_state() override { return read_state_file(xrt_state_path(index_)); }
 
  private:
-  void sync_bo(const DmaRegion& region, std::size_t offset, std::size_t bytes, xclBOSyncDirection dir,
-               const char* op) {
+  void sync_bo(const DmaRegion& region, std::size_t offset, std::size_t bytes, xclBOSyncDirection dir, const char* op) {
     xrt::bo bo;
     {
       std::lock_guard<std::mutex> lock(mutex_);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "xrt_util.hpp"
 
 #include <fcntl.h>
@@ -19,19 +20,18 @@ namespace rnic::detail {
 void check_xrt_mmio_offset(std::uint32_t offset, const char* op) {
   if (offset % 4 != 0 || offset > hw::kMMIO_BYTES - 4)
     throw Error(Errc::kInvalidArgument,
-                fmt::format("xrt {}: offset {:#x} is not a 32-bit register inside the {:#x}-byte MMIO space",
-                            op, offset, hw::kMMIO_BYTES));
+                fmt::format("xrt {}: offset {:#x} is not a 32-bit register inside the {:#x}-byte MMIO space", op,
+                            offset, hw::kMMIO_BYTES));
 }
 
 void check_xrt_alloc(std::size_t bytes, std::size_t align) {
   if (bytes == 0) throw Error(Errc::kInvalidArgument, "xrt alloc: bytes is 0");
   if (align < 64 || (align & (align - 1)) != 0)
-    throw Error(Errc::kInvalidArgument,
-                fmt::format("xrt alloc: align {} is not a power of two >= 64", align));
+    throw Error(Errc::kInvalidArgument, fmt::format("xrt alloc: align {} is not a power of two >= 64", align));
   if (align > kXrtPageBytes)
-    throw Error(Errc::kInvalidArgument,
-                fmt::format("xrt alloc: align {} exceeds the {}-byte page alignment of XRT buffers", align,
-                            kXrtPageBytes));
+    throw Error(
+        Errc::kInvalidArgument,
+        fmt::format("xrt alloc: align {} exceeds the {}-byte page alignment of XRT buffers", align, kXrtPageBytes));
 }
 
 std::string xrt_state_path(unsigned index) {
@@ -43,8 +43,7 @@ std::string xrt_state_path(unsigned index) {
 void write_state_file(const std::string& path, const std::string& json) {
   std::string tmp = path + ".XXXXXX";
   const int fd = ::mkstemp(tmp.data());  // mode 0600
-  if (fd < 0)
-    throw Error(Errc::kBackend, fmt::format("xrt publish: cannot create {}: {}", tmp, std::strerror(errno)));
+  if (fd < 0) throw Error(Errc::kBackend, fmt::format("xrt publish: cannot create {}: {}", tmp, std::strerror(errno)));
   const char* p = json.data();
   std::size_t left = json.size();
   int err = 0;
@@ -75,8 +74,7 @@ std::string read_state_file(const std::string& path) {
     throw Error(Errc::kBackend, fmt::format("xrt published_state: {} is not a regular file", path));
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw Error(Errc::kBackend,
-                fmt::format("xrt published_state: cannot open {}: {}", path, std::strerror(errno)));
+    throw Error(Errc::kBackend, fmt::format("xrt published_state: cannot open {}: {}", path, std::strerror(errno)));
   std::ostringstream out;
   out << in.rdbuf();
   if (in.bad()) throw Error(Errc::kBackend, fmt::format("xrt published_state: reading {} failed", path));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The parts of the XRT backend that need no card: argument checks and the published-state file.
 // Separate so the system tests can exercise them on a machine without an Alveo card.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "xrt_xclbin.hpp"
 
 #include <experimental/xrt_xclbin.h>
@@ -51,8 +52,7 @@ std::vector<char> read_file(const std::string& path) {
   if (std::memcmp(top.m_magic, "xclbin2", 8) != 0) bad(path, "not an xclbin: no 'xclbin2' magic");
   const std::uint64_t claim = top.m_header.m_length;
   if (claim > kXclbinMaxBytes)
-    bad(path, fmt::format("its header says {} bytes, larger than an xclbin can be ({} bytes)", claim,
-                          kXclbinMaxBytes));
+    bad(path, fmt::format("its header says {} bytes, larger than an xclbin can be ({} bytes)", claim, kXclbinMaxBytes));
   if (claim < sizeof(axlf))
     bad(path, fmt::format("its header says {} bytes, shorter than the {}-byte axlf header", claim, sizeof(axlf)));
   if (claim > size) bad(path, fmt::format("truncated: its header says {} bytes, the file has {}", claim, size));
@@ -127,8 +127,10 @@ int json_depth(const char* s, std::size_t n, int limit) {
   for (std::size_t i = 0; i < n; ++i) {
     const char c = s[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '{' || c == '[') {
@@ -148,12 +150,24 @@ void check_metadata_depth(const std::string& path, const std::vector<char>& data
   const char* what = nullptr;
   bool xml = false;
   switch (h.m_sectionKind) {
-    case EMBEDDED_METADATA: what = "EMBEDDED_METADATA"; xml = true; break;
-    case BUILD_METADATA: what = "BUILD_METADATA"; break;
-    case KEYVALUE_METADATA: what = "KEYVALUE_METADATA"; break;
-    case SYSTEM_METADATA: what = "SYSTEM_METADATA"; break;
-    case AIE_METADATA: what = "AIE_METADATA"; break;
-    default: return;
+    case EMBEDDED_METADATA:
+      what = "EMBEDDED_METADATA";
+      xml = true;
+      break;
+    case BUILD_METADATA:
+      what = "BUILD_METADATA";
+      break;
+    case KEYVALUE_METADATA:
+      what = "KEYVALUE_METADATA";
+      break;
+    case SYSTEM_METADATA:
+      what = "SYSTEM_METADATA";
+      break;
+    case AIE_METADATA:
+      what = "AIE_METADATA";
+      break;
+    default:
+      return;
   }
   const char* s = data.data() + h.m_sectionOffset;
   const auto n = static_cast<std::size_t>(h.m_sectionSize);
@@ -178,17 +192,15 @@ std::int64_t table_count(const std::string& path, const std::vector<char>& data,
   std::int32_t count = 0;
   if (h.m_sectionSize < sizeof count) bad(path, fmt::format("{} section is empty", what));
   std::memcpy(&count, data.data() + h.m_sectionOffset, sizeof count);
-  if (count < 0 ||
-      (count > 0 && entries_at + static_cast<std::uint64_t>(count) * entry_bytes > h.m_sectionSize))
-    bad(path,
-        fmt::format("{} section claims {} entries, its {} bytes hold fewer", what, count, h.m_sectionSize));
+  if (count < 0 || (count > 0 && entries_at + static_cast<std::uint64_t>(count) * entry_bytes > h.m_sectionSize))
+    bad(path, fmt::format("{} section claims {} entries, its {} bytes hold fewer", what, count, h.m_sectionSize));
   return count;
 }
 
 // Every fixed-size name field of a table is NUL-terminated (XRT reads them as C strings).
-void check_names(const std::string& path, const std::vector<char>& data, const axlf_section_header& h,
-                 const char* what, std::int64_t count, std::size_t entries_at, std::size_t entry_bytes,
-                 std::size_t name_at, std::size_t name_bytes) {
+void check_names(const std::string& path, const std::vector<char>& data, const axlf_section_header& h, const char* what,
+                 std::int64_t count, std::size_t entries_at, std::size_t entry_bytes, std::size_t name_at,
+                 std::size_t name_bytes) {
   for (std::int64_t i = 0; i < count; ++i) {
     const char* name =
         data.data() + h.m_sectionOffset + entries_at + static_cast<std::size_t>(i) * entry_bytes + name_at;
@@ -201,8 +213,7 @@ void check_names(const std::string& path, const std::vector<char>& data, const a
 // magic, length, and every section header inside the file.
 void check_container(const std::string& path, const std::vector<char>& data) {
   if (data.size() < sizeof(axlf))
-    bad(path, fmt::format("not an xclbin: {} bytes, shorter than the {}-byte axlf header", data.size(),
-                          sizeof(axlf)));
+    bad(path, fmt::format("not an xclbin: {} bytes, shorter than the {}-byte axlf header", data.size(), sizeof(axlf)));
   axlf top;
   std::memcpy(&top, data.data(), sizeof top);
   if (std::memcmp(top.m_magic, "xclbin2", 8) != 0) bad(path, "not an xclbin: no 'xclbin2' magic");
@@ -210,8 +221,7 @@ void check_container(const std::string& path, const std::vector<char>& data) {
     bad(path, fmt::format("its header says {} bytes, {} were read", top.m_header.m_length, data.size()));
   const std::uint64_t sections = top.m_header.m_numSections;
   if (sections == 0) bad(path, "it has no sections");
-  if (sections > XCLBIN_MAX_NUM_SECTION)
-    bad(path, fmt::format("{} sections is more than an xclbin holds", sections));
+  if (sections > XCLBIN_MAX_NUM_SECTION) bad(path, fmt::format("{} sections is more than an xclbin holds", sections));
   const std::uint64_t headers_end = offsetof(axlf, m_sections) + sections * sizeof(axlf_section_header);
   if (headers_end > data.size())
     bad(path, fmt::format("truncated: {} section headers do not fit in {} bytes", sections, data.size()));
@@ -221,8 +231,8 @@ void check_container(const std::string& path, const std::vector<char>& data) {
     axlf_section_header h;
     std::memcpy(&h, data.data() + offsetof(axlf, m_sections) + i * sizeof h, sizeof h);
     if (h.m_sectionOffset > data.size() || h.m_sectionSize > data.size() - h.m_sectionOffset)
-      bad(path, fmt::format("section {} (kind {}) lies outside the file ({} + {} > {} bytes)", i,
-                            h.m_sectionKind, h.m_sectionOffset, h.m_sectionSize, data.size()));
+      bad(path, fmt::format("section {} (kind {}) lies outside the file ({} + {} > {} bytes)", i, h.m_sectionKind,
+                            h.m_sectionOffset, h.m_sectionSize, data.size()));
     check_metadata_depth(path, data, h);
     switch (h.m_sectionKind) {
       case IP_LAYOUT:
@@ -231,16 +241,14 @@ void check_container(const std::string& path, const std::vector<char>& data) {
                     offsetof(ip_data, m_name), sizeof(ip_data::m_name));
         break;
       case MEM_TOPOLOGY:
-        mems =
-            table_count(path, data, h, "MEM_TOPOLOGY", offsetof(mem_topology, m_mem_data), sizeof(mem_data));
+        mems = table_count(path, data, h, "MEM_TOPOLOGY", offsetof(mem_topology, m_mem_data), sizeof(mem_data));
         check_names(path, data, h, "MEM_TOPOLOGY", mems, offsetof(mem_topology, m_mem_data), sizeof(mem_data),
                     offsetof(mem_data, m_tag), sizeof(mem_data::m_tag));
         break;
       case ASK_GROUP_TOPOLOGY:
-        groups = table_count(path, data, h, "GROUP_TOPOLOGY", offsetof(mem_topology, m_mem_data),
-                             sizeof(mem_data));
-        check_names(path, data, h, "GROUP_TOPOLOGY", groups, offsetof(mem_topology, m_mem_data),
-                    sizeof(mem_data), offsetof(mem_data, m_tag), sizeof(mem_data::m_tag));
+        groups = table_count(path, data, h, "GROUP_TOPOLOGY", offsetof(mem_topology, m_mem_data), sizeof(mem_data));
+        check_names(path, data, h, "GROUP_TOPOLOGY", groups, offsetof(mem_topology, m_mem_data), sizeof(mem_data),
+                    offsetof(mem_data, m_tag), sizeof(mem_data::m_tag));
         break;
       case CONNECTIVITY:
       case ASK_GROUP_CONNECTIVITY:
@@ -254,8 +262,7 @@ void check_container(const std::string& path, const std::vector<char>& data) {
   for (const auto& h : connectivities) {
     const bool group = h.m_sectionKind == ASK_GROUP_CONNECTIVITY;
     const char* what = group ? "GROUP_CONNECTIVITY" : "CONNECTIVITY";
-    const std::int64_t n =
-        table_count(path, data, h, what, offsetof(connectivity, m_connection), sizeof(connection));
+    const std::int64_t n = table_count(path, data, h, what, offsetof(connectivity, m_connection), sizeof(connection));
     const std::int64_t mem_count = group && groups >= 0 ? groups : mems;
     for (std::int64_t i = 0; i < n; ++i) {
       connection c;
@@ -264,8 +271,8 @@ void check_container(const std::string& path, const std::vector<char>& data) {
                       static_cast<std::size_t>(i) * sizeof c,
                   sizeof c);
       if (c.arg_index < 0 || c.arg_index >= kMaxKernelArgs)
-        bad(path, fmt::format("{} entry {} has argument index {}, outside 0..{}", what, i, c.arg_index,
-                              kMaxKernelArgs - 1));
+        bad(path,
+            fmt::format("{} entry {} has argument index {}, outside 0..{}", what, i, c.arg_index, kMaxKernelArgs - 1));
       if (c.m_ip_layout_index < 0 || c.m_ip_layout_index >= ips || c.mem_data_index < 0 ||
           c.mem_data_index >= mem_count)
         bad(path, fmt::format("{} entry {} (arg {}, ip {}, mem {}) points outside IP_LAYOUT ({} entries) "
@@ -309,8 +316,7 @@ xrt::xclbin::arg gmem_arg(const std::string& path, const xrt::xclbin::ip& ip) {
   if (args.empty()) not_connected(path, ip.get_name());
   std::vector<std::string> ports;
   for (const auto& arg : args) ports.push_back(arg.get_port().empty() ? "(unnamed)" : arg.get_port());
-  bad(path, fmt::format("{} has no connected {} port (connected ports: {})", ip.get_name(), kXrtGmemPort,
-                        join(ports)));
+  bad(path, fmt::format("{} has no connected {} port (connected ports: {})", ip.get_name(), kXrtGmemPort, join(ports)));
 }
 
 XclbinMem usable_mem(const std::string& path, const std::string& ip, const xrt::xclbin::arg& arg) {
@@ -319,8 +325,8 @@ XclbinMem usable_mem(const std::string& path, const std::string& ip, const xrt::
   std::vector<std::string> seen;
   for (const auto& mem : mems) {
     const auto type = mem.get_type();
-    const bool streaming = type == xrt::xclbin::mem::memory_type::streaming ||
-                           type == xrt::xclbin::mem::memory_type::streaming_connection;
+    const bool streaming =
+        type == xrt::xclbin::mem::memory_type::streaming || type == xrt::xclbin::mem::memory_type::streaming_connection;
     if (mem.get_used() && !streaming && mem.get_index() >= 0) {
       XclbinMem out;
       out.index = mem.get_index();
@@ -352,8 +358,7 @@ XclbinInfo describe(const std::string& path, const xrt::xclbin& xclbin) {
     bad(path, fmt::format("no {} IP (it contains: {})", kXrtKernelName,
                           info.ips.empty() ? std::string("no IPs") : join(info.ips)));
   // Several CUs: the first by name drives this card (documented in docs/xrt-backend.md).
-  std::sort(matches.begin(), matches.end(),
-            [](const auto& a, const auto& b) { return a.get_name() < b.get_name(); });
+  std::sort(matches.begin(), matches.end(), [](const auto& a, const auto& b) { return a.get_name() < b.get_name(); });
   const auto& ip = matches.front();
   info.ip_name = ip.get_name();
   const auto colon = info.ip_name.find(':');

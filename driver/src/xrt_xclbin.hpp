@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checks an xclbin for the XRT backend before any card is touched: the container is well formed, it
 // holds the rnic_kernel IP with the full MMIO range, and its m_axi_gmem port is connected to a memory
 // bank the backend can allocate DMA memory in. Everything it finds is returned as plain data so the
@@ -52,8 +53,8 @@ struct XclbinInfo {
 };
 
 // Throws rnic::Error: kInvalidArgument for an empty path; kNoDevice for a file that cannot be read,
-// is not a well-formed xclbin (including the bounds above), has no rnic_kernel IP (the message lists what it has), gives the
-// kernel less than hw::kMMIO_BYTES of control space, or connects no usable memory to m_axi_gmem.
+// is not a well-formed xclbin (including the bounds above), has no rnic_kernel IP (the message lists what it has),
+// gives the kernel less than hw::kMMIO_BYTES of control space, or connects no usable memory to m_axi_gmem.
 XclbinInfo inspect_xclbin(const std::string& path);
 // The same, also handing out XRT's parse of the file (for device.load_xclbin); parsed != nullptr.
 XclbinInfo inspect_xclbin(const std::string& path, xrt::xclbin* parsed);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic-demo: moves real DDP traffic through the project's software stack and checks every byte.
 //
 //   Data Source (RFC 5041 5.2 segmentation, per-QN MSN) -> DDP Segment Chunks with DDP-SSN (RFC 5043)
@@ -35,15 +36,15 @@ constexpr std::uint32_t kPd = 7;
 constexpr std::uint32_t kNumStags = 8;
 constexpr std::uint64_t kStagBytes = 256 * 1024;
 
-struct Wire {                 // one DDP Segment Chunk as the LLP hands it over
+struct Wire {  // one DDP Segment Chunk as the LLP hands it over
   std::uint32_t stream;
   std::uint16_t ssn;
   std::vector<std::uint8_t> segment;
 };
 
-struct Expected {             // what the sink must report, per stream, in order
+struct Expected {  // what the sink must report, per stream, in order
   model::Completion c;
-  std::uint64_t dest;         // host address of the message's first byte
+  std::uint64_t dest;  // host address of the message's first byte
   std::vector<std::uint8_t> bytes;
 };
 
@@ -119,7 +120,9 @@ int main(int argc, char** argv) {
     // Tagged messages go to a STag this stream may use (unbound ones, or those bound to it) at the
     // STag's cursor; when the STag is full the message goes untagged, so no byte is written twice.
     std::uint32_t si;
-    do { si = static_cast<std::uint32_t>(uni(0, kNumStags - 1)); } while (si % 2 == 1 && si % kDataStreams != stream);
+    do {
+      si = static_cast<std::uint32_t>(uni(0, kNumStags - 1));
+    } while (si % 2 == 1 && si % kDataStreams != stream);
     const bool tagged = uni(0, 1) == 1 && stag_cursor[si] + len <= kStagBytes;
 
     Expected x;
@@ -199,14 +202,18 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> next(kDataStreams, 0);
   std::uint64_t completions = 0;
   for (const auto& c : sink.completions()) {
-    if (c.is_error) return fail(fmt::format("unexpected error completion on stream {}: {}", c.stream, wire::error_name(c.error)));
-    if (c.stream >= kDataStreams || next[c.stream] >= expected[c.stream].size()) return fail("completion for no message");
+    if (c.is_error)
+      return fail(fmt::format("unexpected error completion on stream {}: {}", c.stream, wire::error_name(c.error)));
+    if (c.stream >= kDataStreams || next[c.stream] >= expected[c.stream].size())
+      return fail("completion for no message");
     const Expected& x = expected[c.stream][next[c.stream]++];
-    const bool same = c.tagged == x.c.tagged && c.rsvd_ulp == x.c.rsvd_ulp &&
-                      (c.tagged ? c.stag == x.c.stag
-                                : c.qn == x.c.qn && c.msn == x.c.msn && c.length == x.c.length &&
-                                      c.buffer_addr == x.c.buffer_addr);
-    if (!same) return fail(fmt::format("completion {} on stream {} does not match the message sent", next[c.stream] - 1, c.stream));
+    const bool same =
+        c.tagged == x.c.tagged && c.rsvd_ulp == x.c.rsvd_ulp &&
+        (c.tagged ? c.stag == x.c.stag
+                  : c.qn == x.c.qn && c.msn == x.c.msn && c.length == x.c.length && c.buffer_addr == x.c.buffer_addr);
+    if (!same)
+      return fail(
+          fmt::format("completion {} on stream {} does not match the message sent", next[c.stream] - 1, c.stream));
     ++completions;
   }
   sink.completions().clear();
@@ -228,10 +235,11 @@ int main(int argc, char** argv) {
   }
 
   const auto& k = sink.counters();
-  fmt::print("rnic-demo: data: {} messages ({} tagged, {} untagged) on {} streams, {} segments "
-             "({} arrived out of order), {} payload bytes placed, {} completions in order: all verified\n",
-             messages, tagged_msgs, messages - tagged_msgs, kDataStreams, total_segments, out_of_order,
-             k.bytes_placed, completions);
+  fmt::print(
+      "rnic-demo: data: {} messages ({} tagged, {} untagged) on {} streams, {} segments "
+      "({} arrived out of order), {} payload bytes placed, {} completions in order: all verified\n",
+      messages, tagged_msgs, messages - tagged_msgs, kDataStreams, total_segments, out_of_order, k.bytes_placed,
+      completions);
 
   // ---- Error injection: one fresh stream per RFC 5041 7.2 error -------------------------------------
   struct Bad {
@@ -244,10 +252,21 @@ int main(int argc, char** argv) {
   };
   const Stag& s0 = stags[0];
   auto tag = [](std::uint32_t st, std::uint64_t to, std::uint8_t dv = 1) {
-    wire::TaggedHeader h; h.last = true; h.stag = st; h.to = to; h.dv = dv; return wire::DdpHeader(h);
+    wire::TaggedHeader h;
+    h.last = true;
+    h.stag = st;
+    h.to = to;
+    h.dv = dv;
+    return wire::DdpHeader(h);
   };
   auto untag = [](std::uint32_t qn, std::uint32_t msn, std::uint32_t mo, std::uint8_t dv = 1) {
-    wire::UntaggedHeader h; h.last = true; h.qn = qn; h.msn = msn; h.mo = mo; h.dv = dv; return wire::DdpHeader(h);
+    wire::UntaggedHeader h;
+    h.last = true;
+    h.qn = qn;
+    h.msn = msn;
+    h.mo = mo;
+    h.dv = dv;
+    return wire::DdpHeader(h);
   };
   const std::vector<Bad> bad = {
       {"STag key mismatch", DdpError::kTaggedInvalidStag, tag(s0.stag ^ 0x01, s0.base_to)},
@@ -276,10 +295,12 @@ int main(int argc, char** argv) {
     auto ok = wire::encode_segment(untag(0, 1, 0), ConstBytes(junk.data(), 8));
     const auto drops_before = sink.counters().drops;
     sink.receive(stream, static_cast<std::uint16_t>(b.ssn + 1), ConstBytes(*ok));
-    if (sink.completions().size() != 1) return fail(fmt::format("{}: {} completions, want 1", b.what, sink.completions().size()));
+    if (sink.completions().size() != 1)
+      return fail(fmt::format("{}: {} completions, want 1", b.what, sink.completions().size()));
     const auto c = sink.completions().front();
     sink.completions().clear();
-    if (!c.is_error || c.error != b.want) return fail(fmt::format("{}: got {} want {}", b.what, wire::error_name(c.error), wire::error_name(b.want)));
+    if (!c.is_error || c.error != b.want)
+      return fail(fmt::format("{}: got {} want {}", b.what, wire::error_name(c.error), wire::error_name(b.want)));
     if (sink.counters().drops != drops_before + 1) return fail(fmt::format("{}: later segment not dropped", b.what));
     fmt::print("  stream {:2} {:34} -> type {:#x} code {:#04x} {} (segment {} bytes, header {} bytes reported)\n",
                stream, b.what, wire::error_type(c.error), wire::error_code(c.error), wire::error_description(c.error),
@@ -287,14 +308,16 @@ int main(int argc, char** argv) {
     ++stream;
   }
   for (std::size_t a = 0; a < mem.size(); ++a) {
-    if (owner[a] == nullptr && mem.data()[a] != kFill) return fail(fmt::format("invalid segment wrote host address {:#x}", a));
+    if (owner[a] == nullptr && mem.data()[a] != kFill)
+      return fail(fmt::format("invalid segment wrote host address {:#x}", a));
   }
   const auto& kk = sink.counters();
   std::uint64_t errs = 0;
   for (const auto& [e, n] : kk.errors) errs += n;
-  fmt::print("rnic-demo: counters: segments {} bytes placed {} messages delivered {} errors {} "
-             "dropped-after-error {} access violations {}\n",
-             kk.segments, kk.bytes_placed, kk.messages_delivered, errs, kk.drops, kk.access_violations);
+  fmt::print(
+      "rnic-demo: counters: segments {} bytes placed {} messages delivered {} errors {} "
+      "dropped-after-error {} access violations {}\n",
+      kk.segments, kk.bytes_placed, kk.messages_delivered, errs, kk.drops, kk.access_violations);
   fmt::print("rnic-demo: PASS (seed {})\n", seed);
   return 0;
 }

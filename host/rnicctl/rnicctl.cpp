@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnicctl: look at an rnic card, simulated or real, while another process (the main job) owns it.
 //
 //   rnicctl [--device S] [--xclbin F] [--json] <info|regs|stags|streams|queues|counters> [the same options]
@@ -60,8 +61,7 @@ bool hex_column(const std::string& key) {
   auto ends_with = [&key](const std::string& s) {
     return key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0;
   };
-  return key == "stag" || key == "base_to" || key == "to" || key == "addr" || ends_with("_addr") ||
-         ends_with("_stag");
+  return key == "stag" || key == "base_to" || key == "to" || key == "addr" || ends_with("_addr") || ends_with("_stag");
 }
 
 std::string cell(const std::string& key, const Json& v) {
@@ -167,8 +167,10 @@ void collect(const Json& node, const std::string& key, Context ctx, std::vector<
       for (const auto& e : v) {
         Json id = nullptr;
         if (e.is_object()) {
-          if (e.contains("id")) id = e.at("id");
-          else if (e.contains(scope->second)) id = e.at(scope->second);
+          if (e.contains("id"))
+            id = e.at("id");
+          else if (e.contains(scope->second))
+            id = e.at(scope->second);
         }
         descend(e, id);
       }
@@ -181,10 +183,17 @@ void collect(const Json& node, const std::string& key, Context ctx, std::vector<
 // ---- Commands --------------------------------------------------------------------------------------
 Json info_json(rnic::Device& dev) {
   const auto& i = dev.info();
-  return Json{{"device", i.device},       {"backend", i.backend},     {"id", i.id},
-              {"version", i.version},     {"build_id", i.build_id},   {"data_width", i.data_width},
-              {"stags", i.stags},         {"streams", i.streams},     {"qns", i.qns},
-              {"ssn_window", i.ssn_window}, {"max_segment_bytes", i.max_segment_bytes}};
+  return Json{{"device", i.device},
+              {"backend", i.backend},
+              {"id", i.id},
+              {"version", i.version},
+              {"build_id", i.build_id},
+              {"data_width", i.data_width},
+              {"stags", i.stags},
+              {"streams", i.streams},
+              {"qns", i.qns},
+              {"ssn_window", i.ssn_window},
+              {"max_segment_bytes", i.max_segment_bytes}};
 }
 
 void print_info(const Json& j) {
@@ -212,8 +221,11 @@ Json regs_json(rnic::Device& dev) {
   Json out = Json::array();
   for (const auto& r : kRegs) {
     if (!readable(r)) continue;
-    out.push_back(Json{{"name", r.name}, {"offset", r.offset}, {"access", r.access},
-                       {"value", dev.read_reg(r.offset)}, {"description", r.desc}});
+    out.push_back(Json{{"name", r.name},
+                       {"offset", r.offset},
+                       {"access", r.access},
+                       {"value", dev.read_reg(r.offset)},
+                       {"description", r.desc}});
   }
   return out;
 }
@@ -224,17 +236,21 @@ void print_regs(const Json& regs) {
   fmt::print("{:<{}}  offset  acc  value       decimal\n", "name", w);
   for (const auto& r : regs) {
     const auto v = r["value"].get<std::uint32_t>();
-    fmt::print("{:<{}}  {:#06x}  {:<3}  {}  {}\n", r["name"].get<std::string>(), w,
-               r["offset"].get<std::uint32_t>(), r["access"].get<std::string>(), hex32(v), v);
+    fmt::print("{:<{}}  {:#06x}  {:<3}  {}  {}\n", r["name"].get<std::string>(), w, r["offset"].get<std::uint32_t>(),
+               r["access"].get<std::string>(), hex32(v), v);
   }
 }
 
 Json counters_json(rnic::Device& dev) {
   const rnic::Counters c = dev.counters();
-  Json j{{"segments", c.segments},         {"bytes", c.bytes},
-         {"messages", c.messages},         {"drops", c.drops},
-         {"access", c.access},             {"duplicates", c.duplicates},
-         {"write_errors", c.write_errors}, {"read_errors", c.read_errors}};
+  Json j{{"segments", c.segments},
+         {"bytes", c.bytes},
+         {"messages", c.messages},
+         {"drops", c.drops},
+         {"access", c.access},
+         {"duplicates", c.duplicates},
+         {"write_errors", c.write_errors},
+         {"read_errors", c.read_errors}};
   // The owning driver's count (from its published state; null when no owner published one).
   j["unmatched_completions"] = c.unmatched_completions ? Json(*c.unmatched_completions) : Json(nullptr);
   if (c.errors.size() != rnic::wire::kAllDdpErrors.size()) {
@@ -256,11 +272,14 @@ Json counters_json(rnic::Device& dev) {
 }
 
 void print_counters(const Json& j) {
-  static const char* const kNames[][2] = {
-      {"segments", "segments received"},        {"bytes", "payload bytes placed"},
-      {"messages", "messages delivered"},       {"drops", "segments dropped (stream in error / torn down)"},
-      {"access", "access-rights failures"},     {"duplicates", "duplicate segments"},
-      {"write_errors", "host write errors (BRESP)"}, {"read_errors", "descriptor read errors (RRESP)"}};
+  static const char* const kNames[][2] = {{"segments", "segments received"},
+                                          {"bytes", "payload bytes placed"},
+                                          {"messages", "messages delivered"},
+                                          {"drops", "segments dropped (stream in error / torn down)"},
+                                          {"access", "access-rights failures"},
+                                          {"duplicates", "duplicate segments"},
+                                          {"write_errors", "host write errors (BRESP)"},
+                                          {"read_errors", "descriptor read errors (RRESP)"}};
   for (const auto& n : kNames) fmt::print("{:<48} {}\n", n[1], j[n[0]].get<std::uint64_t>());
   const Json& um = j["unmatched_completions"];
   fmt::print("{:<48} {}\n", "completions the driver could not match",
@@ -309,8 +328,8 @@ CommonOptions merge(const CommonOptions& top, const CommonOptions& cmd) {
   auto pick = [](const char* name, bool top_given, const std::string& top_value, bool cmd_given,
                  const std::string& cmd_value) {
     if (top_given && cmd_given && top_value != cmd_value)
-      throw CLI::ValidationError(name, fmt::format("given before the command ('{}') and after it ('{}')",
-                                                   top_value, cmd_value));
+      throw CLI::ValidationError(
+          name, fmt::format("given before the command ('{}') and after it ('{}')", top_value, cmd_value));
     return cmd_given ? cmd_value : top_value;
   };
   CommonOptions out;
@@ -323,8 +342,9 @@ CommonOptions merge(const CommonOptions& top, const CommonOptions& cmd) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"rnicctl: identification, registers, counters and the owner's tables of an rnic card "
-               "(opened as an observer: never writes to it)"};
+  CLI::App app{
+      "rnicctl: identification, registers, counters and the owner's tables of an rnic card "
+      "(opened as an observer: never writes to it)"};
   // --device, --xclbin and --json go before or after the command: the top level and every command
   // take them (`rnicctl --json info` is `rnicctl info --json`).
   CommonOptions top;
@@ -334,7 +354,8 @@ int main(int argc, char** argv) {
       {"info", "identification and capabilities"},
       {"regs", "every readable register of the map (hw.def) with its value"},
       {"stags", "registered STags (the owner's published tables)"},
-      {"streams", "streams and their state: normal, error (first RFC 5041 7.2 error), torn_down (the owner's published tables)"},
+      {"streams",
+       "streams and their state: normal, error (first RFC 5041 7.2 error), torn_down (the owner's published tables)"},
       {"queues", "untagged receive queues (the owner's published tables)"},
       {"counters", "traffic counters and one counter per RFC 5041 7.2 error"}};
   std::map<std::string, CommonOptions> per_cmd;
@@ -373,8 +394,9 @@ int main(int argc, char** argv) {
         if (out.empty() && doc.empty()) {
           fmt::print("(no tables published: no driver owns the card)\n");
         } else if (out.empty() && Json::parse(doc, nullptr, false).value("truncated", false)) {
-          fmt::print("(the owner's tables are too large to publish whole; it published per-client "
-                     "counts only)\n");
+          fmt::print(
+              "(the owner's tables are too large to publish whole; it published per-client "
+              "counts only)\n");
         } else {
           print_table(std::vector<Json>(out.begin(), out.end()));
         }

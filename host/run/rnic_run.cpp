@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic-run: the main job. Moves real DDP traffic through the card (rnic-sim by default) with the host
 // driver and checks every byte.
 //
@@ -108,9 +109,10 @@ std::uint32_t log2_ceil(std::uint64_t n) {
 }
 
 std::string describe(const Completion& c) {
-  return fmt::format("{} stream {} ssn {} stag {:#x} qn {} msn {} length {} rsvd_ulp {:#x} cookie {} type {:#x} code {:#04x}",
-                     completion_kind_name(c.kind), c.stream, c.ssn, c.stag, c.qn, c.msn, c.length, c.rsvd_ulp, c.cookie,
-                     c.err_type, c.err_code);
+  return fmt::format(
+      "{} stream {} ssn {} stag {:#x} qn {} msn {} length {} rsvd_ulp {:#x} cookie {} type {:#x} code {:#04x}",
+      completion_kind_name(c.kind), c.stream, c.ssn, c.stag, c.qn, c.msn, c.length, c.rsvd_ulp, c.cookie, c.err_type,
+      c.err_code);
 }
 
 // Every completion until `want` arrived; fails if they do not come within the timeout.
@@ -118,7 +120,8 @@ void collect(Client& client, std::vector<Completion>& out, std::size_t want, std
   std::vector<Completion> batch;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (out.size() < want) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     check(left.count() > 0, fmt::format("{} completions after {} ms, want {}", out.size(), timeout_ms, want));
     batch.clear();
     client.wait(batch, static_cast<std::uint32_t>(left.count()), 256);
@@ -155,7 +158,7 @@ constexpr std::uint64_t kMaxMessages = 100'000'000;
 struct Options {
   std::uint64_t seed = 0;
   std::uint64_t messages = 300;
-  double progress_s = 5;  // a progress line at most this often (long runs)
+  double progress_s = 5;      // a progress line at most this often (long runs)
   std::size_t mulpdu = 1450;  // 1500-byte MTU - IPv4 20 - SCTP 12 - DATA chunk 16 - DDP-SSN 2
   std::string device;
   std::string xclbin;  // OpenOptions::xclbin (xrt); empty: $RNIC_XCLBIN
@@ -178,8 +181,8 @@ int run(const Options& o) {
   const std::uint32_t window = info.ssn_window;
   const std::size_t nrows = wire::kAllDdpErrors.size();
   const Counters start = dev->counters();
-  check(start.errors.size() == nrows, fmt::format("{} per-error counters, ddp_errors.def has {} rows",
-                                                  start.errors.size(), nrows));
+  check(start.errors.size() == nrows,
+        fmt::format("{} per-error counters, ddp_errors.def has {} rows", start.errors.size(), nrows));
 
   // ---- Resources --------------------------------------------------------------------------------
   auto client = dev->create_client();
@@ -189,9 +192,12 @@ int run(const Options& o) {
   for (std::uint32_t s = 0; s < kDataStreams; ++s) streams.push_back(client->create_stream(pd[stream_pd[s]]));
 
   // STags: PD index and bound data stream. Every data stream can use at least two.
-  struct StagPlan { std::uint32_t pd; std::optional<std::uint32_t> bound; };
-  const std::vector<StagPlan> plan = {{0, std::nullopt}, {0, 0}, {0, 1}, {1, std::nullopt},
-                                      {1, 2}, {0, std::nullopt}, {1, std::nullopt}, {0, 1}};
+  struct StagPlan {
+    std::uint32_t pd;
+    std::optional<std::uint32_t> bound;
+  };
+  const std::vector<StagPlan> plan = {{0, std::nullopt}, {0, 0}, {0, 1}, {1, std::nullopt}, {1, 2}, {0, std::nullopt},
+                                      {1, std::nullopt}, {0, 1}};
   std::vector<TaggedBuf> tagged(plan.size());
   std::vector<Image> images;
   images.reserve(plan.size() + kDataStreams + 2);
@@ -369,20 +375,24 @@ int run(const Options& o) {
       const auto s = static_cast<std::uint32_t>(it - streams.begin());
       check(c.kind != Completion::Kind::kError,
             fmt::format("unexpected error completion {} ({})", describe(c),
-                        wire::ddp_error_from(c.err_type, c.err_code) ? wire::error_name(*wire::ddp_error_from(c.err_type, c.err_code)) : "not in 7.2"));
+                        wire::ddp_error_from(c.err_type, c.err_code)
+                            ? wire::error_name(*wire::ddp_error_from(c.err_type, c.err_code))
+                            : "not in 7.2"));
       check(next[s] < expected[s].size(), "completion for no message: " + describe(c));
       const Message& x = expected[s][next[s]++];
-      const bool same = x.tagged ? c.kind == Completion::Kind::kTagged && c.stag == x.stag && c.rsvd_ulp == x.rsvd_ulp && c.ssn == x.last_ssn
+      const bool same = x.tagged ? c.kind == Completion::Kind::kTagged && c.stag == x.stag &&
+                                       c.rsvd_ulp == x.rsvd_ulp && c.ssn == x.last_ssn
                                  : c.kind == Completion::Kind::kUntagged && c.qn == x.qn && c.msn == x.msn &&
                                        c.length == x.length && c.rsvd_ulp == x.rsvd_ulp && c.ssn == x.last_ssn &&
                                        c.buffer == rx[s].id && c.offset == x.rx_offset && c.cookie == x.cookie;
-      check(same, fmt::format("completion {} of stream {} is {}; the message sent was {} (stag {:#x} qn {} msn {} length {} "
-                              "rsvd_ulp {:#x} last ssn {} offset {} cookie {})",
-                              next[s] - 1, s, describe(c), x.tagged ? "tagged" : "untagged", x.stag, x.qn, x.msn,
-                              x.bytes.size(), x.rsvd_ulp, x.last_ssn, x.rx_offset, x.cookie));
+      check(same,
+            fmt::format("completion {} of stream {} is {}; the message sent was {} (stag {:#x} qn {} msn {} length {} "
+                        "rsvd_ulp {:#x} last ssn {} offset {} cookie {})",
+                        next[s] - 1, s, describe(c), x.tagged ? "tagged" : "untagged", x.stag, x.qn, x.msn,
+                        x.bytes.size(), x.rsvd_ulp, x.last_ssn, x.rx_offset, x.cookie));
     }
-    check(done.size() == count, fmt::format("{} completions for messages {}..{} ({} messages)", done.size(), first + 1,
-                                            end, count));
+    check(done.size() == count,
+          fmt::format("{} completions for messages {}..{} ({} messages)", done.size(), first + 1, end, count));
     completions += done.size();
     verify_images(images);
     images.erase(images.begin() + static_cast<std::ptrdiff_t>(plan.size()), images.end());  // the pools go
@@ -390,15 +400,15 @@ int run(const Options& o) {
 
     // A progress line on long runs: after the first batch, then at most every o.progress_s seconds.
     const auto now = std::chrono::steady_clock::now();
-    if (end < o.messages &&
-        (batches == 0 || now - last_progress >= std::chrono::duration<double>(o.progress_s))) {
+    if (end < o.messages && (batches == 0 || now - last_progress >= std::chrono::duration<double>(o.progress_s))) {
       last_progress = now;
       const double secs = std::chrono::duration<double>(now - started).count();
-      fmt::print("rnic-run: progress: {}/{} messages ({:.1f}%), {} segments, {} payload bytes, {} cycles, {:.1f} s, "
-                 "about {:.0f} s left\n",
-                 end, o.messages, 100.0 * static_cast<double>(end) / static_cast<double>(o.messages), total_segments,
-                 total_bytes, dev->require_sim().cycles() - cycles0, secs,
-                 secs * static_cast<double>(o.messages - end) / static_cast<double>(end));
+      fmt::print(
+          "rnic-run: progress: {}/{} messages ({:.1f}%), {} segments, {} payload bytes, {} cycles, {:.1f} s, "
+          "about {:.0f} s left\n",
+          end, o.messages, 100.0 * static_cast<double>(end) / static_cast<double>(o.messages), total_segments,
+          total_bytes, dev->require_sim().cycles() - cycles0, secs,
+          secs * static_cast<double>(o.messages - end) / static_cast<double>(end));
       std::fflush(stdout);
     }
   }
@@ -407,16 +417,17 @@ int run(const Options& o) {
   const Counters mid = dev->counters();
   check(mid.segments - start.segments == total_segments,
         fmt::format("segment counter {} , injected {}", mid.segments - start.segments, total_segments));
-  check(mid.bytes - start.bytes == total_bytes, fmt::format("byte counter {}, placed {}", mid.bytes - start.bytes, total_bytes));
+  check(mid.bytes - start.bytes == total_bytes,
+        fmt::format("byte counter {}, placed {}", mid.bytes - start.bytes, total_bytes));
   check(mid.messages - start.messages == o.messages,
         fmt::format("message counter {}, sent {}", mid.messages - start.messages, o.messages));
   check(mid.drops == start.drops && mid.duplicates == start.duplicates,
         "drops or duplicates counted for valid traffic");
-  fmt::print("rnic-run: data: {} messages ({} tagged, {} untagged) on {} streams, {} segments ({} arrived out of "
-             "order), {} payload bytes placed, {} completions in order: all verified{}\n",
-             o.messages, tagged_msgs, o.messages - tagged_msgs, kDataStreams, total_segments, out_of_order,
-             total_bytes, completions, batches > 1 ? fmt::format(" ({} batches of up to {})", batches, kBatchMessages) : "");
-
+  fmt::print(
+      "rnic-run: data: {} messages ({} tagged, {} untagged) on {} streams, {} segments ({} arrived out of "
+      "order), {} payload bytes placed, {} completions in order: all verified{}\n",
+      o.messages, tagged_msgs, o.messages - tagged_msgs, kDataStreams, total_segments, out_of_order, total_bytes,
+      completions, batches > 1 ? fmt::format(" ({} batches of up to {})", batches, kBatchMessages) : "");
 
   // ---- Error injection: one fresh stream per RFC 5041 7.2 error -------------------------------------
   Registration noaccess;  // remote read only: a tagged write to it is an access-rights failure
@@ -433,23 +444,35 @@ int run(const Options& o) {
   const TaggedBuf& t0 = tagged[0];  // PD 0, unbound
   const TaggedBuf& tb = tagged[1];  // PD 0, bound to data stream 0
   auto tag = [](Stag st, std::uint64_t to, std::uint8_t dv = 1) {
-    wire::TaggedHeader h; h.last = true; h.stag = st; h.to = to; h.dv = dv; return wire::DdpHeader(h);
+    wire::TaggedHeader h;
+    h.last = true;
+    h.stag = st;
+    h.to = to;
+    h.dv = dv;
+    return wire::DdpHeader(h);
   };
   auto untag = [](std::uint32_t qn, std::uint32_t msn, std::uint32_t mo, std::uint8_t dv = 1) {
-    wire::UntaggedHeader h; h.last = true; h.qn = qn; h.msn = msn; h.mo = mo; h.dv = dv; return wire::DdpHeader(h);
+    wire::UntaggedHeader h;
+    h.last = true;
+    h.qn = qn;
+    h.msn = msn;
+    h.mo = mo;
+    h.dv = dv;
+    return wire::DdpHeader(h);
   };
   struct Bad {
     const char* what;
     DdpError want;
     wire::DdpHeader hdr;
     std::uint16_t ssn = 0;
-    std::uint32_t pd = 0;       // PD index of the error stream
+    std::uint32_t pd = 0;  // PD index of the error stream
     std::size_t payload = 16;
-    bool access = false;        // counts as an access-rights failure too
-    std::size_t raw = 0;        // > 0: send only this many bytes of the header (shorter than a header)
+    bool access = false;  // counts as an access-rights failure too
+    std::size_t raw = 0;  // > 0: send only this many bytes of the header (shorter than a header)
   };
   const std::vector<Bad> bad = {
-      {"segment shorter than its header", DdpError::kLocalCatastrophic, tag(t0.reg.stag, t0.reg.base_to), 0, 0, 0, false, 10},
+      {"segment shorter than its header", DdpError::kLocalCatastrophic, tag(t0.reg.stag, t0.reg.base_to), 0, 0, 0,
+       false, 10},
       {"STag key mismatch", DdpError::kTaggedInvalidStag, tag(t0.reg.stag ^ 0x01, t0.reg.base_to)},
       {"STag without remote write", DdpError::kTaggedInvalidStag, tag(noaccess.stag, noaccess.base_to), 0, 0, 16, true},
       {"TO past the end of the buffer", DdpError::kTaggedBaseBounds, tag(t0.reg.stag, t0.reg.base_to + kStagBytes - 8)},
@@ -485,7 +508,8 @@ int run(const Options& o) {
     if (b.raw > 0) bytes.resize(b.raw);
     inject(*dev, s, b.ssn, bytes);
     // A valid segment after the error must be silently dropped (7.1).
-    inject(*dev, s, static_cast<std::uint16_t>(b.ssn + 1), *wire::encode_segment(untag(0, 1, 0), ConstBytes(junk.data(), 8)));
+    inject(*dev, s, static_cast<std::uint16_t>(b.ssn + 1),
+           *wire::encode_segment(untag(0, 1, 0), ConstBytes(junk.data(), 8)));
     err_segments += 2;
     dev->require_sim().sync();
     std::vector<Completion> got;
@@ -494,20 +518,22 @@ int run(const Options& o) {
     check(got.size() == 1, fmt::format("{}: {} completions, want 1", b.what, got.size()));
     const Completion& c = got.front();
     check(c.kind == Completion::Kind::kError && c.stream == s, fmt::format("{}: got {}", b.what, describe(c)));
-    const bool match = c.err_type == wire::error_type(b.want) && c.err_code == wire::error_code(b.want) && c.ssn == b.ssn;
-    const auto row = static_cast<std::size_t>(std::find(wire::kAllDdpErrors.begin(), wire::kAllDdpErrors.end(), b.want) -
-                                              wire::kAllDdpErrors.begin());
+    const bool match =
+        c.err_type == wire::error_type(b.want) && c.err_code == wire::error_code(b.want) && c.ssn == b.ssn;
+    const auto row = static_cast<std::size_t>(
+        std::find(wire::kAllDdpErrors.begin(), wire::kAllDdpErrors.end(), b.want) - wire::kAllDdpErrors.begin());
     const bool counted = after.errors[row] - before.errors[row] == 1 && after.drops - before.drops == 1 &&
                          after.access - before.access == (b.access ? 1u : 0u);
     const auto got_err = wire::ddp_error_from(c.err_type, c.err_code);
-    fmt::print("  stream {:3} {:33} -> type {:#x} code {:#04x} {:42} expected type {:#x} code {:#04x}: {}{}\n", s, b.what,
-               c.err_type, c.err_code, got_err ? wire::error_description(*got_err) : "(not in 7.2)",
+    fmt::print("  stream {:3} {:33} -> type {:#x} code {:#04x} {:42} expected type {:#x} code {:#04x}: {}{}\n", s,
+               b.what, c.err_type, c.err_code, got_err ? wire::error_description(*got_err) : "(not in 7.2)",
                wire::error_type(b.want), wire::error_code(b.want), match ? "ok" : "MISMATCH",
                counted ? "" : " (counters wrong: error, drop or access counter did not advance by one)");
     if (!match || !counted) ++mismatches;
   }
   verify_images(images);
-  check(mismatches == 0, fmt::format("{} of {} invalid segments were reported or counted wrong", mismatches, bad.size()));
+  check(mismatches == 0,
+        fmt::format("{} of {} invalid segments were reported or counted wrong", mismatches, bad.size()));
 
   // ---- Teardown: the error streams' posted buffers come back flushed (RFC 5041 6.2) -----------------
   for (const StreamId s : streams) client->teardown_stream(s, Teardown::kGraceful);
@@ -538,14 +564,16 @@ int run(const Options& o) {
     const auto e = wire::kAllDdpErrors[r];
     const std::uint64_t n = end.errors[r] - start.errors[r];
     errs += n;
-    fmt::print("  type {:#x} code {:#04x} {:26} {}\n", wire::error_type(e), wire::error_code(e), wire::error_name(e), n);
+    fmt::print("  type {:#x} code {:#04x} {:26} {}\n", wire::error_type(e), wire::error_code(e), wire::error_name(e),
+               n);
   }
   fmt::print("rnic-run: injected {} segments ({} data, {} invalid or after an error)\n", total_segments + err_segments,
              total_segments, err_segments);
-  fmt::print("rnic-run: summary: {} messages, {} segments, {} bytes, {} errors reported as expected, dropped {}, "
-             "{} cycles, {:.2f} bytes per cycle (data phase)\n",
-             o.messages, total_segments, total_bytes, errs, end.drops - start.drops, cycles,
-             cycles == 0 ? 0.0 : static_cast<double>(total_bytes) / static_cast<double>(cycles));
+  fmt::print(
+      "rnic-run: summary: {} messages, {} segments, {} bytes, {} errors reported as expected, dropped {}, "
+      "{} cycles, {:.2f} bytes per cycle (data phase)\n",
+      o.messages, total_segments, total_bytes, errs, end.drops - start.drops, cycles,
+      cycles == 0 ? 0.0 : static_cast<double>(total_bytes) / static_cast<double>(cycles));
   // Every completion the card wrote named a buffer or STag the driver held (issue 11: none unmatched).
   const std::uint64_t unmatched = end.unmatched_completions.value_or(0);
   fmt::print("rnic-run: completions the driver could not match: {}\n", unmatched);
@@ -557,14 +585,16 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"rnic-run: tagged and untagged DDP traffic through the card with the host driver, every byte, "
-               "completion and RFC 5041 7.2 error checked"};
+  CLI::App app{
+      "rnic-run: tagged and untagged DDP traffic through the card with the host driver, every byte, "
+      "completion and RFC 5041 7.2 error checked"};
   Options o;
   o.seed = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   app.add_option("--seed", o.seed, "random seed (printed; pass it back to reproduce a run)");
   app.add_option("--messages", o.messages,
                  fmt::format("number of ULP messages to send, 1..{} (sent in batches of {}; long runs print a "
-                             "progress line)", kMaxMessages, kBatchMessages))
+                             "progress line)",
+                             kMaxMessages, kBatchMessages))
       ->check(CLI::Range(std::uint64_t{1}, kMaxMessages));
   app.add_option("--progress", o.progress_s,
                  "seconds between progress lines of a run longer than one batch (the first comes after the first "

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CTest CardFlow.BuildXclbinScript: scripts/build_xclbin.sh without Vivado/Vitis.
 #   check_build_xclbin.sh SCRATCH_DIR
 # --dry-run prints the package and link commands for every card and exits 0; without --dry-run and

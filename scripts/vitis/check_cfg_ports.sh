@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # CTest CardFlow.CfgPortsInRtl: every rnic_kernel port the v++ link configurations
 # (scripts/vitis/*.cfg), the packaging script and the constraints name exists in rtl/rnic_kernel.sv,
 # as a port (ap_clk) or as the prefix of an interface's ports (m_axi_gmem -> m_axi_gmem_awaddr, ...).

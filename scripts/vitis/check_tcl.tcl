@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # CTest CardFlow.TclScripts: the card flow's Tcl without Vivado.
 #   tclsh check_tcl.tcl REPO_ROOT SCRATCH_DIR
 # 1. Every Tcl file of the flow is complete Tcl (balanced braces, brackets, quotes).

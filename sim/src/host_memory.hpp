@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic-sim's simulated host memory: one memfd shared with every client (MAP_SHARED), a first-fit
 // allocator with per-client ownership, and the AXI4 slave the kernel's m_axi_gmem master talks to.
 //
 // Device addresses are mem_base + offset into the memfd. The slave accepts every AW/AR at once
 // (AWREADY/ARREADY/WREADY always 1), writes each W beat's strobed bytes as it arrives, answers one B
 // per burst and R beats in order without extra latency. A burst not entirely inside
-// [mem_base, mem_base + size) (or not a bus-aligned full-width INCR burst) is answered SLVERR (BRESP, or RRESP on every beat with zero data),
-// counted once, and touches nothing.
+// [mem_base, mem_base + size) (or not a bus-aligned full-width INCR burst) is answered SLVERR (BRESP, or RRESP on every
+// beat with zero data), counted once, and touches nothing.
 #pragma once
 
 #include <cstddef>
@@ -69,12 +70,11 @@ class Allocator {
 template <class Top>
 class AxiSlave : public rnic::bus::Component<Top> {
  public:
-  AxiSlave(rnic::bus::Sim<Top>& sim, MemRegion& mem, unsigned bus_bytes)
-      : mem_(mem), bytes_(bus_bytes) {
+  AxiSlave(rnic::bus::Sim<Top>& sim, MemRegion& mem, unsigned bus_bytes) : mem_(mem), bytes_(bus_bytes) {
     sim.add(this);
   }
 
-  std::uint64_t errors() const { return errors_; }             // bursts answered SLVERR
+  std::uint64_t errors() const { return errors_; }                 // bursts answered SLVERR
   std::uint64_t protocol_errors() const { return proto_errors_; }  // W beats without an AW
   std::uint64_t last_activity() const { return last_activity_; }
   bool idle() const { return writes_.empty() && b_q_.empty() && reads_.empty(); }
@@ -102,8 +102,8 @@ class AxiSlave : public rnic::bus::Component<Top> {
   }
 
   void sample(const Top& t, std::uint64_t cycle) override {
-    const bool active = t.m_axi_gmem_awvalid || t.m_axi_gmem_wvalid || t.m_axi_gmem_arvalid ||
-                        t.m_axi_gmem_bvalid || t.m_axi_gmem_rvalid;
+    const bool active = t.m_axi_gmem_awvalid || t.m_axi_gmem_wvalid || t.m_axi_gmem_arvalid || t.m_axi_gmem_bvalid ||
+                        t.m_axi_gmem_rvalid;
     if (active || !idle()) last_activity_ = cycle;
     // AW before W: a W beat at the edge of its burst's AW handshake belongs to that burst.
     if (t.m_axi_gmem_awvalid) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic-sim: the Verilated rnic_kernel run as a simulated card (sim/README.md).
 #include <signal.h>
 #include <sys/signalfd.h>
@@ -7,8 +8,8 @@
 #include <cstring>
 #include <exception>
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include "server.hpp"
 
@@ -17,13 +18,15 @@ int main(int argc, char** argv) {
   CLI::App app{"rnic-sim: the rnic_kernel RTL (Verilated) as a simulated card on a UNIX socket"};
   app.add_option("--socket", o.socket, "socket path (refused if another rnic-sim listens there)")
       ->capture_default_str();
-  app.add_option("--mem-mib", o.mem_mib, "simulated host memory in MiB")->capture_default_str()
+  app.add_option("--mem-mib", o.mem_mib, "simulated host memory in MiB")
+      ->capture_default_str()
       ->check(CLI::Range(1, 65536));
   app.add_option("--pcap", o.pcap, "write every injected segment as an SCTP DATA chunk (PPID 16) to this pcap");
   app.add_option("--fst", o.fst, "write an FST waveform of the kernel to this file");
   app.add_option("--quiet-cycles", o.quiet_cycles,
                  "cycles without activity after which the clock stops until a message arrives")
-      ->capture_default_str()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
   app.add_flag("--verbose", o.verbose, "log connections, errors and cleanup to stderr");
   CLI11_PARSE(app, argc, argv);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "server.hpp"
 
 #include <poll.h>
@@ -22,13 +23,13 @@
 
 #include "Vrnic_kernel.h"
 #include "host_memory.hpp"
+#include "rnic/bus/axi_lite_master.hpp"
+#include "rnic/bus/axis_source.hpp"
+#include "rnic/bus/sim.hpp"
 #include "rnic/hw/command.hpp"
 #include "rnic/hw/hw.hpp"
 #include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/sim/protocol.hpp"
-#include "rnic/bus/axi_lite_master.hpp"
-#include "rnic/bus/axis_source.hpp"
-#include "rnic/bus/sim.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/ddp_errors.hpp"
 #include "rnic/wire/sctp_ddp.hpp"
@@ -49,8 +50,8 @@ constexpr unsigned kBusBytes =
 constexpr std::uint32_t kMaxSegBytes = 16384;
 constexpr std::size_t kIngressCapacity = 1024;  // segments waiting at the ingress (then kBusy)
 constexpr std::size_t kMaxClients = 64;
-constexpr unsigned kBatch = 64;                  // cycles between two looks at the sockets
-constexpr unsigned kBatchInteractive = 4;        // the same while a client is talking to the card
+constexpr unsigned kBatch = 64;                     // cycles between two looks at the sockets
+constexpr unsigned kBatchInteractive = 4;           // the same while a client is talking to the card
 constexpr std::uint64_t kInteractiveCycles = 1024;  // how long after a message that lasts
 constexpr std::uint64_t kCmdTimeoutCycles = 2'000'000;
 
@@ -139,15 +140,14 @@ class Server::Impl {
     for (std::uint64_t i = 0; i < clear; ++i) sim_->tick();
     if (!o.pcap.empty()) {
       pcap_ = std::make_unique<capture::SctpCaptureWriter>(o.pcap, capture::SctpEndpoint{0x0A000001, 5001},
-                                                           capture::SctpEndpoint{0x0A000002, 5002},
-                                                           hw::kID_VALUE);
+                                                           capture::SctpEndpoint{0x0A000002, 5002}, hw::kID_VALUE);
       pcap_->write_init_with_adaptation(static_cast<std::uint16_t>(std::min<std::uint32_t>(streams_, 0xFFFF)),
                                         wire::kDdpAdaptationIndication);
     }
     listen_on(o.socket);
     rx_.resize(sizeof(proto::Header) + proto::kMaxPayload + 1);
-    log("rnic-sim: listening on {} ({} MiB host memory at 0x{:x}, {} streams x {} QNs, {}-bit bus)",
-        o.socket, o.mem_mib, kMemBase, streams_, qns_, 8 * kBusBytes);
+    log("rnic-sim: listening on {} ({} MiB host memory at 0x{:x}, {} streams x {} QNs, {}-bit bus)", o.socket,
+        o.mem_mib, kMemBase, streams_, qns_, 8 * kBusBytes);
   }
 
   ~Impl() {
@@ -213,9 +213,7 @@ class Server::Impl {
   }
 
   std::uint64_t cycle() const { return sim_->cycle(); }
-  std::uint64_t last_axi_activity() const {
-    return std::max(slave_->last_activity(), axis_->last_accept_cycle());
-  }
+  std::uint64_t last_axi_activity() const { return std::max(slave_->last_activity(), axis_->last_accept_cycle()); }
   // Nothing queued, nothing waiting for the kernel, no AXI/stream/MMIO activity for --quiet-cycles.
   bool is_idle() const {
     if (!axis_->empty() || !slave_->idle()) return false;
@@ -231,8 +229,8 @@ class Server::Impl {
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     if (path.empty() || path.size() >= sizeof addr.sun_path) {
-      throw std::runtime_error(fmt::format("socket path '{}' is empty or longer than {} bytes", path,
-                                           sizeof addr.sun_path - 1));
+      throw std::runtime_error(
+          fmt::format("socket path '{}' is empty or longer than {} bytes", path, sizeof addr.sun_path - 1));
     }
     std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
     const auto* sa = reinterpret_cast<const sockaddr*>(&addr);
@@ -396,7 +394,8 @@ class Server::Impl {
 
   void dispatch(Client& c, const proto::Header& h, Op op, const std::uint8_t* p, std::size_t len) {
     switch (op) {
-      case Op::kHello: return hello(c, h, p, len);
+      case Op::kHello:
+        return hello(c, h, p, len);
       case Op::kRead32: {
         proto::MmioReq r{};
         if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
@@ -435,7 +434,8 @@ class Server::Impl {
         alloc_.free(off);
         return reply(c, h, Status::kOk);
       }
-      case Op::kInject: return inject(c, h, p, len);
+      case Op::kInject:
+        return inject(c, h, p, len);
       case Op::kSync: {
         proto::SyncReq r{};
         if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
@@ -601,8 +601,8 @@ class Server::Impl {
   // the disable still in flight). When all of that finished, nothing the owner left can be written
   // and sweep() frees its memory; otherwise (false) the memory is quarantined.
   bool owner_gone() {
-    log("rnic-sim: owner gone: disabling the CQ, invalidating {} STags, tearing down {} streams",
-        owner_stags_.size(), owner_streams_.size());
+    log("rnic-sim: owner gone: disabling the CQ, invalidating {} STags, tearing down {} streams", owner_stags_.size(),
+        owner_streams_.size());
     bool clean = true;
     try {
       mmio_write(hw::kRegCQ_CTRL, 0);

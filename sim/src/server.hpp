@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic-sim's core: the Verilated rnic_kernel on a free-running clock, its host memory, the AXI-Stream
 // ingress, and the socket server that speaks driver/simproto/include/rnic/sim/protocol.hpp to clients.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device: device strings, identification and version check, completion-ring setup, observers,
 // register reads, counters, statistics and teardown of the device.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers of the driver unit tests.
 #pragma once
 
@@ -10,16 +11,16 @@
 #include "rnic/driver/rnic.hpp"
 
 // Expects `stmt` to throw rnic::Error with code `errc` and a message containing `text`.
-#define EXPECT_ERRC(stmt, errc, text)                                                              \
-  do {                                                                                             \
-    try {                                                                                          \
-      stmt;                                                                                        \
-      ADD_FAILURE() << #stmt " did not throw (expected " << rnic::errc_name(errc) << ")";          \
-    } catch (const rnic::Error& e_) {                                                              \
+#define EXPECT_ERRC(stmt, errc, text)                                                                  \
+  do {                                                                                                 \
+    try {                                                                                              \
+      stmt;                                                                                            \
+      ADD_FAILURE() << #stmt " did not throw (expected " << rnic::errc_name(errc) << ")";              \
+    } catch (const rnic::Error& e_) {                                                                  \
       EXPECT_EQ(e_.code(), errc) << #stmt ": got " << rnic::errc_name(e_.code()) << ": " << e_.what(); \
-      EXPECT_NE(std::string(e_.what()).find(text), std::string::npos)                              \
-          << #stmt ": message '" << e_.what() << "' does not mention '" << text << "'";            \
-    }                                                                                              \
+      EXPECT_NE(std::string(e_.what()).find(text), std::string::npos)                                  \
+          << #stmt ": message '" << e_.what() << "' does not mention '" << text << "'";                \
+    }                                                                                                  \
   } while (0)
 
 namespace rnic::test {

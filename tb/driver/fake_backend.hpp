@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A scripted card for the driver's unit tests: a register file answering ID/VERSION/CAP reads, a
 // command interface that records every command (busy for a chosen number of CMD_STATUS reads,
 // refusing chosen opcodes), recorded doorbells, DMA memory from the heap, and a completion ring the
@@ -65,7 +66,7 @@ struct FakeState {
   std::map<std::uint32_t, std::uint8_t> stag_keys;  // index -> key of the last STAG_WRITE (starts at 0)
   // Completions decided before the next fenced command: it stays busy until all are in the ring.
   std::deque<FakeCqe> fenced_cqes;
-  unsigned cqes_discarded = 0;  // decided while the CQ was disabled
+  unsigned cqes_discarded = 0;   // decided while the CQ was disabled
   std::uint32_t result_xor = 0;  // corrupts CMD_RESULT (a card that disagrees with the driver)
   // Bumped by cut_off(): every FakeBackend made before answers kBackend from then on, as if its
   // process had died without cleaning up (the card keeps its tables).
@@ -141,9 +142,7 @@ struct FakeState {
     const std::uint32_t log2 = reg(kRegCQ_LOG2_SIZE);
     std::uint8_t* e = host(cq_base() + std::uint64_t{kCQE_BYTES} * (cq_prod & ((1u << log2) - 1u)), kCQE_BYTES);
     std::memset(e, 0, kCQE_BYTES);
-    auto put = [e](std::uint32_t off, std::uint32_t bits, std::uint64_t v) {
-      wire::store_le(e + off, v, bits / 8);
-    };
+    auto put = [e](std::uint32_t off, std::uint32_t bits, std::uint64_t v) { wire::store_le(e + off, v, bits / 8); };
     std::uint32_t flags = ((cq_prod >> log2) & 1u) == 0 ? kCqeFlagPhase : 0u;
     if (c.error) flags |= kCqeFlagError;
     if (c.tagged) flags |= kCqeFlagTagged;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Receive queues, doorbells, the completion ring (phase per lap, demux to clients, cookie mapping)
 // and stream teardown (RFC 5041 6.2) with flushed buffers.
 #include <gtest/gtest.h>
@@ -435,7 +436,7 @@ TEST_F(Driver, FailedTeardownKeepsBuffersPostedAndTheRings) {
   EXPECT_ERRC(client->free_buffer(buf.id), Errc::kBusy, "1 posted");
   const std::size_t regions = fake->regions.size();
   client->destroy_stream(s);
-  EXPECT_EQ(fake->regions.size(), regions);  // the card may still read the ring: never freed
+  EXPECT_EQ(fake->regions.size(), regions);                           // the card may still read the ring: never freed
   EXPECT_ERRC(client->free_buffer(buf.id), Errc::kBusy, "1 posted");  // quarantined for good
   // ... and the stream number is not handed out again.
   fake->refuse.clear();

@@ -1,11 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
 // The resource manager (RFC 5041 8.3.2): PDs, buffers, STags, streams; isolation between clients,
 // per-client limits, key advance on reuse, the command interface (STAG_WRITE words, refusal, busy,
 // timeout) and the invalidate fence (8.3.1 #6).
 #include <gtest/gtest.h>
 
 #include <limits>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "driver_test_util.hpp"

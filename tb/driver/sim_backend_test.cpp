@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sim backend's bounded waits against a scripted rnic-sim (a socket in this process that
 // answers, holds or ignores requests as the test says): every blocking call ends in Errc::kTimeout
 // naming what it waited for, a SYNC waits as long as the simulated clock advances, a late reply is
@@ -39,9 +40,7 @@ constexpr milliseconds kTimeout{300};
 // Scheduling slack on a loaded 2-core machine: a bound is checked as [timeout, limit + kSlack].
 constexpr milliseconds kSlack{1500};
 
-milliseconds since(Clock::time_point t0) {
-  return std::chrono::duration_cast<milliseconds>(Clock::now() - t0);
-}
+milliseconds since(Clock::time_point t0) { return std::chrono::duration_cast<milliseconds>(Clock::now() - t0); }
 
 // The scripted simulator. Connection 0 is the backend's main connection, later ones its SYNC
 // progress probes.
@@ -78,13 +77,13 @@ class FakeSim {
 
   const std::string& path() const { return path_; }
 
-  std::atomic<bool> mute{false};            // every request is read and none answered
-  std::atomic<bool> silent{false};          // READ32 is read but its reply held
-  std::atomic<bool> release{false};         // send the held replies now
-  std::atomic<bool> answer_probes{true};    // connections after the first answer at all
-  std::atomic<int> sync_hold_ms{0};         // SYNC is answered this long after it came; < 0: never
-  std::atomic<bool> clock_runs{true};       // STATUS cycles advance
-  std::atomic<unsigned> statuses{0};        // STATUS requests answered
+  std::atomic<bool> mute{false};          // every request is read and none answered
+  std::atomic<bool> silent{false};        // READ32 is read but its reply held
+  std::atomic<bool> release{false};       // send the held replies now
+  std::atomic<bool> answer_probes{true};  // connections after the first answer at all
+  std::atomic<int> sync_hold_ms{0};       // SYNC is answered this long after it came; < 0: never
+  std::atomic<bool> clock_runs{true};     // STATUS cycles advance
+  std::atomic<unsigned> statuses{0};      // STATUS requests answered
   std::atomic<unsigned> connections{0};
 
  private:
@@ -133,8 +132,9 @@ class FakeSim {
         std::memcpy(&req, buf.data() + sizeof h, sizeof req);
         const proto::MmioRep rep{req.offset == hw::kRegID ? hw::kID_VALUE : 0u, 0};
         if (silent) {
-          held_.push_back(Held{fd, h, std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(&rep),
-                                                                 reinterpret_cast<const std::uint8_t*>(&rep) + sizeof rep),
+          held_.push_back(Held{fd, h,
+                               std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(&rep),
+                                                         reinterpret_cast<const std::uint8_t*>(&rep) + sizeof rep),
                                Clock::time_point::max()});
           return;
         }
@@ -144,8 +144,9 @@ class FakeSim {
         const int hold = sync_hold_ms;
         if (hold < 0) return;
         const proto::SyncRep rep{cycles_};
-        held_.push_back(Held{fd, h, std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(&rep),
-                                                               reinterpret_cast<const std::uint8_t*>(&rep) + sizeof rep),
+        held_.push_back(Held{fd, h,
+                             std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(&rep),
+                                                       reinterpret_cast<const std::uint8_t*>(&rep) + sizeof rep),
                              Clock::now() + milliseconds(hold)});
         return;
       }
@@ -208,7 +209,8 @@ milliseconds expect_timeout(F f, std::initializer_list<const char*> texts) {
     ADD_FAILURE() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), Errc::kTimeout) << errc_name(e.code()) << ": " << e.what();
-    for (const char* t : texts) EXPECT_NE(std::string(e.what()).find(t), std::string::npos) << e.what() << " lacks " << t;
+    for (const char* t : texts)
+      EXPECT_NE(std::string(e.what()).find(t), std::string::npos) << e.what() << " lacks " << t;
   }
   return since(t0);
 }

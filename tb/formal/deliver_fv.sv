@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 // Formal harness (issue 11, write safety (b) on the delivery side and (c)): rnic_rx_deliver at
 // small parameters (NumStreams 2, NumQns 2, SsnWindow 4; DataWidth 512 = one beat per entry).

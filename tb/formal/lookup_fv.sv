@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 // Formal harness (issue 11, write safety): rnic_rx_lookup, the gate for (a) and (b)
 // (docs/rtl-architecture.md "Write safety", point 1). validate is proven for ALL lookup items

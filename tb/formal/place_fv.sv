@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 // Formal harness, level 2 (issue 11, write safety): rnic_rx_place at DataWidth 64.
 // Every AXI write beat the place stage issues, with the address the AXI slave gives it (its burst's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 // Formal harness, level 1 (issue 11, write safety): rnic_rx_validate for ALL lookup inputs.
 // A PLACE verdict's bytes [addr, addr + pay_bytes) lie inside the region the lookup result names:

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Registers Wireshark's own iWARP DDP/RDMAP dissector for DDP over SCTP (RFC 5043).
 -- A DDP Segment Chunk (PPID 16, 5.2.2) is a 16-bit DDP-SSN followed by one DDP segment: this
 -- wrapper shows the DDP-SSN and hands the DDP segment to "iwarp_ddp_rdmap" unchanged. (Registering

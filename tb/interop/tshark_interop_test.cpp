@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interop (label `interop`): segments produced by rnic_wire, framed as SCTP DATA chunks in a pcap, must
 // decode to the same field values in tshark's own iWARP DDP dissector (RFC 5041 4.1-4.3) and SCTP
 // dissector (RFC 5043 5.1 adaptation indication, 5.2 PPIDs, CRC32c checked). The Lua in
@@ -28,12 +29,28 @@ namespace {
 using namespace rnic::wire;
 using rnic::capture::SctpCaptureWriter;
 
-const std::vector<std::string> kFields = {
-    "sctp.checksum.status", "sctp.data_payload_proto_id", "sctp.data_sid", "sctp.data_u_bit",
-    "sctp.adaptation_layer_indication", "ddp_sctp.ssn", "iwarp_ddp.tagged_flag", "iwarp_ddp.last_flag",
-    "iwarp_ddp.dv", "iwarp_ddp.rsvdulp", "iwarp_ddp.stag", "iwarp_ddp.tagged_offset", "iwarp_ddp.qn",
-    "iwarp_ddp.msn", "iwarp_ddp.mo", "iwarp_rdma.version", "iwarp_rdma.rsv", "iwarp_rdma.opcode",
-    "sctp.chunk_length", "ddp_ssc.ssn", "ddp_ssc.function", "ddp_ssc.private_length"};
+const std::vector<std::string> kFields = {"sctp.checksum.status",
+                                          "sctp.data_payload_proto_id",
+                                          "sctp.data_sid",
+                                          "sctp.data_u_bit",
+                                          "sctp.adaptation_layer_indication",
+                                          "ddp_sctp.ssn",
+                                          "iwarp_ddp.tagged_flag",
+                                          "iwarp_ddp.last_flag",
+                                          "iwarp_ddp.dv",
+                                          "iwarp_ddp.rsvdulp",
+                                          "iwarp_ddp.stag",
+                                          "iwarp_ddp.tagged_offset",
+                                          "iwarp_ddp.qn",
+                                          "iwarp_ddp.msn",
+                                          "iwarp_ddp.mo",
+                                          "iwarp_rdma.version",
+                                          "iwarp_rdma.rsv",
+                                          "iwarp_rdma.opcode",
+                                          "sctp.chunk_length",
+                                          "ddp_ssc.ssn",
+                                          "ddp_ssc.function",
+                                          "ddp_ssc.private_length"};
 
 using Row = std::map<std::string, std::string>;
 
@@ -100,7 +117,10 @@ class TsharkInterop : public ::testing::Test {
     std::vector<Row> rows;
     std::string line;
     for (int c; (c = std::fgetc(p.get())) != EOF;) {
-      if (c != '\n') { line.push_back(static_cast<char>(c)); continue; }
+      if (c != '\n') {
+        line.push_back(static_cast<char>(c));
+        continue;
+      }
       Row r;
       std::size_t start = 0;
       for (const auto& f : kFields) {
@@ -136,8 +156,8 @@ TEST_F(TsharkInterop, Rfc5041SegmentationExamplesDecodeIdentically) {
   std::vector<Row> want;
   SctpCaptureWriter w(pcap_, {0x0A000001, 7000}, {0x0A000002, 7001}, 0xC0FFEE01);
   w.write_init_with_adaptation(4, kDdpAdaptationIndication);  // RFC 5043 5.1
-  want.push_back({{"sctp.checksum.status", "1"}, {"sctp.adaptation_layer_indication", "0x00000001"},
-                  {"sctp.chunk_length", "28"}});
+  want.push_back(
+      {{"sctp.checksum.status", "1"}, {"sctp.adaptation_layer_indication", "0x00000001"}, {"sctp.chunk_length", "28"}});
   DataSource src(1500);
   std::vector<std::uint8_t> msg(2048);
   for (auto& b : msg) b = static_cast<std::uint8_t>(rng_());
@@ -157,13 +177,17 @@ TEST_F(TsharkInterop, Rfc5041SegmentationExamplesDecodeIdentically) {
   auto t = src.send_tagged(0x00ABCD17, 16384, 0x40, msg.size());  // TO 16384 / 1486, TO 17870 / 562
   ASSERT_TRUE(t.ok());
   send(*t, msg);
-  send(*src.send_tagged(0x12345678, 0, 0x40, 0), {});   // zero length: one segment, L set
+  send(*src.send_tagged(0x12345678, 0, 0x40, 0), {});  // zero length: one segment, L set
   send(*src.send_untagged(3, 0, 0), {});
   w.write_data(1, kPpidDdpSessionControl,  // RFC 5043 5.2.3
                ConstBytes(*encode_session_control({ssn, SessionFunction::kTerminate, {}})));
-  want.push_back({{"sctp.checksum.status", "1"}, {"sctp.data_payload_proto_id", "17"},
-                  {"sctp.data_sid", "0x0001"}, {"sctp.data_u_bit", "1"}, {"sctp.chunk_length", "20"},
-                  {"ddp_ssc.ssn", std::to_string(ssn)}, {"ddp_ssc.function", "0x0004"},
+  want.push_back({{"sctp.checksum.status", "1"},
+                  {"sctp.data_payload_proto_id", "17"},
+                  {"sctp.data_sid", "0x0001"},
+                  {"sctp.data_u_bit", "1"},
+                  {"sctp.chunk_length", "20"},
+                  {"ddp_ssc.ssn", std::to_string(ssn)},
+                  {"ddp_ssc.function", "0x0004"},
                   {"ddp_ssc.private_length", "0"}});
   w.close();
   check(want);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Every CTest name must be readable and the same on every discovery: no "GetParam() = ..." comment from
 # gtest's test list, no raw parameter bytes ("48-byte object <98-16 BD-FF ...>"), no heap address, no
 # whitespace. A value-parameterised gtest suite needs a name generator (4th argument of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic/tb/seed.hpp: the one reader of RNIC_TEST_SEED. Decimal, 0x-hex and "random" are accepted; a
 // malformed value is refused with a message naming it (never read as 0); the seed is printed.
 #include <gtest/gtest.h>
@@ -46,14 +47,13 @@ TEST_F(TestSeed, DecimalAndHex) {
 }
 
 TEST_F(TestSeed, MalformedIsRefusedNamingTheValue) {
-  for (const char* bad : {"12x", "-1", "+1", " 1", "1 ", "0x", "0xg", "abc", "Random", "1.5",
-                          "18446744073709551616", "0x10000000000000000"}) {
+  for (const char* bad : {"12x", "-1", "+1", " 1", "1 ", "0x", "0xg", "abc", "Random", "1.5", "18446744073709551616",
+                          "0x10000000000000000"}) {
     try {
       parse_test_seed(bad);
       ADD_FAILURE() << "RNIC_TEST_SEED='" << bad << "' accepted";
     } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("RNIC_TEST_SEED='") + bad + "'"), std::string::npos)
-          << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::string("RNIC_TEST_SEED='") + bad + "'"), std::string::npos) << e.what();
     }
   }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two usrsctp endpoints in one process (AF_CONN): RFC 5043 association set-up (5.1, 8, 11.1), DDP
 // segments as unordered PPID-16 DATA chunks (5.2, 9, 10), the session sequences of 6.2-6.6, and
 // reordering undone by the DDP-SSN. Received bytes are checked through the reference Data Sink.
@@ -21,8 +22,8 @@
 namespace {
 
 using namespace rnic::sctp;
-using rnic::sctp::test::Pair;
 using rnic::sctp::test::Packet;
+using rnic::sctp::test::Pair;
 using rnic::wire::ConstBytes;
 
 template <typename F>
@@ -43,7 +44,8 @@ struct Recorder {
     e.set_segment_sink([this](std::uint16_t s, std::uint16_t ssn, ConstBytes) { segments.emplace_back(s, ssn); });
   }
   bool has(NoticeKind k, std::uint16_t stream) const {
-    return std::any_of(notices.begin(), notices.end(), [&](const auto& n) { return n.kind == k && n.stream == stream; });
+    return std::any_of(notices.begin(), notices.end(),
+                       [&](const auto& n) { return n.kind == k && n.stream == stream; });
   }
 };
 
@@ -127,10 +129,10 @@ TEST(SctpEndpoint, BadConfigAndArguments) {
   p.connect();
   std::vector<std::uint8_t> big(rnic::wire::kMaxPrivateData + 1);
   expect_error(rnic::Errc::kInvalidArgument, [&] { p.a->initiate(0, ConstBytes(big)); });  // 5.2.3
-  expect_error(rnic::Errc::kState, [&] { p.a->send_untagged(0, 0, 0, {}); });   // no session
-  expect_error(rnic::Errc::kState, [&] { p.b->accept(0); });                      // nothing to accept
+  expect_error(rnic::Errc::kState, [&] { p.a->send_untagged(0, 0, 0, {}); });              // no session
+  expect_error(rnic::Errc::kState, [&] { p.b->accept(0); });                               // nothing to accept
   p.a->initiate(0);
-  expect_error(rnic::Errc::kState, [&] { p.a->send_untagged(0, 0, 0, {}); });   // 6.6: before the answer
+  expect_error(rnic::Errc::kState, [&] { p.a->send_untagged(0, 0, 0, {}); });  // 6.6: before the answer
   expect_error(rnic::Errc::kState, [&] { p.a->initiate(0); });
   ASSERT_TRUE(p.run([&] { return p.b->session_state(0) == SessionState::kInitiateReceived; }));
   p.b->accept(0);
@@ -163,8 +165,8 @@ TEST(SctpEndpoint, MaxSegmentSizeNoFragmentationLargerRefused) {
   EXPECT_EQ(chunks[0].ppid, 17u);
   EXPECT_EQ(chunks[1].ppid, 16u);
   for (const auto& c : chunks) {
-    EXPECT_TRUE(c.unordered);            // 10
-    EXPECT_TRUE(c.begin && c.end);       // 9: no SCTP fragmentation
+    EXPECT_TRUE(c.unordered);       // 10
+    EXPECT_TRUE(c.begin && c.end);  // 9: no SCTP fragmentation
     EXPECT_EQ(c.sid, 2);
   }
   EXPECT_EQ(chunks[1].user_data, max + 2);
@@ -345,8 +347,9 @@ TEST(SctpEndpoint, EarlySegmentHeldUntilAccept) {
   p.connect();
   p.a->initiate(0);
   ASSERT_TRUE(p.run([&] { return rb.has(NoticeKind::kInitiate, 0); }));
-  const std::vector<std::uint8_t> seg{0, 1, rnic::wire::kCtrlTagged | rnic::wire::kCtrlLast | 1, 0, 0, 0, 1, 0,
-                                      0, 0, 0, 0, 0, 0, 0, 0};  // DDP-SSN 1 + a 14-byte tagged header
+  const std::vector<std::uint8_t> seg{
+      0, 1, rnic::wire::kCtrlTagged | rnic::wire::kCtrlLast | 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
+      0, 0};  // DDP-SSN 1 + a 14-byte tagged header
   p.a->send_raw(0, 16, ConstBytes(seg));
   p.run();
   EXPECT_TRUE(rb.segments.empty());
@@ -359,7 +362,7 @@ TEST(SctpEndpoint, EarlySegmentHeldUntilAccept) {
 // side b in a state, then the active side a plays a broken peer with a raw chunk.
 struct IllegalCase {
   const char* name;
-  SessionState b_state;   // where b is when the chunk arrives
+  SessionState b_state;  // where b is when the chunk arrives
   std::uint32_t ppid;
   std::vector<std::uint8_t> chunk;
   bool expect_violation;  // else: dropped as stale
@@ -417,22 +420,24 @@ const std::vector<std::uint8_t> kSeg0{0, 0, 0xC1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 
 
 INSTANTIATE_TEST_SUITE_P(
     Rfc5043Sec6_1, SctpIllegal,
-    ::testing::Values(
-        IllegalCase{"Accept with no session (stale)", SessionState::kIdle, 17, ctl(0, 2), false},
-        IllegalCase{"segment with no session (stale)", SessionState::kIdle, 16, kSeg1, false},
-        IllegalCase{"Initiate while InitiateSent", SessionState::kInitiateSent, 17, ctl(0, 1), true},
-        IllegalCase{"segment instead of the answer", SessionState::kInitiateSent, 16, kSeg0, true},
-        IllegalCase{"Accept from the active side", SessionState::kInitiateReceived, 17, ctl(1, 2), true},
-        IllegalCase{"second Initiate", SessionState::kInitiateReceived, 17, ctl(1, 1), true},
-        IllegalCase{"Initiate in a session", SessionState::kEstablished, 17, ctl(1, 1), true},
-        IllegalCase{"Accept in a session", SessionState::kEstablished, 17, ctl(1, 2), true},
-        IllegalCase{"Reject in a session", SessionState::kEstablished, 17, ctl(1, 3), true},
-        IllegalCase{"Terminate with private data", SessionState::kEstablished, 17, ctl(1, 4, 3), true},
-        IllegalCase{"unknown function code", SessionState::kEstablished, 17, ctl(1, 9), true},
-        IllegalCase{"private data over 512", SessionState::kInitiateSent, 17, ctl(0, 2, 513), true},
-        IllegalCase{"DDP-SSN duplicate of the Accept", SessionState::kEstablished, 17, ctl(0, 4), true},
-        IllegalCase{"DDP-SSN gap beyond 32767", SessionState::kEstablished, 16,
-                    {0x80, 0x00, 0xC1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0}, true}),
+    ::testing::Values(IllegalCase{"Accept with no session (stale)", SessionState::kIdle, 17, ctl(0, 2), false},
+                      IllegalCase{"segment with no session (stale)", SessionState::kIdle, 16, kSeg1, false},
+                      IllegalCase{"Initiate while InitiateSent", SessionState::kInitiateSent, 17, ctl(0, 1), true},
+                      IllegalCase{"segment instead of the answer", SessionState::kInitiateSent, 16, kSeg0, true},
+                      IllegalCase{"Accept from the active side", SessionState::kInitiateReceived, 17, ctl(1, 2), true},
+                      IllegalCase{"second Initiate", SessionState::kInitiateReceived, 17, ctl(1, 1), true},
+                      IllegalCase{"Initiate in a session", SessionState::kEstablished, 17, ctl(1, 1), true},
+                      IllegalCase{"Accept in a session", SessionState::kEstablished, 17, ctl(1, 2), true},
+                      IllegalCase{"Reject in a session", SessionState::kEstablished, 17, ctl(1, 3), true},
+                      IllegalCase{"Terminate with private data", SessionState::kEstablished, 17, ctl(1, 4, 3), true},
+                      IllegalCase{"unknown function code", SessionState::kEstablished, 17, ctl(1, 9), true},
+                      IllegalCase{"private data over 512", SessionState::kInitiateSent, 17, ctl(0, 2, 513), true},
+                      IllegalCase{"DDP-SSN duplicate of the Accept", SessionState::kEstablished, 17, ctl(0, 4), true},
+                      IllegalCase{"DDP-SSN gap beyond 32767",
+                                  SessionState::kEstablished,
+                                  16,
+                                  {0x80, 0x00, 0xC1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+                                  true}),
     [](const ::testing::TestParamInfo<IllegalCase>& param_info) {
       // "DDP-SSN gap beyond 32767" -> "DDPSSNGapBeyond32767": CamelCase words, nothing else.
       std::string n;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Two rnic::sctp::Endpoints in one process joined by an in-memory wire that the test controls:
 // packets queue per direction, a hook may reorder / hold them, and every packet can be captured to a
 // pcap as Ethernet/IPv4/SCTP (the bytes usrsctp produced, CRC32c included).
@@ -109,7 +110,8 @@ class Pair {
 
   // Moves packets and pumps both sides until `done` or nothing moves any more (then timers advance,
   // at most max_idle times). Returns done().
-  bool run(const std::function<bool()>& done = [] { return false; }, int max_idle = 20) {
+  bool run(
+      const std::function<bool()>& done = [] { return false; }, int max_idle = 20) {
     int idle = 0;
     for (int i = 0; i < 100000; ++i) {
       if (done()) return true;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of the RFC 5043 pieces that need no SCTP stack: the session table (6) and the DDP-SSN
 // reorder buffer (10).
 #include <gtest/gtest.h>
@@ -16,8 +17,8 @@ TEST(SessionTable, EveryPairDefinedLocalAndRemoteActionsSeparate) {
       const auto e = static_cast<SessionEvent>(ev);
       const Transition& t = session_transition(static_cast<SessionState>(st), e);
       const bool local_action = t.action == SessionAction::kSend || t.action == SessionAction::kRefuse;
-      EXPECT_EQ(local_action, is_local(e)) << session_state_name(static_cast<SessionState>(st)) << " / "
-                                           << session_event_name(e);
+      EXPECT_EQ(local_action, is_local(e))
+          << session_state_name(static_cast<SessionState>(st)) << " / " << session_event_name(e);
       if (t.action == SessionAction::kRefuse || t.action == SessionAction::kHold) {
         EXPECT_EQ(static_cast<std::size_t>(t.next), st) << "a refused or held event changes no state";
       }
@@ -46,7 +47,7 @@ TEST(SessionTable, LegalSequences) {
   EXPECT_EQ(walk({E::kSendInitiate, E::kRecvAccept, E::kSendSegment, E::kRecvSegment, E::kSendTerminate}),
             SessionState::kIdle);  // 6.2 active
   EXPECT_EQ(walk({E::kRecvInitiate, E::kSendAccept, E::kRecvSegment, E::kSendSegment, E::kRecvTerminate}),
-            SessionState::kIdle);  // 6.2 passive
+            SessionState::kIdle);                                               // 6.2 passive
   EXPECT_EQ(walk({E::kSendInitiate, E::kRecvReject}), SessionState::kIdle);     // 6.3
   EXPECT_EQ(walk({E::kRecvInitiate, E::kSendReject}), SessionState::kIdle);     // 6.3
   EXPECT_EQ(walk({E::kSendInitiate, E::kRecvTerminate}), SessionState::kIdle);  // 6.4
@@ -73,7 +74,8 @@ ReceivedChunk chunk(std::uint8_t tag) { return ReceivedChunk{16, {0, 0, tag}}; }
 // RFC 5043 10: submission order restored from the DDP-SSN.
 TEST(SsnReorder, RestoresOrder) {
   SsnReorderBuffer b;
-  for (std::uint16_t s : {std::uint16_t{3}, std::uint16_t{1}, std::uint16_t{2}, std::uint16_t{0}}) ASSERT_EQ(b.insert(s, chunk(static_cast<std::uint8_t>(s))), SsnReorderBuffer::Insert::kAccepted);
+  for (std::uint16_t s : {std::uint16_t{3}, std::uint16_t{1}, std::uint16_t{2}, std::uint16_t{0}})
+    ASSERT_EQ(b.insert(s, chunk(static_cast<std::uint8_t>(s))), SsnReorderBuffer::Insert::kAccepted);
   EXPECT_EQ(b.out_of_order(), 3u);
   for (std::uint8_t want = 0; want < 4; ++want) {
     ASSERT_TRUE(b.ready());

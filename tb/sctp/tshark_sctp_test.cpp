@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interop (label `interop`): the packets usrsctp really put on the wire for an RFC 5043 session,
 // captured to pcap and decoded by tshark's own SCTP dissector (CRC32c, U bit, PPID, adaptation
 // indication) and the iWARP DDP dissector behind tb/interop/ddp_sctp.lua.
@@ -60,11 +61,11 @@ TEST(SctpTshark, UsrsctpSessionDecodesAsDdpOverSctp) {
   ASSERT_FALSE(status.empty());
   for (const auto& s : status) EXPECT_EQ(s, "1") << "CRC32c of a usrsctp packet";
   EXPECT_EQ(field(pcap, "sctp.adaptation_layer_indication"),
-            (std::vector<std::string>{"0x00000001", "0x00000001"}));  // INIT and INIT-ACK (5.1)
+            (std::vector<std::string>{"0x00000001", "0x00000001"}));       // INIT and INIT-ACK (5.1)
   for (const auto& u : field(pcap, "sctp.data_u_bit")) EXPECT_EQ(u, "1");  // 10
-  std::vector<std::string> want_ppid{"17", "17"};  // Initiate, Accept
+  std::vector<std::string> want_ppid{"17", "17"};                          // Initiate, Accept
   for (std::uint64_t i = 0; i < a_segments; ++i) want_ppid.push_back("16");
-  want_ppid.push_back("17");                       // Terminate
+  want_ppid.push_back("17");  // Terminate
   EXPECT_EQ(field(pcap, "sctp.data_payload_proto_id"), want_ppid);
   EXPECT_EQ(field(pcap, "ddp_ssc.function"), (std::vector<std::string>{"0x0001", "0x0002", "0x0004"}));
   std::vector<std::string> want_ssn;

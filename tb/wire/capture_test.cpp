@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SCTP framing of the pcap writer: CRC32c (RFC 3720 B.4 test vectors, as SCTP uses it per RFC 4960
 // Appendix B) and the DATA chunk layout that carries DDP Segment Chunks (RFC 5043 5.2).
 #include <gtest/gtest.h>
@@ -21,8 +22,8 @@ TEST(SctpCrc32c, Rfc3720VectorsZerosOnesIncrementing) {
 
 TEST(SctpCrc32c, StoredLeastSignificantByteFirstAndVerifies) {
   const auto pkt = SctpPacket::build(1, 2, 0xAABBCCDD, std::vector<std::uint8_t>(16, 0x5A));
-  const std::uint32_t stored = std::uint32_t{pkt[8]} | std::uint32_t{pkt[9]} << 8 |
-                               std::uint32_t{pkt[10]} << 16 | std::uint32_t{pkt[11]} << 24;
+  const std::uint32_t stored =
+      std::uint32_t{pkt[8]} | std::uint32_t{pkt[9]} << 8 | std::uint32_t{pkt[10]} << 16 | std::uint32_t{pkt[11]} << 24;
   auto zeroed = pkt;
   zeroed[8] = zeroed[9] = zeroed[10] = zeroed[11] = 0;
   EXPECT_EQ(stored, SctpPacket::checksum(zeroed));
@@ -30,16 +31,16 @@ TEST(SctpCrc32c, StoredLeastSignificantByteFirstAndVerifies) {
 
 TEST(SctpDataChunk, Rfc5043UnorderedPpid16Layout) {
   const std::vector<std::uint8_t> user = {0x00, 0x07, 0x41, 0x42, 0x43};  // DDP-SSN 7 + 3 bytes
-  const auto c = SctpPacket::data_chunk(0x01020304, 9, 0, rnic::wire::kPpidDdpSegment, true,
-                                        rnic::wire::ConstBytes(user));
-  ASSERT_EQ(c.size(), 24u);           // 16 header + 5 data, padded to 4
-  EXPECT_EQ(c[0], 0);                 // DATA
-  EXPECT_EQ(c[1], 0x07);              // U, B, E
-  EXPECT_EQ(c[2] << 8 | c[3], 21);    // length excludes padding
-  EXPECT_EQ(c[8] << 8 | c[9], 9);     // stream identifier
-  EXPECT_EQ(c[15], 16);               // PPID 16, big-endian
-  EXPECT_EQ(c[17], 0x07);             // DDP-SSN low byte
-  EXPECT_EQ(c[21], 0);                // padding
+  const auto c =
+      SctpPacket::data_chunk(0x01020304, 9, 0, rnic::wire::kPpidDdpSegment, true, rnic::wire::ConstBytes(user));
+  ASSERT_EQ(c.size(), 24u);         // 16 header + 5 data, padded to 4
+  EXPECT_EQ(c[0], 0);               // DATA
+  EXPECT_EQ(c[1], 0x07);            // U, B, E
+  EXPECT_EQ(c[2] << 8 | c[3], 21);  // length excludes padding
+  EXPECT_EQ(c[8] << 8 | c[9], 9);   // stream identifier
+  EXPECT_EQ(c[15], 16);             // PPID 16, big-endian
+  EXPECT_EQ(c[17], 0x07);           // DDP-SSN low byte
+  EXPECT_EQ(c[21], 0);              // padding
   EXPECT_THROW(SctpPacket::data_chunk(1, 0, 0, 16, true, rnic::wire::ConstBytes()), std::invalid_argument);
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5041 7.2 "DDP Error Numbers". The expected table below is transcribed by hand from the RFC
 // text (not generated from ddp_errors.def), so a typo in the .def is caught here.
 #include <gtest/gtest.h>
@@ -31,14 +32,12 @@ const ExpectedRow kRfcTable[] = {
     {DdpError::kLocalCatastrophic, "LocalCatastrophic", 0x0, 0x00, "Local Catastrophic"},
     {DdpError::kTaggedInvalidStag, "TaggedInvalidStag", 0x1, 0x00, "Invalid STag"},
     {DdpError::kTaggedBaseBounds, "TaggedBaseBounds", 0x1, 0x01, "Base or bounds violation"},
-    {DdpError::kTaggedStagNotAssociated, "TaggedStagNotAssociated", 0x1, 0x02,
-     "STag not associated with DDP Stream"},
+    {DdpError::kTaggedStagNotAssociated, "TaggedStagNotAssociated", 0x1, 0x02, "STag not associated with DDP Stream"},
     {DdpError::kTaggedToWrap, "TaggedToWrap", 0x1, 0x03, "TO wrap"},
     {DdpError::kTaggedInvalidVersion, "TaggedInvalidVersion", 0x1, 0x04, "Invalid DDP version"},
     {DdpError::kUntaggedInvalidQn, "UntaggedInvalidQn", 0x2, 0x01, "Invalid QN"},
     {DdpError::kUntaggedNoBuffer, "UntaggedNoBuffer", 0x2, 0x02, "Invalid MSN - no buffer available"},
-    {DdpError::kUntaggedMsnRange, "UntaggedMsnRange", 0x2, 0x03,
-     "Invalid MSN - MSN range is not valid"},
+    {DdpError::kUntaggedMsnRange, "UntaggedMsnRange", 0x2, 0x03, "Invalid MSN - MSN range is not valid"},
     {DdpError::kUntaggedInvalidMo, "UntaggedInvalidMo", 0x2, 0x04, "Invalid MO"},
     {DdpError::kUntaggedMessageTooLong, "UntaggedMessageTooLong", 0x2, 0x05,
      "DDP Message too long for available buffer"},
@@ -127,8 +126,7 @@ TEST(Rfc5041ErrorNumbers, Sec7_2_ExhaustiveLookup) {
 
 // Values outside the table have no name or description.
 TEST(Rfc5041ErrorNumbers, Sec7_2_OutOfTableValuesPrintQuestionMark) {
-  for (std::uint16_t v : {std::uint16_t{0x0105}, std::uint16_t{0x0200}, std::uint16_t{0x0400},
-                          std::uint16_t{0xFFFF}}) {
+  for (std::uint16_t v : {std::uint16_t{0x0105}, std::uint16_t{0x0200}, std::uint16_t{0x0400}, std::uint16_t{0xFFFF}}) {
     EXPECT_STREQ(error_name(static_cast<DdpError>(v)), "?") << v;
     EXPECT_STREQ(error_description(static_cast<DdpError>(v)), "?") << v;
   }
@@ -136,9 +134,10 @@ TEST(Rfc5041ErrorNumbers, Sec7_2_OutOfTableValuesPrintQuestionMark) {
 
 // Every wire-library error code has a distinct, non-placeholder name.
 TEST(WireErrc, NamesAreDistinct) {
-  const Errc all[] = {Errc::kTruncated,         Errc::kFieldOutOfRange,     Errc::kMessageTooLong,
-                      Errc::kMulpduTooSmall,    Errc::kTaggedOffsetWrap,    Errc::kPrivateDataTooLong,
-                      Errc::kPrivateDataOnTerminate, Errc::kUnknownFunctionCode, Errc::kBadParameter};
+  const Errc all[] = {
+      Errc::kTruncated,        Errc::kFieldOutOfRange,    Errc::kMessageTooLong,         Errc::kMulpduTooSmall,
+      Errc::kTaggedOffsetWrap, Errc::kPrivateDataTooLong, Errc::kPrivateDataOnTerminate, Errc::kUnknownFunctionCode,
+      Errc::kBadParameter};
   std::set<std::string> names;
   for (Errc e : all) {
     const std::string n = errc_name(e);

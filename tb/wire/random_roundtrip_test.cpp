@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seeded random tests: header round trips (RFC 5041 4.2 / 4.3 / 4.4, RFC 5043 5.2.2 / 5.2.3),
 // a decoder fuzz loop (no input may crash; run under the asan preset for UB/over-reads), and a
 // segmentation property test (RFC 5041 5.2).
@@ -217,8 +218,8 @@ TEST_F(RandomSegmentation, Rfc5041Sec5_2_SegmentsTileTheMessage) {
     const std::size_t hs = tagged_msg ? kTaggedHeaderSize : kUntaggedHeaderSize;
     const std::uint64_t len = uniform<std::uint64_t>(rng, 0, 100000);
     // Mostly uniform MULPDU, sometimes tiny (many segments), always >= header + 1.
-    const std::size_t mulpdu = (rng() % 8 == 0) ? uniform<std::size_t>(rng, hs + 1, hs + 64)
-                                                : uniform<std::size_t>(rng, hs + 1, 9000);
+    const std::size_t mulpdu =
+        (rng() % 8 == 0) ? uniform<std::size_t>(rng, hs + 1, hs + 64) : uniform<std::size_t>(rng, hs + 1, 9000);
     std::uint64_t to = rng();
     // Near the top of the 64-bit TO space: TO + len lands on 2^64-2 .. 2^64+1 (the last two wrap).
     if (coin(rng)) to = std::numeric_limits<std::uint64_t>::max() - len + 2 - (rng() % 4);
@@ -231,8 +232,8 @@ TEST_F(RandomSegmentation, Rfc5041Sec5_2_SegmentsTileTheMessage) {
     const auto qn = static_cast<std::uint32_t>(rng());
     const auto msn = static_cast<std::uint32_t>(rng());
     const std::uint64_t rsvd40 = rng() & kUntaggedRsvdUlpMax;
-    SCOPED_TRACE(::testing::Message() << "iteration " << i << (tagged_msg ? " tagged" : " untagged")
-                                      << " len " << len << " MULPDU " << mulpdu << " TO " << to);
+    SCOPED_TRACE(::testing::Message() << "iteration " << i << (tagged_msg ? " tagged" : " untagged") << " len " << len
+                                      << " MULPDU " << mulpdu << " TO " << to);
 
     auto s = tagged_msg ? MessageSegmenter::tagged(stag, to, rsvd8, len, mulpdu)
                         : MessageSegmenter::untagged(qn, msn, rsvd40, len, mulpdu);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5043: DDP Segment Chunk (5.2.2), DDP Stream Session Control (5.2.3), PPIDs (5.2 / 12),
 // Adaptation Layer Indication (5.1).
 #include <gtest/gtest.h>
@@ -162,15 +163,14 @@ TEST(Rfc5043SessionControl, Sec5_2_3_PrivateDataOnTerminateRefused) {
 
 // Function codes other than 0x001..0x004 are not defined by 5.2.3.
 TEST(Rfc5043SessionControl, Sec5_2_3_UnknownFunctionCodesRefused) {
-  for (std::uint16_t code : {std::uint16_t{0}, std::uint16_t{5}, std::uint16_t{0x0100},
-                             std::uint16_t{0x0101}, std::uint16_t{0x8001}, std::uint16_t{0xFFFF}}) {
+  for (std::uint16_t code : {std::uint16_t{0}, std::uint16_t{5}, std::uint16_t{0x0100}, std::uint16_t{0x0101},
+                             std::uint16_t{0x8001}, std::uint16_t{0xFFFF}}) {
     SessionControl m;
     m.function = static_cast<SessionFunction>(code);
     EXPECT_TRUE(FailsWith(encode_session_control(m), Errc::kUnknownFunctionCode)) << code;
     const Bytes wire{0x00, 0x01, static_cast<std::uint8_t>(code >> 8), static_cast<std::uint8_t>(code)};
     EXPECT_TRUE(FailsWith(decode_session_control(wire), Errc::kUnknownFunctionCode)) << code;
-    EXPECT_TRUE(FailsWith(decode_session_control(concat(wire, Bytes{1, 2})), Errc::kUnknownFunctionCode))
-        << code;
+    EXPECT_TRUE(FailsWith(decode_session_control(concat(wire, Bytes{1, 2})), Errc::kUnknownFunctionCode)) << code;
   }
 }
 
@@ -232,19 +232,19 @@ TEST(Rfc5043AdaptationIndication, Sec5_1_Decode) {
 }
 
 TEST(Rfc5043AdaptationIndication, Sec5_1_WrongTypeRefused) {
-  for (std::uint16_t type : {std::uint16_t{0x0006}, std::uint16_t{0xC007}, std::uint16_t{0x06C0},
-                             std::uint16_t{0x8006}, std::uint16_t{0x0000}}) {
-    const Bytes wire{static_cast<std::uint8_t>(type >> 8), static_cast<std::uint8_t>(type), 0x00, 0x08,
-                     0x00, 0x00, 0x00, 0x01};
+  for (std::uint16_t type : {std::uint16_t{0x0006}, std::uint16_t{0xC007}, std::uint16_t{0x06C0}, std::uint16_t{0x8006},
+                             std::uint16_t{0x0000}}) {
+    const Bytes wire{
+        static_cast<std::uint8_t>(type >> 8), static_cast<std::uint8_t>(type), 0x00, 0x08, 0x00, 0x00, 0x00, 0x01};
     EXPECT_TRUE(FailsWith(decode_adaptation_indication(wire), Errc::kBadParameter)) << type;
   }
 }
 
 TEST(Rfc5043AdaptationIndication, Sec5_1_WrongLengthRefused) {
-  for (std::uint16_t len : {std::uint16_t{0}, std::uint16_t{4}, std::uint16_t{7}, std::uint16_t{9},
-                            std::uint16_t{12}, std::uint16_t{0x0800}, std::uint16_t{0xFFFF}}) {
-    const Bytes wire{0xC0, 0x06, static_cast<std::uint8_t>(len >> 8), static_cast<std::uint8_t>(len),
-                     0x00, 0x00, 0x00, 0x01};
+  for (std::uint16_t len : {std::uint16_t{0}, std::uint16_t{4}, std::uint16_t{7}, std::uint16_t{9}, std::uint16_t{12},
+                            std::uint16_t{0x0800}, std::uint16_t{0xFFFF}}) {
+    const Bytes wire{0xC0, 0x06, static_cast<std::uint8_t>(len >> 8), static_cast<std::uint8_t>(len), 0x00, 0x00,
+                     0x00, 0x01};
     EXPECT_TRUE(FailsWith(decode_adaptation_indication(wire), Errc::kBadParameter)) << len;
   }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5041 5.2 segmentation at the Data Source, 4.3 MSN sequencing, 7.1 (tagged #5) TO wrap.
 #include <gtest/gtest.h>
 
@@ -63,8 +64,7 @@ TEST(Rfc5041Segmentation, Sec5_2_UntaggedExample2048At1500) {
 // octets, the Data Source would generate two DDP Segments: one with TO = 16384, containing the
 // first 1486 octets of ULP payload, and a second with TO = 17870, containing 562 octets"
 TEST(Rfc5041Segmentation, Sec5_2_TaggedExample2048At1500To16384) {
-  auto s = MessageSegmenter::tagged(/*stag=*/0xABCD0123u, /*initial_to=*/16384, /*rsvd_ulp=*/0x7E,
-                                    2048, 1500);
+  auto s = MessageSegmenter::tagged(/*stag=*/0xABCD0123u, /*initial_to=*/16384, /*rsvd_ulp=*/0x7E, 2048, 1500);
   ASSERT_TRUE(Succeeds(s));
   EXPECT_EQ(s->max_payload_per_segment(), 1486u);  // 1500 - 14
   ASSERT_EQ(s->segment_count(), 2u);
@@ -158,8 +158,8 @@ TEST(Rfc5041Segmentation, Sec5_2_ExactMultiplesHaveNoEmptyTrailingSegment) {
 // RFC 5041 4.1 (L) + 5.2: L set on the last segment only; every segment no larger than MULPDU.
 TEST(Rfc5041Segmentation, Sec5_2_LOnlyOnLastAndSizeWithinMulpdu) {
   const Bytes msg(10000, 0x11);
-  for (std::size_t mulpdu : {std::size_t{19}, std::size_t{64}, std::size_t{576}, std::size_t{1500},
-                             std::size_t{9000}, std::size_t{20000}}) {
+  for (std::size_t mulpdu :
+       {std::size_t{19}, std::size_t{64}, std::size_t{576}, std::size_t{1500}, std::size_t{9000}, std::size_t{20000}}) {
     for (bool is_tagged_msg : {false, true}) {
       auto s = is_tagged_msg ? MessageSegmenter::tagged(1, 0, 0, msg.size(), mulpdu)
                              : MessageSegmenter::untagged(1, 1, 0, msg.size(), mulpdu);
@@ -288,8 +288,7 @@ TEST(Rfc5041Segmentation, Sec5_2_MessageOf2Pow32Minus1TaggedAccepted) {
 TEST(Rfc5041Segmentation, Sec7_1_TaggedOffsetWrapEdge) {
   for (std::uint64_t len : {std::uint64_t{1}, std::uint64_t{2048}, k2Pow32 - 1}) {
     SCOPED_TRACE(::testing::Message() << "length " << len);
-    EXPECT_TRUE(FailsWith(MessageSegmenter::tagged(0, kU64Max - len + 1, 0, len, 1500),
-                          Errc::kTaggedOffsetWrap));
+    EXPECT_TRUE(FailsWith(MessageSegmenter::tagged(0, kU64Max - len + 1, 0, len, 1500), Errc::kTaggedOffsetWrap));
     EXPECT_TRUE(FailsWith(MessageSegmenter::tagged(0, kU64Max, 0, len, 1500), Errc::kTaggedOffsetWrap));
     auto ok = MessageSegmenter::tagged(0, kU64Max - len, 0, len, 1500);
     ASSERT_TRUE(Succeeds(ok));
@@ -402,8 +401,7 @@ TEST(Rfc5041Segmentation, EncodePlannedSegmentShortBufferTruncated) {
 
 // RsvdULP over 40 bits is refused by the untagged segmenter (4.3).
 TEST(Rfc5041Segmentation, Sec4_3_UntaggedRsvdUlpAbove40BitsRefused) {
-  EXPECT_TRUE(FailsWith(MessageSegmenter::untagged(0, 1, std::uint64_t{1} << 40, 10, 1500),
-                        Errc::kFieldOutOfRange));
+  EXPECT_TRUE(FailsWith(MessageSegmenter::untagged(0, 1, std::uint64_t{1} << 40, 10, 1500), Errc::kFieldOutOfRange));
   EXPECT_TRUE(Succeeds(MessageSegmenter::untagged(0, 1, kUntaggedRsvdUlpMax, 10, 1500)));
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers for the rnic_wire unit tests: printers, error matchers, seeded randomness.
 #pragma once
 
@@ -33,12 +34,12 @@ inline void PrintTo(const ControlField& c, std::ostream* os) {
   *os << "{T=" << c.tagged << " L=" << c.last << " DV=" << int{c.dv} << "}";
 }
 inline void PrintTo(const TaggedHeader& h, std::ostream* os) {
-  *os << std::hex << "Tagged{L=" << h.last << " DV=" << int{h.dv} << " RsvdULP=0x" << int{h.rsvd_ulp}
-      << " STag=0x" << h.stag << " TO=0x" << h.to << "}" << std::dec;
+  *os << std::hex << "Tagged{L=" << h.last << " DV=" << int{h.dv} << " RsvdULP=0x" << int{h.rsvd_ulp} << " STag=0x"
+      << h.stag << " TO=0x" << h.to << "}" << std::dec;
 }
 inline void PrintTo(const UntaggedHeader& h, std::ostream* os) {
-  *os << std::hex << "Untagged{L=" << h.last << " DV=" << int{h.dv} << " RsvdULP=0x" << h.rsvd_ulp
-      << " QN=0x" << h.qn << " MSN=0x" << h.msn << " MO=0x" << h.mo << "}" << std::dec;
+  *os << std::hex << "Untagged{L=" << h.last << " DV=" << int{h.dv} << " RsvdULP=0x" << h.rsvd_ulp << " QN=0x" << h.qn
+      << " MSN=0x" << h.msn << " MO=0x" << h.mo << "}" << std::dec;
 }
 inline void PrintTo(const SessionControl& m, std::ostream* os) {
   *os << "SessionControl{SSN=" << m.ddp_ssn << " fn=" << static_cast<unsigned>(m.function)
@@ -58,8 +59,7 @@ template <typename T>
     return ::testing::AssertionFailure() << "expected error " << errc_name(want) << ", got a value";
   }
   if (r.error().code != want) {
-    return ::testing::AssertionFailure()
-           << "expected error " << errc_name(want) << ", got " << r.error().message();
+    return ::testing::AssertionFailure() << "expected error " << errc_name(want) << ", got " << r.error().message();
   }
   return ::testing::AssertionSuccess();
 }
@@ -93,9 +93,7 @@ class SeededTest : public ::testing::Test {
     seed_ = rnic::tb::random_test_seed();  // printed and recorded; RNIC_TEST_SEED=<seed> replays
     rng_.seed(seed_);
   }
-  std::string seed_trace() const {
-    return "RNIC_TEST_SEED=" + std::to_string(seed_) + " reproduces this run";
-  }
+  std::string seed_trace() const { return "RNIC_TEST_SEED=" + std::to_string(seed_) + " reproduces this run"; }
   std::mt19937_64& engine() { return rng_; }
   std::uint64_t seed_ = 0;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "rnic/model/data_sink.hpp"
 
 #include <stdexcept>
@@ -10,8 +11,8 @@ using rnic::wire::DdpError;
 
 void HostMemory::write(std::uint64_t addr, ConstBytes data) {
   if (addr > bytes_.size() || bytes_.size() - addr < data.size) {
-    throw std::out_of_range("host memory write at " + std::to_string(addr) + " of " +
-                            std::to_string(data.size) + " bytes");
+    throw std::out_of_range("host memory write at " + std::to_string(addr) + " of " + std::to_string(data.size) +
+                            " bytes");
   }
   std::copy(data.data, data.data + data.size, bytes_.begin() + static_cast<std::ptrdiff_t>(addr));
 }
@@ -76,8 +77,8 @@ void DataSink::post_buffer(std::uint32_t stream, std::uint32_t qn, std::uint64_t
 }
 
 std::optional<DdpError> DataSink::validate_tagged(const Stream& s, std::uint32_t stream,
-                                                  const rnic::wire::TaggedHeader& h,
-                                                  std::uint64_t len, std::uint64_t& addr) {
+                                                  const rnic::wire::TaggedHeader& h, std::uint64_t len,
+                                                  std::uint64_t& addr) {
   if (len == 0) return std::nullopt;  // 5.2: STag and TO are not checked on a zero-length segment
   const std::uint32_t idx = stag_index(h.stag);
   if (idx >= stags_.size() || !stags_[idx] || stags_[idx]->key != stag_key(h.stag)) {
@@ -102,13 +103,12 @@ std::optional<DdpError> DataSink::validate_tagged(const Stream& s, std::uint32_t
 }
 
 std::optional<DdpError> DataSink::validate_untagged(const Stream& s, const rnic::wire::UntaggedHeader& h,
-                                                    std::uint64_t len, std::uint64_t& addr,
-                                                    RecvBuffer& buf) {
+                                                    std::uint64_t len, std::uint64_t& addr, RecvBuffer& buf) {
   if (h.qn >= cfg_.num_qns || !s.configured[h.qn]) return DdpError::kUntaggedInvalidQn;
   const auto& q = s.queues[h.qn];
-  const std::uint32_t ahead = h.msn - s.head_msn[h.qn];  // modulo 2^32: MSN wraps (4.3)
+  const std::uint32_t ahead = h.msn - s.head_msn[h.qn];          // modulo 2^32: MSN wraps (4.3)
   if (ahead >= 0x80000000u) return DdpError::kUntaggedMsnRange;  // before the first available buffer
-  if (ahead >= q.size()) return DdpError::kUntaggedNoBuffer;      // no buffer posted for it yet
+  if (ahead >= q.size()) return DdpError::kUntaggedNoBuffer;     // no buffer posted for it yet
   buf = q[ahead];
   if (len > 0 ? h.mo >= buf.length : h.mo > buf.length) return DdpError::kUntaggedInvalidMo;
   if (std::uint64_t{h.mo} + len > buf.length) return DdpError::kUntaggedMessageTooLong;

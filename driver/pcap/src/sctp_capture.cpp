@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "rnic/pcap/sctp_capture.hpp"
 
 #include <isa-l.h>
@@ -42,8 +43,7 @@ std::uint32_t SctpPacket::checksum(const std::vector<std::uint8_t>& pkt) {
 }
 
 std::vector<std::uint8_t> SctpPacket::build(std::uint16_t src_port, std::uint16_t dst_port,
-                                            std::uint32_t verification_tag,
-                                            const std::vector<std::uint8_t>& chunks) {
+                                            std::uint32_t verification_tag, const std::vector<std::uint8_t>& chunks) {
   std::vector<std::uint8_t> p;
   p.reserve(kSctpCommonHeader + chunks.size());
   put_be16(p, src_port);
@@ -57,16 +57,14 @@ std::vector<std::uint8_t> SctpPacket::build(std::uint16_t src_port, std::uint16_
   return p;
 }
 
-std::vector<std::uint8_t> SctpPacket::data_chunk(std::uint32_t tsn, std::uint16_t stream_id,
-                                                 std::uint16_t stream_seq, std::uint32_t ppid,
-                                                 bool unordered, rnic::wire::ConstBytes data) {
+std::vector<std::uint8_t> SctpPacket::data_chunk(std::uint32_t tsn, std::uint16_t stream_id, std::uint16_t stream_seq,
+                                                 std::uint32_t ppid, bool unordered, rnic::wire::ConstBytes data) {
   if (data.size == 0 || data.size > 0xFFFF - 16) {
     throw std::invalid_argument("SCTP DATA chunk user data must be 1..65519 bytes");
   }
   std::vector<std::uint8_t> c;
   c.push_back(kChunkData);
-  c.push_back(static_cast<std::uint8_t>((unordered ? kDataFlagUnordered : 0) | kDataFlagBeginning |
-                                        kDataFlagEnding));
+  c.push_back(static_cast<std::uint8_t>((unordered ? kDataFlagUnordered : 0) | kDataFlagBeginning | kDataFlagEnding));
   put_be16(c, static_cast<std::uint16_t>(16 + data.size));
   put_be32(c, tsn);
   put_be16(c, stream_id);
@@ -160,13 +158,13 @@ void SctpCaptureWriter::write_init_with_adaptation(std::uint16_t streams, std::u
   // An INIT travels with verification tag 0 (RFC 4960 8.5.1).
   const std::uint32_t saved = vtag_;
   vtag_ = 0;
-  write_packet(SctpPacket::init_chunk(saved, streams, next_tsn_,
-                                      std::vector<std::uint8_t>(param.begin(), param.end())));
+  write_packet(
+      SctpPacket::init_chunk(saved, streams, next_tsn_, std::vector<std::uint8_t>(param.begin(), param.end())));
   vtag_ = saved;
 }
 
-void SctpCaptureWriter::write_data(std::uint16_t stream_id, std::uint32_t ppid,
-                                   rnic::wire::ConstBytes user_data, bool unordered) {
+void SctpCaptureWriter::write_data(std::uint16_t stream_id, std::uint32_t ppid, rnic::wire::ConstBytes user_data,
+                                   bool unordered) {
   write_packet(SctpPacket::data_chunk(next_tsn_++, stream_id, 0, ppid, unordered, user_data));
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "rnic/sctp/endpoint.hpp"
 
 #include <arpa/inet.h>
@@ -84,10 +85,14 @@ sockaddr_conn conn_addr(void* handle, std::uint16_t port) {
 
 SessionEvent recv_event(wire::SessionFunction f) {
   switch (f) {
-    case wire::SessionFunction::kInitiate: return SessionEvent::kRecvInitiate;
-    case wire::SessionFunction::kAccept: return SessionEvent::kRecvAccept;
-    case wire::SessionFunction::kReject: return SessionEvent::kRecvReject;
-    case wire::SessionFunction::kTerminate: break;
+    case wire::SessionFunction::kInitiate:
+      return SessionEvent::kRecvInitiate;
+    case wire::SessionFunction::kAccept:
+      return SessionEvent::kRecvAccept;
+    case wire::SessionFunction::kReject:
+      return SessionEvent::kRecvReject;
+    case wire::SessionFunction::kTerminate:
+      break;
   }
   return SessionEvent::kRecvTerminate;
 }
@@ -96,24 +101,36 @@ SessionEvent recv_event(wire::SessionFunction f) {
 
 const char* association_state_name(AssociationState s) noexcept {
   switch (s) {
-    case AssociationState::kClosed: return "Closed";
-    case AssociationState::kListening: return "Listening";
-    case AssociationState::kConnecting: return "Connecting";
-    case AssociationState::kReady: return "Ready";
-    case AssociationState::kRefused: return "Refused";
-    case AssociationState::kLost: return "Lost";
+    case AssociationState::kClosed:
+      return "Closed";
+    case AssociationState::kListening:
+      return "Listening";
+    case AssociationState::kConnecting:
+      return "Connecting";
+    case AssociationState::kReady:
+      return "Ready";
+    case AssociationState::kRefused:
+      return "Refused";
+    case AssociationState::kLost:
+      return "Lost";
   }
   return "?";
 }
 
 const char* notice_kind_name(NoticeKind k) noexcept {
   switch (k) {
-    case NoticeKind::kInitiate: return "Initiate";
-    case NoticeKind::kAccepted: return "Accepted";
-    case NoticeKind::kRejected: return "Rejected";
-    case NoticeKind::kTerminated: return "Terminated";
-    case NoticeKind::kViolation: return "Violation";
-    case NoticeKind::kOverLimit: return "OverLimit";
+    case NoticeKind::kInitiate:
+      return "Initiate";
+    case NoticeKind::kAccepted:
+      return "Accepted";
+    case NoticeKind::kRejected:
+      return "Rejected";
+    case NoticeKind::kTerminated:
+      return "Terminated";
+    case NoticeKind::kViolation:
+      return "Violation";
+    case NoticeKind::kOverLimit:
+      return "OverLimit";
   }
   return "?";
 }
@@ -227,8 +244,8 @@ bool Endpoint::read_socket() {
     int flags = 0;
     sockaddr_conn from{};
     socklen_t fromlen = static_cast<socklen_t>(sizeof from);
-    const ssize_t n = usrsctp_recvv(sock_, buf.data(), buf.size(), reinterpret_cast<sockaddr*>(&from), &fromlen,
-                                    &rcv, &infolen, &infotype, &flags);
+    const ssize_t n = usrsctp_recvv(sock_, buf.data(), buf.size(), reinterpret_cast<sockaddr*>(&from), &fromlen, &rcv,
+                                    &infolen, &infotype, &flags);
     if (n < 0) {
       if (errno == EWOULDBLOCK || errno == EAGAIN || errno == ENOTCONN) break;
       fail(Errc::kBackend, fmt::format("usrsctp_recvv: {}", std::strerror(errno)));
@@ -339,8 +356,8 @@ void Endpoint::require_ready(const char* what) const {
 Endpoint::Stream& Endpoint::stream_for(std::uint16_t stream, const char* what) {
   require_ready(what);
   if (stream >= ddp_streams_)
-    fail(Errc::kInvalidArgument, fmt::format("{}: stream {} >= the association's {} DDP streams", what, stream,
-                                             ddp_streams_));
+    fail(Errc::kInvalidArgument,
+         fmt::format("{}: stream {} >= the association's {} DDP streams", what, stream, ddp_streams_));
   return streams_[stream];
 }
 
@@ -413,10 +430,11 @@ void Endpoint::send_segment(std::uint16_t stream, ConstBytes seg) {
   if (seg.size == 0 || seg.data == nullptr) fail(Errc::kInvalidArgument, "send_segment: ddp_segment is empty");
   if (seg.size > max_segment_)
     fail(Errc::kInvalidArgument, fmt::format("send_segment: ddp_segment is {} bytes, more than the maximum {} "
-                                             "(RFC 5043 9)", seg.size, max_segment_));
+                                             "(RFC 5043 9)",
+                                             seg.size, max_segment_));
   if (session_transition(s.state, SessionEvent::kSendSegment).action != SessionAction::kSend)
-    fail(Errc::kState, fmt::format("send_segment: stream {} session is {}, not Established (RFC 5043 6.2, 6.6)",
-                                   stream, session_state_name(s.state)));
+    fail(Errc::kState, fmt::format("send_segment: stream {} session is {}, not Established (RFC 5043 6.2, 6.6)", stream,
+                                   session_state_name(s.state)));
   if (outq_.size() >= config_.max_queued_chunks)
     fail(Errc::kQueueFull, fmt::format("send_segment: {} chunks already queued", outq_.size()));
   queue_chunk(stream, wire::kPpidDdpSegment, wire::encode_segment_chunk(s.next_out_ssn, seg));
@@ -451,8 +469,8 @@ std::uint64_t Endpoint::send_tagged(std::uint16_t stream, std::uint32_t stag, st
   Stream& s = stream_for(stream, "send_tagged");
   if (message.size != 0 && message.data == nullptr) fail(Errc::kInvalidArgument, "send_tagged: message is null");
   if (session_transition(s.state, SessionEvent::kSendSegment).action != SessionAction::kSend)
-    fail(Errc::kState, fmt::format("send_tagged: stream {} session is {}, not Established", stream,
-                                   session_state_name(s.state)));
+    fail(Errc::kState,
+         fmt::format("send_tagged: stream {} session is {}, not Established", stream, session_state_name(s.state)));
   auto m = s.source->send_tagged(stag, to, rsvd_ulp, message.size);
   if (!m.ok()) fail(Errc::kInvalidArgument, "send_tagged: " + m.error().message());
   return send_message(stream, *m, message);
@@ -463,8 +481,8 @@ std::uint64_t Endpoint::send_untagged(std::uint16_t stream, std::uint32_t qn, st
   Stream& s = stream_for(stream, "send_untagged");
   if (message.size != 0 && message.data == nullptr) fail(Errc::kInvalidArgument, "send_untagged: message is null");
   if (session_transition(s.state, SessionEvent::kSendSegment).action != SessionAction::kSend)
-    fail(Errc::kState, fmt::format("send_untagged: stream {} session is {}, not Established", stream,
-                                   session_state_name(s.state)));
+    fail(Errc::kState,
+         fmt::format("send_untagged: stream {} session is {}, not Established", stream, session_state_name(s.state)));
   const std::uint32_t msn = s.source->next_msn(qn);
   auto m = s.source->send_untagged(qn, rsvd_ulp, message.size);
   if (!m.ok()) fail(Errc::kInvalidArgument, "send_untagged: " + m.error().message());
@@ -544,8 +562,9 @@ void Endpoint::on_data(std::uint16_t sid, std::uint32_t ppid, std::vector<std::u
       violation(sid, s, fmt::format("DDP-SSN {} received twice (RFC 5043 10)", ssn));
       break;
     case SsnReorderBuffer::Insert::kImplausible:
-      violation(sid, s, fmt::format("DDP-SSN {} is not within {} of the expected {} (RFC 5043 10)", ssn,
-                                    SsnReorderBuffer::kMaxInFlight, s.in.next_ssn()));
+      violation(sid, s,
+                fmt::format("DDP-SSN {} is not within {} of the expected {} (RFC 5043 10)", ssn,
+                            SsnReorderBuffer::kMaxInFlight, s.in.next_ssn()));
       break;
   }
 }
@@ -606,8 +625,9 @@ void Endpoint::drain(std::uint16_t stream) {
         }
         break;
       case SessionAction::kViolation:
-        violation(stream, s, fmt::format("{} at DDP-SSN {} in session state {} fits no legal sequence (RFC 5043 6.1)",
-                                         session_event_name(ev), ssn, session_state_name(s.state)));
+        violation(stream, s,
+                  fmt::format("{} at DDP-SSN {} in session state {} fits no legal sequence (RFC 5043 6.1)",
+                              session_event_name(ev), ssn, session_state_name(s.state)));
         break;
       case SessionAction::kStale:
         ++counters_.stale;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "rnic/sctp/reorder.hpp"
 
 #include <stdexcept>
@@ -7,7 +8,7 @@ namespace rnic::sctp {
 
 SsnReorderBuffer::Insert SsnReorderBuffer::insert(std::uint16_t ssn, ReceivedChunk chunk) {
   const auto ahead = static_cast<std::uint16_t>(ssn - next_);  // modulo 2^16
-  if (ahead >= kMaxInFlight) return Insert::kImplausible;     // behind, or a gap no flight explains
+  if (ahead >= kMaxInFlight) return Insert::kImplausible;      // behind, or a gap no flight explains
   if (held_.count(ssn) != 0) return Insert::kDuplicate;
   if (ahead != 0) ++out_of_order_;
   held_.emplace(ssn, std::move(chunk));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "rnic/wire/ddp.hpp"
 
 #include <string>
@@ -55,9 +56,7 @@ struct HeaderEncoder {
 
 }  // namespace
 
-Status encode_header(const DdpHeader& h, std::vector<std::uint8_t>& out) {
-  return std::visit(HeaderEncoder{out}, h);
-}
+Status encode_header(const DdpHeader& h, std::vector<std::uint8_t>& out) { return std::visit(HeaderEncoder{out}, h); }
 
 Result<std::vector<std::uint8_t>> encode_segment(const DdpHeader& h, ConstBytes payload) {
   std::vector<std::uint8_t> out;
@@ -74,8 +73,7 @@ Result<DecodedSegment> decode_segment(ConstBytes seg) {
   ControlField c = decode_control(p[0]);
   if (c.tagged) {
     if (seg.size < kTaggedHeaderSize) {
-      return make_error(Errc::kTruncated, "tagged DDP header needs 14 bytes, buffer has " +
-                                              std::to_string(seg.size));
+      return make_error(Errc::kTruncated, "tagged DDP header needs 14 bytes, buffer has " + std::to_string(seg.size));
     }
     TaggedHeader h;
     h.last = c.last;
@@ -86,8 +84,7 @@ Result<DecodedSegment> decode_segment(ConstBytes seg) {
     return DecodedSegment{h, seg.subview(kTaggedHeaderSize)};
   }
   if (seg.size < kUntaggedHeaderSize) {
-    return make_error(Errc::kTruncated, "untagged DDP header needs 18 bytes, buffer has " +
-                                            std::to_string(seg.size));
+    return make_error(Errc::kTruncated, "untagged DDP header needs 18 bytes, buffer has " + std::to_string(seg.size));
   }
   UntaggedHeader h;
   h.last = c.last;

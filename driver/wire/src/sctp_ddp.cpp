@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "rnic/wire/sctp_ddp.hpp"
 
 #include <string>
@@ -14,18 +15,21 @@ std::vector<std::uint8_t> encode_segment_chunk(std::uint16_t ddp_ssn, ConstBytes
 
 Result<SegmentChunkView> decode_segment_chunk(ConstBytes chunk) {
   if (chunk.size < kDdpSsnSize) {
-    return make_error(Errc::kTruncated, "DDP Segment Chunk of " + std::to_string(chunk.size) +
-                                            " bytes has no DDP-SSN");
+    return make_error(Errc::kTruncated, "DDP Segment Chunk of " + std::to_string(chunk.size) + " bytes has no DDP-SSN");
   }
   return SegmentChunkView{load_be16(chunk.data), chunk.subview(kDdpSsnSize)};
 }
 
 const char* session_function_name(SessionFunction f) noexcept {
   switch (f) {
-    case SessionFunction::kInitiate: return "Initiate";
-    case SessionFunction::kAccept: return "Accept";
-    case SessionFunction::kReject: return "Reject";
-    case SessionFunction::kTerminate: return "Terminate";
+    case SessionFunction::kInitiate:
+      return "Initiate";
+    case SessionFunction::kAccept:
+      return "Accept";
+    case SessionFunction::kReject:
+      return "Reject";
+    case SessionFunction::kTerminate:
+      return "Terminate";
   }
   return "?";
 }
@@ -39,8 +43,8 @@ Status check_session_control(std::uint16_t code, std::size_t private_len) {
                       "function code " + std::to_string(code) + " is not Initiate/Accept/Reject/Terminate");
   }
   if (private_len > kMaxPrivateData) {
-    return make_error(Errc::kPrivateDataTooLong, std::to_string(private_len) +
-                                                     " bytes of private data; RFC 5043 5.2.3 allows 512");
+    return make_error(Errc::kPrivateDataTooLong,
+                      std::to_string(private_len) + " bytes of private data; RFC 5043 5.2.3 allows 512");
   }
   if (code == static_cast<std::uint16_t>(SessionFunction::kTerminate) && private_len != 0) {
     return make_error(Errc::kPrivateDataOnTerminate,
@@ -77,8 +81,7 @@ Result<SessionControl> decode_session_control(ConstBytes msg) {
   return m;
 }
 
-std::array<std::uint8_t, kAdaptationIndicationParamLength> encode_adaptation_indication(
-    std::uint32_t indication) {
+std::array<std::uint8_t, kAdaptationIndicationParamLength> encode_adaptation_indication(std::uint32_t indication) {
   return {static_cast<std::uint8_t>(kAdaptationIndicationParamType >> 8),
           static_cast<std::uint8_t>(kAdaptationIndicationParamType & 0xFF),
           0,
@@ -94,16 +97,16 @@ Result<std::uint32_t> decode_adaptation_indication(ConstBytes param) {
   const std::uint16_t type = load_be16(param.data);
   const std::uint16_t length = load_be16(param.data + 2);
   if (type != kAdaptationIndicationParamType) {
-    return make_error(Errc::kBadParameter, "parameter type " + std::to_string(type) +
-                                               " is not Adaptation Layer Indication (0xC006)");
+    return make_error(Errc::kBadParameter,
+                      "parameter type " + std::to_string(type) + " is not Adaptation Layer Indication (0xC006)");
   }
   if (length != kAdaptationIndicationParamLength) {
-    return make_error(Errc::kBadParameter, "Adaptation Layer Indication length " +
-                                               std::to_string(length) + ", expected 8");
+    return make_error(Errc::kBadParameter,
+                      "Adaptation Layer Indication length " + std::to_string(length) + ", expected 8");
   }
   if (param.size < kAdaptationIndicationParamLength) {
-    return make_error(Errc::kTruncated, "Adaptation Layer Indication needs 8 bytes, buffer has " +
-                                            std::to_string(param.size));
+    return make_error(Errc::kTruncated,
+                      "Adaptation Layer Indication needs 8 bytes, buffer has " + std::to_string(param.size));
   }
   return load_be32(param.data + 4);
 }

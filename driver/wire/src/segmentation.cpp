@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "rnic/wire/segmentation.hpp"
 
 #include <limits>
@@ -11,9 +12,8 @@ namespace {
 // Payload bytes a segment can carry, or an error when MULPDU cannot hold header + 1 byte.
 Result<std::uint32_t> payload_per_segment(std::size_t mulpdu, std::size_t header) {
   if (mulpdu < header + 1) {
-    return make_error(Errc::kMulpduTooSmall, "MULPDU " + std::to_string(mulpdu) +
-                                                 " cannot hold a " + std::to_string(header) +
-                                                 "-byte DDP header plus one payload byte");
+    return make_error(Errc::kMulpduTooSmall, "MULPDU " + std::to_string(mulpdu) + " cannot hold a " +
+                                                 std::to_string(header) + "-byte DDP header plus one payload byte");
   }
   std::size_t chunk = mulpdu - header;
   // A segment never needs more than the largest message; keep the chunk in 32 bits.
@@ -23,8 +23,8 @@ Result<std::uint32_t> payload_per_segment(std::size_t mulpdu, std::size_t header
 
 Status check_length(std::uint64_t message_length) {
   if (message_length > kMaxUlpMessageLength) {
-    return make_error(Errc::kMessageTooLong, "ULP message of " + std::to_string(message_length) +
-                                                 " bytes; RFC 5041 5.2 requires < 2^32");
+    return make_error(Errc::kMessageTooLong,
+                      "ULP message of " + std::to_string(message_length) + " bytes; RFC 5041 5.2 requires < 2^32");
   }
   return Ok{};
 }
@@ -32,21 +32,17 @@ Status check_length(std::uint64_t message_length) {
 }  // namespace
 
 MessageSegmenter::MessageSegmenter(DdpHeader first, std::uint64_t length, std::uint32_t chunk)
-    : first_(first), length_(length), chunk_(chunk),
-      count_(length == 0 ? 1 : (length + chunk - 1) / chunk) {}
+    : first_(first), length_(length), chunk_(chunk), count_(length == 0 ? 1 : (length + chunk - 1) / chunk) {}
 
-Result<MessageSegmenter> MessageSegmenter::tagged(std::uint32_t stag, std::uint64_t initial_to,
-                                                  std::uint8_t rsvd_ulp,
-                                                  std::uint64_t message_length,
-                                                  std::size_t mulpdu) {
+Result<MessageSegmenter> MessageSegmenter::tagged(std::uint32_t stag, std::uint64_t initial_to, std::uint8_t rsvd_ulp,
+                                                  std::uint64_t message_length, std::size_t mulpdu) {
   if (auto st = check_length(message_length); !st) return st.error();
   auto chunk = payload_per_segment(mulpdu, kTaggedHeaderSize);
   if (!chunk) return chunk.error();
   // The sink refuses a TO + length that wraps (7.1 tagged #5); never produce one.
   if (message_length > std::numeric_limits<std::uint64_t>::max() - initial_to) {
     return make_error(Errc::kTaggedOffsetWrap, "initial TO " + std::to_string(initial_to) + " + " +
-                                                   std::to_string(message_length) +
-                                                   " bytes wraps 64 bits");
+                                                   std::to_string(message_length) + " bytes wraps 64 bits");
   }
   TaggedHeader h;
   h.rsvd_ulp = rsvd_ulp;
@@ -55,10 +51,8 @@ Result<MessageSegmenter> MessageSegmenter::tagged(std::uint32_t stag, std::uint6
   return MessageSegmenter(h, message_length, *chunk);
 }
 
-Result<MessageSegmenter> MessageSegmenter::untagged(std::uint32_t qn, std::uint32_t msn,
-                                                    std::uint64_t rsvd_ulp,
-                                                    std::uint64_t message_length,
-                                                    std::size_t mulpdu) {
+Result<MessageSegmenter> MessageSegmenter::untagged(std::uint32_t qn, std::uint32_t msn, std::uint64_t rsvd_ulp,
+                                                    std::uint64_t message_length, std::size_t mulpdu) {
   if (auto st = check_length(message_length); !st) return st.error();
   auto chunk = payload_per_segment(mulpdu, kUntaggedHeaderSize);
   if (!chunk) return chunk.error();
@@ -75,8 +69,8 @@ Result<MessageSegmenter> MessageSegmenter::untagged(std::uint32_t qn, std::uint3
 
 SegmentPlan MessageSegmenter::segment(std::uint64_t index) const {
   if (index >= count_) {
-    throw std::out_of_range("segment " + std::to_string(index) + " of a " +
-                            std::to_string(count_) + "-segment message");
+    throw std::out_of_range("segment " + std::to_string(index) + " of a " + std::to_string(count_) +
+                            "-segment message");
   }
   SegmentPlan p;
   p.message_offset = index * chunk_;
@@ -105,15 +99,14 @@ std::vector<SegmentPlan> MessageSegmenter::all() const {
 
 Result<std::vector<std::uint8_t>> encode_planned_segment(const SegmentPlan& plan, ConstBytes message) {
   if (plan.message_offset > message.size || message.size - plan.message_offset < plan.payload_length) {
-    return make_error(Errc::kTruncated, "message buffer of " + std::to_string(message.size) +
-                                            " bytes does not hold the planned slice");
+    return make_error(Errc::kTruncated,
+                      "message buffer of " + std::to_string(message.size) + " bytes does not hold the planned slice");
   }
   return encode_segment(plan.header,
                         message.subview(static_cast<std::size_t>(plan.message_offset), plan.payload_length));
 }
 
-Result<MessageSegmenter> DataSource::send_tagged(std::uint32_t stag, std::uint64_t initial_to,
-                                                 std::uint8_t rsvd_ulp,
+Result<MessageSegmenter> DataSource::send_tagged(std::uint32_t stag, std::uint64_t initial_to, std::uint8_t rsvd_ulp,
                                                  std::uint64_t message_length) const {
   return MessageSegmenter::tagged(stag, initial_to, rsvd_ulp, message_length, mulpdu_);
 }

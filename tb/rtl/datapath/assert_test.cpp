@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RTL's assertions fire (issue 12): rnic_fifo with one deliberate defect, made at configure time
 // from rtl/rnic_fifo.sv (tb/rtl/datapath/CMakeLists.txt): in_ready_o ignores a full FIFO. Pushing into
 // the full FIFO must stop the simulation with a_no_overflow, the rule "the FIFO never overflows"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers shared by the datapath RTL tests: the seed, the clock/trace harness and byte-level
 // access to Verilated signals of any width (CData..QData, VlWide<N>).
 #pragma once
@@ -5,10 +6,10 @@
 #include <gtest/gtest.h>
 #include <verilated.h>
 
+#include <verilated_fst_c.h>
 #include "rnic/tb/rtl_structs.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/stage_sim.hpp"
-#include <verilated_fst_c.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +22,6 @@
 #include <vector>
 
 namespace dp {
-
 
 // Little-endian byte access: byte i of the buffer is bits [8*i+7 : 8*i] of the signal
 // (rnic/tb/rtl_structs.hpp).

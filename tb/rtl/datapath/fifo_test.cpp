@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_fifo against a std::deque model: random push/pop with random stalls, full/empty, count,
 // full throughput and reset. Parameters come from the Verilated library (FIFO_WIDTH, FIFO_DEPTH).
 #include <deque>
@@ -45,8 +46,7 @@ class FifoBench {
     EXPECT_EQ(sim_->in_ready_o != 0, n < kDepth) << "cycle " << sim_.cycle();
     EXPECT_EQ(sim_->out_valid_o != 0, n > 0) << "cycle " << sim_.cycle();
     if (n > 0) {
-      EXPECT_EQ(dp::get_bytes(sim_->out_data_o, kBytes), model_.front())
-          << "cycle " << sim_.cycle();
+      EXPECT_EQ(dp::get_bytes(sim_->out_data_o, kBytes), model_.front()) << "cycle " << sim_.cycle();
     }
 
     const bool push = in_valid && sim_->in_ready_o != 0;
@@ -114,8 +114,7 @@ TEST(Fifo, FillToFullThenDrainInOrder) {
     EXPECT_TRUE(tb.cycle(true, false).first) << "entry " << i << " refused before full";
   }
   EXPECT_EQ(tb.sim()->in_ready_o, 0);
-  for (int i = 0; i < 5; ++i)
-    EXPECT_FALSE(tb.cycle(true, false).first) << "push accepted while full";
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(tb.cycle(true, false).first) << "push accepted while full";
   // Full and pushing while popping: the push is refused (in_ready = not full), the pop happens.
   const auto hs = tb.cycle(true, true);
   EXPECT_FALSE(hs.first);

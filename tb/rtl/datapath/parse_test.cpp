@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_rx_parse: random packets (1 byte .. beyond MaxSegBytes) with random tvalid gaps and random
 // beat/segment backpressure. Checks that every beat passes unchanged, the oversize cut, tready, the
 // descriptor order against the beats, every descriptor field against an independent decode of the
@@ -22,8 +23,7 @@ constexpr std::size_t kHdrBytes = 18;
 using Seg = rnic::tb::Seg;
 static_assert(sizeof(Vrnic_rx_parse::seg_o) == 4 * ((rnic::tb::kSegBits + 31) / 32), "rnic_seg_t");
 
-std::uint64_t load_be(const std::array<std::uint8_t, kHdrBytes>& h, std::size_t off,
-                      std::size_t n) {
+std::uint64_t load_be(const std::array<std::uint8_t, kHdrBytes>& h, std::size_t off, std::size_t n) {
   std::uint64_t v = 0;
   for (std::size_t i = 0; i < n; ++i) v = (v << 8) | h[off + i];
   return v;
@@ -88,9 +88,7 @@ struct Knobs {
   double p_seg_ready = 1.0;   // chance of seg_ready_i per cycle
 };
 
-std::uint64_t keep_mask(std::size_t n) {
-  return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
-}
+std::uint64_t keep_mask(std::size_t n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
 
 class ParseBench {
  public:
@@ -230,8 +228,7 @@ class ParseBench {
         EXPECT_TRUE(last_presented[seg_p])
             << "descriptor of packet " << seg_p << " before its last beat, cycle " << cyc;
         if (sr) {
-          expect_seg_eq(rnic::tb::get<Seg>(sim_->seg_o), exp_seg[seg_p],
-                        seg_p, pkts[seg_p].bytes.size());
+          expect_seg_eq(rnic::tb::get<Seg>(sim_->seg_o), exp_seg[seg_p], seg_p, pkts[seg_p].bytes.size());
           ++seg_p;
         }
       }
@@ -277,19 +274,17 @@ class ParseBench {
 
  private:
   void check_beat(const std::vector<Pkt>& pkts, const std::vector<InBeat>& in,
-                  const std::vector<std::size_t>& first_beat, std::size_t& out_p,
-                  std::size_t& out_j, bool ready, std::vector<bool>& last_presented,
-                  std::uint64_t cyc) {
+                  const std::vector<std::size_t>& first_beat, std::size_t& out_p, std::size_t& out_j, bool ready,
+                  std::vector<bool>& last_presented, std::uint64_t cyc) {
     ASSERT_LT(out_p, pkts.size()) << "extra beat at cycle " << cyc;
     const std::size_t len = pkts[out_p].bytes.size();
     const std::size_t nbeats = (len + kBytes - 1) / kBytes;
     const bool oversize = len > kMax;
     const auto data = dp::get_bytes(sim_->beat_data_o, kBytes);
-    const std::uint64_t keep =
-        dp::bits(dp::get_bytes(sim_->beat_keep_o, 8), 0, static_cast<unsigned>(kBytes));
+    const std::uint64_t keep = dp::bits(dp::get_bytes(sim_->beat_keep_o, 8), 0, static_cast<unsigned>(kBytes));
     const bool last = sim_->beat_last_o != 0;
-    SCOPED_TRACE(::testing::Message() << "packet " << out_p << " (" << len << " bytes, " << nbeats
-                                      << " beats) beat " << out_j << " cycle " << cyc);
+    SCOPED_TRACE(::testing::Message() << "packet " << out_p << " (" << len << " bytes, " << nbeats << " beats) beat "
+                                      << out_j << " cycle " << cyc);
     if (!oversize) {
       ASSERT_LT(out_j, nbeats);
       const InBeat& e = in[first_beat[out_p] + out_j];
@@ -338,11 +333,9 @@ TEST(RxParse, LengthSweep) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   ParseBench tb(seed);
   std::vector<Pkt> pkts;
-  for (std::size_t len = 1; len <= 3 * kBytes + kHdrBytes + 2; ++len)
-    pkts.push_back(tb.make_packet(len));
+  for (std::size_t len = 1; len <= 3 * kBytes + kHdrBytes + 2; ++len) pkts.push_back(tb.make_packet(len));
   const std::size_t lo = kMax > 2 * kBytes + 2 ? kMax - 2 * kBytes - 2 : 1;
-  for (std::size_t len = lo; len <= kMax + 2 * kBytes + 2; ++len)
-    pkts.push_back(tb.make_packet(len));
+  for (std::size_t len = lo; len <= kMax + 2 * kBytes + 2; ++len) pkts.push_back(tb.make_packet(len));
   pkts.push_back(tb.make_packet(2 * kMax + 7));
   pkts.push_back(tb.make_packet(kMax));
   // Both header layouts, every DV and L value, at the shortest and the full header length.
@@ -361,8 +354,7 @@ TEST(RxParse, BackToBackFullRate) {
   ParseBench tb(seed);
   std::vector<Pkt> pkts;
   for (int i = 0; i < 200; ++i) pkts.push_back(tb.make_packet(tb.random_len()));
-  for (int i = 0; i < 50; ++i)
-    pkts.push_back(tb.make_packet(tb.uniform(1, kBytes)));  // 1-beat packets
+  for (int i = 0; i < 50; ++i) pkts.push_back(tb.make_packet(tb.uniform(1, kBytes)));  // 1-beat packets
   tb.run(pkts, {1.0, 1.0, 1.0}, true);
 }
 
@@ -393,8 +385,7 @@ TEST(RxParse, ShortSegmentsFullRate) {
     p.bytes[0] = static_cast<std::uint8_t>((hdr == 14 ? 0x80U : 0x00U) | (p.bytes[0] & 0x43U));
     pkts.push_back(std::move(p));
   }
-  for (std::size_t len = 1; len <= kHdrBytes + 2 * kBytes; ++len)
-    pkts.push_back(tb.make_packet(len));
+  for (std::size_t len = 1; len <= kHdrBytes + 2 * kBytes; ++len) pkts.push_back(tb.make_packet(len));
   std::shuffle(pkts.begin(), pkts.end(), tb.rng());
   tb.run(pkts, {1.0, 1.0, 1.0}, true);
 }

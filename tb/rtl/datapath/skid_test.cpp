@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_skid (the registered-ready boundary between two stages, issue 12) against a model: a
 // well-behaved upstream (an item stays offered, unchanged, until taken) and a downstream with random
 // ready. Checks every cycle: in_ready_o is 1 exactly when the buffer is empty (a register: it never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_slice (the register slice between the data FIFO and place, issue 12) against a model: a
 // two-entry queue whose head is the output register. A well-behaved upstream (an item stays offered,
 // unchanged, until taken) and a downstream with random ready. Checks every cycle: out_valid_o and
@@ -31,8 +32,7 @@ class SliceBench {
   bool cycle(bool offer, bool ready) {
     if (offer && !pending_) pending_ = dp::random_bytes(rng_, kWidth);
     const bool valid = pending_.has_value();
-    dp::set_bytes(sim_->in_data_i, valid ? pending_->data() : dp::random_bytes(rng_, kWidth).data(),
-                  kBytes);
+    dp::set_bytes(sim_->in_data_i, valid ? pending_->data() : dp::random_bytes(rng_, kWidth).data(), kBytes);
     sim_->in_valid_i = valid;
     sim_->out_ready_i = ready;
     sim_.eval();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_axi_wr_mux: two random burst generators (place = s0, deliver = s1) and an AXI slave on m with
 // random or adversarial ready patterns. Checked every cycle (rtl/rnic_axi_wr_mux.sv, AXI A3.3.1):
 //  - scoreboard: m AWs in the order the ports' AWs were taken, m W bursts in that same order (W order =
@@ -153,11 +154,11 @@ struct SlaveKnobs {
 };
 
 struct Stats {
-  std::uint64_t taken = 0;          // AWs taken from the ports
-  std::uint64_t b_segs0 = 0;        // Bs of s0 bursts flagged seglast
-  std::size_t max_writes = 0;       // most AWs taken whose B had not come
+  std::uint64_t taken = 0;     // AWs taken from the ports
+  std::uint64_t b_segs0 = 0;   // Bs of s0 bursts flagged seglast
+  std::size_t max_writes = 0;  // most AWs taken whose B had not come
   std::uint64_t aw = 0, w = 0, b = 0, berr = 0;
-  std::uint64_t w_before_aw = 0;    // bursts whose first W beat went before their AW handshake
+  std::uint64_t w_before_aw = 0;          // bursts whose first W beat went before their AW handshake
   std::uint64_t w_offered_before_aw = 0;  // bursts whose WVALID rose before their AW was accepted
   std::uint64_t aw_with_first_w = 0;      // bursts whose AW and first W beat went in one cycle
   std::uint64_t first_w_cycle = 0, last_w_cycle = 0;
@@ -205,9 +206,8 @@ class MuxBench {
   void finish() {
     const std::uint64_t limit = 40 * (gen_[0].total_beats() + gen_[1].total_beats()) + 4000;
     run_until([&] { return all_done(); }, limit);
-    EXPECT_TRUE(all_done()) << "bursts left over (deadlock?) at cycle " << sim_.cycle() << ": taken "
-                            << taken_.size() << ", m AW " << m_aw_n_ << ", W bursts " << w_burst_
-                            << ", B " << st_.b;
+    EXPECT_TRUE(all_done()) << "bursts left over (deadlock?) at cycle " << sim_.cycle() << ": taken " << taken_.size()
+                            << ", m AW " << m_aw_n_ << ", W bursts " << w_burst_ << ", B " << st_.b;
     // The error pulse of the last response comes one cycle later.
     for (int i = 0; i < 2; ++i) step();
     EXPECT_EQ(err_pulses_, st_.berr);
@@ -231,10 +231,8 @@ class MuxBench {
     if (sk.w_waits_aw) wready = wready && w_burst_ < m_aw_n_;
     if (w_block && w_block(cyc)) wready = false;
     const std::size_t b_eligible = std::min(m_aw_n_, w_burst_);  // AW and last W both accepted
-    const bool bvalid = st_.b < b_eligible && (b_hold_ || u(rng_) < sk.p_bvalid) &&
-                        !(b_block && b_block(cyc));
-    if (bvalid && !b_hold_)
-      bresp_ = u(rng_) < sk.p_err ? static_cast<std::uint8_t>(1 + rng_() % 3) : 0;
+    const bool bvalid = st_.b < b_eligible && (b_hold_ || u(rng_) < sk.p_bvalid) && !(b_block && b_block(cyc));
+    if (bvalid && !b_hold_) bresp_ = u(rng_) < sk.p_err ? static_cast<std::uint8_t>(1 + rng_() % 3) : 0;
     set_inputs();
     sim_->m_awready_i = awready;
     sim_->m_wready_i = wready;
@@ -291,8 +289,7 @@ class MuxBench {
     auto& m = sim_.model();
     const std::uint8_t aw0 = m.s0_awready_o, aw1 = m.s1_awready_o, awv = m.m_awvalid_o;
     const std::uint8_t wv = m.m_wvalid_o, wr0 = m.s0_wready_o, wr1 = m.s1_wready_o;
-    const std::uint8_t s0w = m.s0_wvalid_i, s1w = m.s1_wvalid_i, mar = m.m_awready_i,
-                       mwr = m.m_wready_i;
+    const std::uint8_t s0w = m.s0_wvalid_i, s1w = m.s1_wvalid_i, mar = m.m_awready_i, mwr = m.m_wready_i;
     for (int f = 1; f < 4; ++f) {
       m.s0_wvalid_i = static_cast<std::uint8_t>(s0w ^ (f & 1));
       m.s1_wvalid_i = static_cast<std::uint8_t>(s1w ^ ((f >> 1) & 1));
@@ -335,8 +332,7 @@ class MuxBench {
       EXPECT_EQ(awlen, prev_awlen_);
     }
     const std::vector<std::uint8_t> wdata = dp::get_bytes(m.m_wdata_o, kBytes);
-    const std::uint64_t wstrb =
-        dp::bits(dp::get_bytes(m.m_wstrb_o, 8), 0, static_cast<unsigned>(kBytes));
+    const std::uint64_t wstrb = dp::bits(dp::get_bytes(m.m_wstrb_o, 8), 0, static_cast<unsigned>(kBytes));
     if (prev_wvalid_ && !prev_wready_) {
       EXPECT_TRUE(m.m_wvalid_o != 0) << "m_wvalid dropped";
       EXPECT_EQ(wdata, prev_wdata_);
@@ -375,8 +371,7 @@ class MuxBench {
     } else if (m.m_awvalid_o != 0) {
       const Taken& t = taken_[m_aw_n_];
       const Burst& b = gen_[t.master].bursts()[t.seq];
-      EXPECT_EQ(awaddr, b.addr) << "AW out of order or corrupted (expected " << t.master << ":"
-                                << t.seq << ")";
+      EXPECT_EQ(awaddr, b.addr) << "AW out of order or corrupted (expected " << t.master << ":" << t.seq << ")";
       EXPECT_EQ(awlen, b.len);
     }
 
@@ -390,8 +385,7 @@ class MuxBench {
     if (w_hs) {
       ASSERT_LT(w_burst_, taken_.size()) << "W beat of no taken burst";
       const Taken& t = taken_[w_burst_];
-      EXPECT_TRUE(w_burst_ < m_aw_n_ || (w_burst_ == m_aw_n_ && m.m_awvalid_o != 0))
-          << "W beat before its AWVALID";
+      EXPECT_TRUE(w_burst_ < m_aw_n_ || (w_burst_ == m_aw_n_ && m.m_awvalid_o != 0)) << "W beat before its AWVALID";
       if (w_beat_ == 0 && w_burst_ >= m_aw_n_ && !aw_hs) ++st_.w_before_aw;
       if (w_beat_ == 0 && w_burst_ == m_aw_n_ && aw_hs) ++st_.aw_with_first_w;
       const Burst& b = gen_[t.master].bursts()[t.seq];
@@ -399,8 +393,7 @@ class MuxBench {
       const Beat& e = b.beats[w_beat_];
       EXPECT_EQ(wdata, e.data) << "burst " << t.master << ":" << t.seq << " beat " << w_beat_;
       EXPECT_EQ(wstrb, e.strb);
-      EXPECT_EQ(m.m_wlast_o != 0, w_beat_ == b.len) << "WLAST on beat " << w_beat_ << " of "
-                                                    << b.len + 1;
+      EXPECT_EQ(m.m_wlast_o != 0, w_beat_ == b.len) << "WLAST on beat " << w_beat_ << " of " << b.len + 1;
       EXPECT_TRUE(t.master == 0 ? s0_w : s1_w) << "W came from the other source";
       if (!st_.any_w) st_.first_w_cycle = cyc;
       st_.any_w = true;
@@ -457,7 +450,7 @@ class MuxBench {
   std::size_t m_aw_n_ = 0;   // AWs accepted by the slave
   std::size_t w_burst_ = 0;  // W bursts finished (index of the burst W is in)
   unsigned w_beat_ = 0;
-  std::size_t w_seen_ = 0;   // W bursts whose WVALID the slave has seen
+  std::size_t w_seen_ = 0;  // W bursts whose WVALID the slave has seen
   bool b_hold_ = false;
   std::uint8_t bresp_ = 0;
   bool prev_err_ = false;
@@ -501,7 +494,7 @@ TEST(AxiWrMux, RandomBurstsBothMasters) {
 // everything finishes and b_segs0_o counts every s0 segment-last burst, no s1 burst.
 TEST(AxiWrMux, MaxWritesAwaitingB) {
   MuxBench tb(rnic::tb::random_test_seed());
-  const std::size_t n = kMaxWrites + 100;  // per port
+  const std::size_t n = kMaxWrites + 100;                // per port
   const std::uint64_t end = 100 + 4 * kMaxWrites + 200;  // bursts of 1 or 2 beats: enough time
   tb.gen(0).add_bursts(n, 1);
   tb.gen(1).add_bursts(n, 1);
@@ -603,9 +596,9 @@ TEST(AxiWrMux, FullRateNoBubble) {
     const Stats& s = tb.stats();
     EXPECT_EQ(s.last_w_cycle - s.first_w_cycle + 1, s.w) << "bubble in the W stream";
     EXPECT_EQ(s.aw, 400U);
-    std::cout << "awlen " << fixed << ": " << s.w << " W beats in "
-              << s.last_w_cycle - s.first_w_cycle + 1 << " cycles, first beat at cycle "
-              << s.first_w_cycle << ", AW lead up to " << s.max_lead << " bursts" << std::endl;
+    std::cout << "awlen " << fixed << ": " << s.w << " W beats in " << s.last_w_cycle - s.first_w_cycle + 1
+              << " cycles, first beat at cycle " << s.first_w_cycle << ", AW lead up to " << s.max_lead << " bursts"
+              << std::endl;
   }
 }
 
@@ -620,8 +613,8 @@ TEST(AxiWrMux, IdleBurstGoesWithItsAw) {
   tb.finish();
   // (When both ports present in one cycle, the second one goes in the next, again on an idle mux.)
   EXPECT_EQ(tb.stats().aw_with_first_w, 200U);
-  std::cout << "bursts with AW and first W in one cycle: " << tb.stats().aw_with_first_w << " of "
-            << tb.stats().aw << std::endl;
+  std::cout << "bursts with AW and first W in one cycle: " << tb.stats().aw_with_first_w << " of " << tb.stats().aw
+            << std::endl;
 }
 
 TEST(AxiWrMux, SingleMasterEachSide) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_rx_deliver: in-order delivery (RFC 5041 5.3, 5.4; RFC 5043 DDP-SSN), message order (RFC 5041
 // 4.3, 7.1 untagged #5: order errors), fences and the completion ring.
 //
@@ -27,10 +28,10 @@
 // Seed: RNIC_TEST_SEED=<n>; waveform: RNIC_FST=<file> (use --gtest_filter to pick one test).
 #include <verilated.h>
 
+#include <verilated_fst_c.h>
 #include "rnic/tb/rtl_structs.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/sim.hpp"
-#include <verilated_fst_c.h>
 
 #include "Vrnic_rx_deliver.h"
 
@@ -44,8 +45,8 @@
 #include <deque>
 #include <functional>
 #include <map>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -98,7 +99,6 @@ std::string hex(const Entry& e) {
   }
   return s.str();
 }
-
 
 // ---- items ---------------------------------------------------------------------------------------
 
@@ -167,9 +167,9 @@ void pack_item(W& w, const Item& it) {
 // ---- reference -----------------------------------------------------------------------------------
 
 struct ExpEntry {
-  Entry bytes{};            // phase bit clear
-  std::uint32_t mark = 0;   // commit_now_i at the handover that decided it (a lower bound of the
-                            // mark at the decision): b_segs_i must have reached it before the write
+  Entry bytes{};           // phase bit clear
+  std::uint32_t mark = 0;  // commit_now_i at the handover that decided it (a lower bound of the
+                           // mark at the decision): b_segs_i must have reached it before the write
 };
 
 // A fence marker (FENCE, QUEUE_SET): fence_done_o once every earlier written entry is acknowledged.
@@ -318,7 +318,7 @@ class RefDeliver {
   bool discard = false;           // the CQ is disabled: decided entries are dropped, not written
   std::vector<ExpEntry> entries;  // every completion written, in order
   std::vector<ExpMarker> markers;
-  std::deque<ExpCons> cons;       // consume events not yet seen
+  std::deque<ExpCons> cons;  // consume events not yet seen
   std::uint64_t dups = 0;
   std::uint64_t msgs = 0;
   std::uint64_t order_errs = 0;
@@ -377,13 +377,13 @@ class MsnBook {
 // ---- testbench -----------------------------------------------------------------------------------
 
 struct Knobs {
-  double p_valid = 0.7;        // driver presents the next item in a cycle
+  double p_valid = 0.7;  // driver presents the next item in a cycle
   double p_awready = 0.7;
   double p_wready = 0.7;
   double p_cons_ready = 0.7;
-  double p_b = 0.8;            // a due B is given in a cycle
-  unsigned b_lat = 8;          // B latency 1 + [0, b_lat] cycles after AW and data
-  double p_fake = 0.05;        // background place segment committed in a cycle
+  double p_b = 0.8;      // a due B is given in a cycle
+  unsigned b_lat = 8;    // B latency 1 + [0, b_lat] cycles after AW and data
+  double p_fake = 0.05;  // background place segment committed in a cycle
   unsigned fake_lat = 20;
   double p_consume = 0.5;      // host reads one entry in a cycle
   bool consume = true;         // host reads at all
@@ -506,11 +506,10 @@ class Tb {
       }
     }
     if (!failed) {
-      fail("timeout: queue " + std::to_string(queue_.size()) + ", entries " +
-           std::to_string(consumed_total) + "/" + std::to_string(ref.entries.size()) +
-           ", fences " + std::to_string(fences_done) + "/" + std::to_string(ref.markers.size()) +
-           ", cons pending " + std::to_string(ref.cons.size()) + ", writes outstanding " +
-           std::to_string(outstanding_.size()));
+      fail("timeout: queue " + std::to_string(queue_.size()) + ", entries " + std::to_string(consumed_total) + "/" +
+           std::to_string(ref.entries.size()) + ", fences " + std::to_string(fences_done) + "/" +
+           std::to_string(ref.markers.size()) + ", cons pending " + std::to_string(ref.cons.size()) +
+           ", writes outstanding " + std::to_string(outstanding_.size()));
     }
     return false;
   }
@@ -588,7 +587,7 @@ class Tb {
   std::uint64_t cq_base = 0x0000123456789A40ULL - 0x40ULL * 7;  // 64-byte aligned, high bits set
   unsigned cq_log2 = 3;
   bool cq_enable = true;
-  std::uint32_t host_cons = 0;     // driven on cq_cons_i
+  std::uint32_t host_cons = 0;  // driven on cq_cons_i
   RefDeliver ref;
   std::mt19937_64 rng_;
   bool failed = false;
@@ -599,15 +598,15 @@ class Tb {
   std::uint64_t msg_events = 0;
   std::uint64_t order_events = 0;
   std::uint64_t fences_done = 0;
-  std::uint32_t aw_seq = 0;        // completion AWs since the last cq reset
-  std::uint64_t aw_total = 0;      // completion AWs in all
+  std::uint32_t aw_seq = 0;    // completion AWs since the last cq reset
+  std::uint64_t aw_total = 0;  // completion AWs in all
   std::uint64_t consumed_total = 0;
-  std::vector<Entry> entries_read;           // as read by the host, in order
-  std::vector<std::uint64_t> cq_aw_cycles;   // cycle of each completion AW handshake
-  std::vector<std::uint64_t> b_cycles;       // cycle of each B (any write), index = b_count before
+  std::vector<Entry> entries_read;          // as read by the host, in order
+  std::vector<std::uint64_t> cq_aw_cycles;  // cycle of each completion AW handshake
+  std::vector<std::uint64_t> b_cycles;      // cycle of each B (any write), index = b_count before
   std::vector<std::uint64_t> handover_cycles;
   std::vector<std::uint64_t> prod_change_cycles;
-  std::vector<std::uint64_t> fence_cycles;   // cycles of fence_done_o
+  std::vector<std::uint64_t> fence_cycles;                        // cycles of fence_done_o
   std::vector<std::pair<std::uint64_t, std::uint32_t>> port_log;  // (cycle, exp_rd_data_o) while
                                                                   // exp_probe_fixed
   // Place segments to commit relative to the next handover: (cycles after it, B latency).
@@ -637,7 +636,7 @@ class Tb {
 
  private:
   struct Write {
-    bool fake = false;         // a place segment's write (its B counts in b_segs)
+    bool fake = false;  // a place segment's write (its B counts in b_segs)
     bool data_done = false;
     std::uint64_t addr = 0;
     Entry data{};
@@ -651,10 +650,10 @@ class Tb {
   std::uint32_t cq_size() const { return 1U << cq_log2; }
 
   bool quiescent() const {
-    return queue_.empty() && !staged_ && !presenting_ && !gen_live() && fake_pending_ == 0 &&
-           aw_wait_.empty() && sched_commits_.empty() && consumed_total == ref.entries.size() &&
-           fences_done == ref.markers.size() && ref.cons.empty() && outstanding_.empty() &&
-           top_->dlv_ready_o && !top_->awvalid_o && !top_->wvalid_o && !top_->cons_valid_o;
+    return queue_.empty() && !staged_ && !presenting_ && !gen_live() && fake_pending_ == 0 && aw_wait_.empty() &&
+           sched_commits_.empty() && consumed_total == ref.entries.size() && fences_done == ref.markers.size() &&
+           ref.cons.empty() && outstanding_.empty() && top_->dlv_ready_o && !top_->awvalid_o && !top_->wvalid_o &&
+           !top_->cons_valid_o;
   }
   bool gen_live() const { return generator && !gen_done_; }
 
@@ -719,8 +718,8 @@ class Tb {
     commit_now_ = false;
     sched_now_ = false;
     unsigned lat = 0;
-    const auto sched = std::find_if(sched_commits_.begin(), sched_commits_.end(),
-                                    [&](const AwWait& w) { return w.due == cycle; });
+    const auto sched =
+        std::find_if(sched_commits_.begin(), sched_commits_.end(), [&](const AwWait& w) { return w.due == cycle; });
     if (sched != sched_commits_.end()) {
       commit_now_ = true;
       sched_now_ = true;
@@ -789,8 +788,8 @@ class Tb {
                " entries acknowledged, " + std::to_string(m.entries_before) + " decided before it");
         }
         if (static_cast<std::int32_t>(b_segs - m.mark) < 0) {
-          fail("fence " + std::to_string(fences_done) + " done with b_segs " +
-               std::to_string(b_segs) + " below its mark " + std::to_string(m.mark));
+          fail("fence " + std::to_string(fences_done) + " done with b_segs " + std::to_string(b_segs) +
+               " below its mark " + std::to_string(m.mark));
         }
         ++fences_done;
       }
@@ -899,9 +898,9 @@ class Tb {
         const ExpCons e = ref.cons.front();
         ref.cons.pop_front();
         if (t.cons_stream_o != e.stream || unsigned{t.cons_kind_o} != e.kind || t.cons_qn_o != e.qn) {
-          fail("consume event stream " + std::to_string(t.cons_stream_o) + " qn " +
-               std::to_string(t.cons_qn_o) + " kind " + std::to_string(t.cons_kind_o) + ", want stream " +
-               std::to_string(e.stream) + " qn " + std::to_string(e.qn) + " kind " + std::to_string(e.kind));
+          fail("consume event stream " + std::to_string(t.cons_stream_o) + " qn " + std::to_string(t.cons_qn_o) +
+               " kind " + std::to_string(t.cons_kind_o) + ", want stream " + std::to_string(e.stream) + " qn " +
+               std::to_string(e.qn) + " kind " + std::to_string(e.kind));
         }
       }
     }
@@ -929,8 +928,8 @@ class Tb {
         const bool phase = ((host_cons >> cq_log2) & 1U) == 0;
         want[hw::kCQE_FLAGS_OFFSET] = static_cast<std::uint8_t>(want[hw::kCQE_FLAGS_OFFSET] | (phase ? 1 : 0));
         if (it->second != want) {
-          fail("entry " + std::to_string(consumed_total) + " (index " + std::to_string(host_cons) +
-               "):\n" + hex(it->second) + "want\n" + hex(want));
+          fail("entry " + std::to_string(consumed_total) + " (index " + std::to_string(host_cons) + "):\n" +
+               hex(it->second) + "want\n" + hex(want));
         }
         entries_read.push_back(it->second);
         ++consumed_total;
@@ -961,10 +960,10 @@ class Tb {
   unsigned fake_pending_ = 0;
   unsigned fake_pending_lat_ = 0;
   bool commit_now_ = false;
-  bool sched_now_ = false;      // this cycle's commit is a scheduled one
+  bool sched_now_ = false;  // this cycle's commit is a scheduled one
   bool fake_aw_now_ = false;
   std::vector<AwWait> sched_commits_;  // commits at fixed cycles (due) with their B latency
-  std::deque<AwWait> aw_wait_;  // committed place segments whose AW has not gone
+  std::deque<AwWait> aw_wait_;         // committed place segments whose AW has not gone
   bool cq_reset_pulse_ = false;
   bool stale_aw_ = false;  // the next completion AW was under way at cq_reset()
   std::uint16_t probe_ = 0;
@@ -993,18 +992,18 @@ class Tb {
 class Traffic {
  public:
   struct Mix {
-    unsigned streams = 4;        // active streams 0..streams-1
-    unsigned max_segs = 4;       // segments per message
+    unsigned streams = 4;   // active streams 0..streams-1
+    unsigned max_segs = 4;  // segments per message
     double p_error = 0.03;
     double p_reset = 0.01;
     double p_dup = 0.08;
-    double p_out_of_range = 0.0; // PLACED / STREAM_RESET to a stream >= NumStreams
-    double p_pre_writes = 0.2;   // place segments committed right before an item
+    double p_out_of_range = 0.0;  // PLACED / STREAM_RESET to a stream >= NumStreams
+    double p_pre_writes = 0.2;    // place segments committed right before an item
     unsigned pre_lat = 40;
     std::uint64_t items = 2000;
-    double p_in_order = 0.0;     // send the stream's lowest pending DDP-SSN (else a random one)
+    double p_in_order = 0.0;  // send the stream's lowest pending DDP-SSN (else a random one)
     double p_fence = 0.0;
-    double p_order_err = 0.0;    // an untagged message breaking the MSN order
+    double p_order_err = 0.0;  // an untagged message breaking the MSN order
   };
 
   Traffic(Tb& tb, Mix mix) : tb_(tb), mix_(mix), gen_(kStreams) {}
@@ -1054,7 +1053,7 @@ class Traffic {
  private:
   struct Gen {
     std::uint16_t next_new = 0;
-    std::vector<Item> pending;  // generated, not sent
+    std::vector<Item> pending;                                             // generated, not sent
     std::vector<std::uint32_t> msn = std::vector<std::uint32_t>(kQns, 0);  // next message's MSN
   };
 
@@ -1177,8 +1176,8 @@ class Traffic {
   std::uint64_t sent_ = 0;
 };
 
-Item placed(unsigned stream, unsigned ssn, bool last, bool tagged, std::uint32_t stag_qn = 0,
-            std::uint32_t msn = 0, std::uint32_t length = 0, std::uint64_t rsvd = 0) {
+Item placed(unsigned stream, unsigned ssn, bool last, bool tagged, std::uint32_t stag_qn = 0, std::uint32_t msn = 0,
+            std::uint32_t length = 0, std::uint64_t rsvd = 0) {
   Item it;
   it.kind = kPlaced;
   it.stream = static_cast<std::uint16_t>(stream);
@@ -1197,8 +1196,8 @@ unsigned entry_ssn(const Entry& e) { return static_cast<unsigned>(get_le(e, 6, 2
 class Deliver : public ::testing::Test {
  protected:
   // A PLACED segment of a message sent in DDP-SSN order: untagged ones carry their queue's MSN.
-  Item msg(unsigned stream, unsigned ssn, bool last, bool tagged, std::uint32_t stag_qn,
-           std::uint32_t length = 0, std::uint64_t rsvd = 0) {
+  Item msg(unsigned stream, unsigned ssn, bool last, bool tagged, std::uint32_t stag_qn, std::uint32_t length = 0,
+           std::uint64_t rsvd = 0) {
     const std::uint32_t msn = tagged ? 0x5A5A5A5AU : book_.take(stream, stag_qn, last);
     return placed(stream, ssn, last, tagged, stag_qn, msn, length, rsvd);
   }
@@ -1293,16 +1292,72 @@ TEST_F(Deliver, EntryLayoutBytes) {
   finish(5000);
   ASSERT_EQ(tb().entries_read.size(), 4U);
   const auto& u = tb().entries_read[0];
-  const std::array<std::uint8_t, 32> want_u = {
-      static_cast<std::uint8_t>(s), static_cast<std::uint8_t>(s >> 8), 0x01, 0, 0, 0, 0x00, 0x00,
-      0xD4, 0xC3, 0xB2, 0xA1, 0x44, 0x33, 0x22, 0x11, 0x88, 0x77, 0x66, 0x55, 0, 0, 0, 0,
-      0xB4, 0xC3, 0xD2, 0xE1, 0xF0, 0, 0, 0};
+  const std::array<std::uint8_t, 32> want_u = {static_cast<std::uint8_t>(s),
+                                               static_cast<std::uint8_t>(s >> 8),
+                                               0x01,
+                                               0,
+                                               0,
+                                               0,
+                                               0x00,
+                                               0x00,
+                                               0xD4,
+                                               0xC3,
+                                               0xB2,
+                                               0xA1,
+                                               0x44,
+                                               0x33,
+                                               0x22,
+                                               0x11,
+                                               0x88,
+                                               0x77,
+                                               0x66,
+                                               0x55,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0xB4,
+                                               0xC3,
+                                               0xD2,
+                                               0xE1,
+                                               0xF0,
+                                               0,
+                                               0,
+                                               0};
   for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(u[i], i < 32 ? want_u[i] : 0) << "untagged byte " << i;
   const auto& t = tb().entries_read[1];
-  const std::array<std::uint8_t, 32> want_t = {
-      static_cast<std::uint8_t>(s), static_cast<std::uint8_t>(s >> 8), 0x05, 0, 0, 0, 0x01, 0x00,
-      0x0D, 0xF0, 0xAD, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-      0xEE, 0, 0, 0, 0, 0, 0, 0};
+  const std::array<std::uint8_t, 32> want_t = {static_cast<std::uint8_t>(s),
+                                               static_cast<std::uint8_t>(s >> 8),
+                                               0x05,
+                                               0,
+                                               0,
+                                               0,
+                                               0x01,
+                                               0x00,
+                                               0x0D,
+                                               0xF0,
+                                               0xAD,
+                                               0x0B,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0xEE,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0,
+                                               0};
   for (unsigned i = 0; i < 64; ++i) EXPECT_EQ(t[i], i < 32 ? want_t[i] : 0) << "tagged byte " << i;
   for (unsigned k = 2; k < 4; ++k) {
     const auto& e = tb().entries_read[k];
@@ -1342,7 +1397,7 @@ TEST_F(Deliver, InOrderMultiSegmentMessages) {
 TEST_F(Deliver, WindowEdge) {
   // Stream 0 at next_ssn 0: d = W-1 is accepted, d = W is a duplicate.
   tb().send(placed(0, kWin - 1, true, true, 0xAAAA));
-  tb().send(placed(0, kWin, true, true, 0xBBBB));       // d = W: dup
+  tb().send(placed(0, kWin, true, true, 0xBBBB));  // d = W: dup
   for (unsigned ssn = kWin - 1; ssn-- > 0;) tb().send(placed(0, ssn, false, false));
   ASSERT_TRUE(tb().run_until_idle(20000));
   ASSERT_EQ(tb().entries_read.size(), 1U);
@@ -1579,7 +1634,7 @@ TEST_F(Deliver, OrderErrorEntryBytes) {
   tb().send(placed(s, 0, true, false, qn, 0x10000005, 100, 0x11));  // completes; next 0x10000006
   tb().send(placed(s, 1, true, false, qn, 0x10000005, 200, 0x22));  // MSN repeat: order error
   tb().send(placed(s, 2, true, false, qn, 0x10000006, 300, 0x33));  // in order, but the stream failed
-  tb().send(placed(s, 3, true, true, 0x1234, 0, 0));                  // tagged: also ignored
+  tb().send(placed(s, 3, true, true, 0x1234, 0, 0));                // tagged: also ignored
   finish(5000);
   ASSERT_EQ(tb().entries_read.size(), 2U);
   const Entry& e = tb().entries_read[1];
@@ -1633,8 +1688,7 @@ TEST_F(Deliver, OrderErrorsInSsnOrder) {
       {"early L", {{0, true, 0}, {1, false, 0}}, 1, 1, 0},
       {"late segment of a completed message", {{0, false, 0}, {1, true, 0}, {2, false, 0}}, 1, 2, 0},
       {"MSN change inside a message", {{0, false, 0}, {1, true, 1}}, 0, 1, 1},
-      {"bad one first, released after good ones",
-       {{2, true, 0}, {3, true, 1}, {1, true, 0}, {0, false, 0}}, 1, 2, 0},
+      {"bad one first, released after good ones", {{2, true, 0}, {3, true, 1}, {1, true, 0}, {0, false, 0}}, 1, 2, 0},
   };
   const unsigned s = kStreams > 1 ? 1 : 0;
   const std::uint32_t qn = kQns > 1 ? 1 : 0;
@@ -1645,14 +1699,12 @@ TEST_F(Deliver, OrderErrorsInSsnOrder) {
     for (const Seg& g : c.segs) fits = fits && g.ssn < kWin;
     if (!fits) continue;
     SCOPED_TRACE(c.name);
-    const std::uint32_t first =
-        tb().chance(0.5) ? 0xFFFFFFFFU - static_cast<std::uint32_t>(tb().rnd(0, 1))
-                         : static_cast<std::uint32_t>(tb().rnd(0, 0xFFFFFFFF));
+    const std::uint32_t first = tb().chance(0.5) ? 0xFFFFFFFFU - static_cast<std::uint32_t>(tb().rnd(0, 1))
+                                                 : static_cast<std::uint32_t>(tb().rnd(0, 0xFFFFFFFF));
     tb().send(stream_reset(s));
     tb().send(queue_set(s, qn, first));
     for (const Seg& g : c.segs) {
-      tb().send(placed(s, g.ssn, g.last, false, qn, first + static_cast<std::uint32_t>(g.dmsn),
-                       100 + g.ssn));
+      tb().send(placed(s, g.ssn, g.last, false, qn, first + static_cast<std::uint32_t>(g.dmsn), 100 + g.ssn));
     }
     // In-window segments after the error, in order for the queue: ignored.
     const unsigned more = std::min(kWin, 6U);
@@ -1734,8 +1786,7 @@ TEST_F(Deliver, ExpReadPortForwardsSameCycleWrite) {
   unsigned ssn = 0;
   for (int round = 0; round < 6; ++round) {
     const bool qset = round % 3 == 0;
-    const std::uint32_t next =
-        qset ? static_cast<std::uint32_t>(tb().rnd(0, 0xFFFFFFFF)) : expect + 1;
+    const std::uint32_t next = qset ? static_cast<std::uint32_t>(tb().rnd(0, 0xFFFFFFFF)) : expect + 1;
     tb().send(qset ? queue_set(s, q, next) : placed(s, ssn++, true, false, q, expect, 5));
     tb().port_log.clear();
     ASSERT_TRUE(tb().run_until_idle(2000));
@@ -1849,11 +1900,16 @@ enum class Pattern { kTaggedSingle, kUntaggedSingle, kEightSegment, kStreamsRoun
 
 const char* pattern_name(Pattern p) {
   switch (p) {
-    case Pattern::kTaggedSingle: return "tagged 1-segment messages";
-    case Pattern::kUntaggedSingle: return "untagged 1-segment messages";
-    case Pattern::kEightSegment: return "8-segment messages (tagged/untagged)";
-    case Pattern::kStreamsRoundRobin: return "1-segment messages, streams round robin";
-    case Pattern::kPairsSwapped: return "1-segment messages, each pair swapped";
+    case Pattern::kTaggedSingle:
+      return "tagged 1-segment messages";
+    case Pattern::kUntaggedSingle:
+      return "untagged 1-segment messages";
+    case Pattern::kEightSegment:
+      return "8-segment messages (tagged/untagged)";
+    case Pattern::kStreamsRoundRobin:
+      return "1-segment messages, streams round robin";
+    case Pattern::kPairsSwapped:
+      return "1-segment messages, each pair swapped";
   }
   return "";
 }
@@ -1861,9 +1917,9 @@ const char* pattern_name(Pattern p) {
 struct Throughput {
   std::uint64_t items = 0;
   std::uint64_t entries = 0;
-  std::uint64_t input = 0;      // first to last handover, cycles
-  std::uint64_t to_last_aw = 0; // first handover to the last completion AW, cycles
-  std::uint64_t to_prod = 0;    // first handover to the last cq_prod_o step, cycles
+  std::uint64_t input = 0;       // first to last handover, cycles
+  std::uint64_t to_last_aw = 0;  // first handover to the last completion AW, cycles
+  std::uint64_t to_prod = 0;     // first handover to the last cq_prod_o step, cycles
 };
 
 // Always-ready AXI slave and consume sink, B exactly b_latency cycles after AW + data, host reading
@@ -1929,11 +1985,12 @@ TEST_F(Deliver, ThroughputBackToBack) {
       // one cycle per released slot.
       const std::uint64_t in_cycles = p == Pattern::kPairsSwapped ? n + n / 2 : n;
       const std::uint64_t bound = std::max(in_cycles, write_cycles);
-      std::printf("[   INFO   ] w%u B latency %2u, %-40s: %u items, %llu entries: input %llu cycles, "
-                  "last completion AW at %llu, cq_prod at %llu\n",
-                  kDw, lat, pattern_name(p), n, static_cast<unsigned long long>(t.entries),
-                  static_cast<unsigned long long>(t.input), static_cast<unsigned long long>(t.to_last_aw),
-                  static_cast<unsigned long long>(t.to_prod));
+      std::printf(
+          "[   INFO   ] w%u B latency %2u, %-40s: %u items, %llu entries: input %llu cycles, "
+          "last completion AW at %llu, cq_prod at %llu\n",
+          kDw, lat, pattern_name(p), n, static_cast<unsigned long long>(t.entries),
+          static_cast<unsigned long long>(t.input), static_cast<unsigned long long>(t.to_last_aw),
+          static_cast<unsigned long long>(t.to_prod));
       EXPECT_LE(t.input, std::max(in_cycles, write_cycles - std::min<std::uint64_t>(write_cycles, 40)) + 24)
           << pattern_name(p) << ", B latency " << lat;
       if (kBeats == 1 && p != Pattern::kPairsSwapped) {
@@ -1956,19 +2013,19 @@ TEST_F(Deliver, BackToBackHazards) {
   const unsigned a = 0;
   const unsigned b = kStreams > 1 ? 1 : 0;
   for (unsigned i = 0; i < 6; ++i) tb().send(placed(a, i, i % 2 == 1, true, 0x10 + i));  // in order
-  tb().send(placed(a, 7, true, false, 1, 0, 70));       // fill (MSN 0 of QN 1)
-  tb().send(placed(a, 6, false, false, 1, 0, 60));      // release 6, 7
-  tb().send(placed(a, 8, true, true, 0x18));            // right after the release ends
+  tb().send(placed(a, 7, true, false, 1, 0, 70));                                        // fill (MSN 0 of QN 1)
+  tb().send(placed(a, 6, false, false, 1, 0, 60));                                       // release 6, 7
+  tb().send(placed(a, 8, true, true, 0x18));                                             // right after the release ends
   tb().send(placed(a, 9, true, true, 0x19));
   if (kWin >= 4) {
-    tb().send(placed(a, 12, true, true, 0x1C));         // fill
-    tb().send(placed(a, 12, true, true, 0xDD));         // same slot again: duplicate
-    tb().send(placed(a, 11, false, true, 0x1B));        // fill
-    tb().send(placed(a, 10, true, true, 0x1A));         // release 10, 11, 12
+    tb().send(placed(a, 12, true, true, 0x1C));   // fill
+    tb().send(placed(a, 12, true, true, 0xDD));   // same slot again: duplicate
+    tb().send(placed(a, 11, false, true, 0x1B));  // fill
+    tb().send(placed(a, 10, true, true, 0x1A));   // release 10, 11, 12
     tb().send(placed(a, 13, true, true, 0x1D));
-    tb().send(placed(a, 12, true, true, 0xEE));         // behind: duplicate
+    tb().send(placed(a, 12, true, true, 0xEE));  // behind: duplicate
   }
-  tb().send(placed(a, 15, true, true, 0x0F));           // fill (14 missing)
+  tb().send(placed(a, 15, true, true, 0x0F));                    // fill (14 missing)
   tb().send(placed(b, 0, true, false, kQns > 2 ? 2 : 0, 0, 5));  // another stream in between
   tb().send(placed(a, kWin > 2 ? 14 : 13, true, true, 0x0E));
   tb().send(placed(b, 1, true, true, 0xB1));
@@ -1976,11 +2033,11 @@ TEST_F(Deliver, BackToBackHazards) {
   Item r;
   r.kind = kStreamReset;
   r.stream = static_cast<std::uint16_t>(b);
-  tb().send(placed(b, 4, true, true, 0xB4));            // fill
-  tb().send(r);                                         // right behind the fill: slot and next_ssn cleared
-  tb().send(placed(b, 0, false, true, 0xC0));           // SSN 0 again: new
+  tb().send(placed(b, 4, true, true, 0xB4));   // fill
+  tb().send(r);                                // right behind the fill: slot and next_ssn cleared
+  tb().send(placed(b, 0, false, true, 0xC0));  // SSN 0 again: new
   tb().send(placed(b, 1, true, true, 0xC1));
-  tb().send(placed(b, 4, true, true, 0xC4));            // slot 4 was cleared: fills again
+  tb().send(placed(b, 4, true, true, 0xC4));  // slot 4 was cleared: fills again
   tb().send(r);
   tb().send(r);
   tb().send(placed(b, 0, true, false, kQns - 1, 0, 90));  // after the resets: MSN 0
@@ -2053,25 +2110,25 @@ TEST_P(DeliverRandom, InterleavedStreams) {
   Traffic tr(tb(), mix);
   tb().generator = [&tr](Item& it) { return tr.next(it); };
   finish(400000);
-  std::printf("[   INFO   ] %llu items, %zu entries, %llu dups, %llu order errors, %llu fences, %llu "
-              "cycles\n",
-              static_cast<unsigned long long>(tb().handovers), tb().entries_read.size(),
-              static_cast<unsigned long long>(tb().dup_events),
-              static_cast<unsigned long long>(tb().order_events),
-              static_cast<unsigned long long>(tb().fences_done), static_cast<unsigned long long>(tb().cycle));
+  std::printf(
+      "[   INFO   ] %llu items, %zu entries, %llu dups, %llu order errors, %llu fences, %llu "
+      "cycles\n",
+      static_cast<unsigned long long>(tb().handovers), tb().entries_read.size(),
+      static_cast<unsigned long long>(tb().dup_events), static_cast<unsigned long long>(tb().order_events),
+      static_cast<unsigned long long>(tb().fences_done), static_cast<unsigned long long>(tb().cycle));
   EXPECT_GT(tb().entries_read.size(), 50U);
   EXPECT_GT(tb().dup_events, 50U);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Mixes, DeliverRandom,
-    ::testing::Values(
-        RandomCase{"Backpressure", 2, Knobs{}, 4},
-        RandomCase{"SlowHostTinyRing", 1, Knobs{0.5, 0.3, 0.3, 0.3, 0.5, 16, 0.1, 40, 0.05, true}, 3},
-        RandomCase{"FullSpeed", 8, Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 0, 0.0, 0, 1.0, true}, 6},
-        RandomCase{"LongMessages", 5, Knobs{}, 2 * kWin + 3},
-        RandomCase{"AlwaysReadyLongB", 6, Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 4, 0.1, 30, 1.0, true, 12}, 3},
-        RandomCase{"RandomReadyRandomB", 3, Knobs{0.9, 0.6, 0.6, 0.6, 0.7, 16, 0.05, 30, 0.4, true, 4}, 4}),
+    ::testing::Values(RandomCase{"Backpressure", 2, Knobs{}, 4},
+                      RandomCase{"SlowHostTinyRing", 1, Knobs{0.5, 0.3, 0.3, 0.3, 0.5, 16, 0.1, 40, 0.05, true}, 3},
+                      RandomCase{"FullSpeed", 8, Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 0, 0.0, 0, 1.0, true}, 6},
+                      RandomCase{"LongMessages", 5, Knobs{}, 2 * kWin + 3},
+                      RandomCase{"AlwaysReadyLongB", 6, Knobs{1.0, 1.0, 1.0, 1.0, 1.0, 4, 0.1, 30, 1.0, true, 12}, 3},
+                      RandomCase{"RandomReadyRandomB", 3, Knobs{0.9, 0.6, 0.6, 0.6, 0.7, 16, 0.05, 30, 0.4, true, 4},
+                                 4}),
     [](const ::testing::TestParamInfo<RandomCase>& i) { return std::string(i.param.name); });
 
 }  // namespace

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The testbench's own checks must be able to fail: the AXI4 host-memory slave against a scripted
 // master (a stand-in for the Verilated top with the same m_axi_gmem port names).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_kernel against AXI slave behaviour the spec allows but the other tests do not exercise:
 //  - AXI A3.3.1: a slave that waits for WVALID before it asserts AWREADY (a master whose W waits for
 //    AWREADY deadlocks on it); the kernel's W must be offered first and traffic must pass;
@@ -40,8 +41,7 @@ TEST(KernelAxi, AwreadyWaitsForWvalidEveryBurstWFirst) {
   Std s(env);
   for (int m = 0; m < 20; ++m) {
     const Bytes p = env.random_bytes(200 + 97 * static_cast<std::size_t>(m));
-    env.send_all(0, tagged_message(Std::kStag, Std::kBaseTo + 3000 * static_cast<std::uint64_t>(m), 0, p,
-                                   1450));
+    env.send_all(0, tagged_message(Std::kStag, Std::kBaseTo + 3000 * static_cast<std::uint64_t>(m), 0, p, 1450));
     const std::uint64_t rb = env.alloc(4096, 64, 13);
     env.post_recv(1, 0, rb, 4096);
     env.send_all(1, untagged_message(0, static_cast<std::uint32_t>(m + 1), 7, p, 1000));
@@ -109,7 +109,7 @@ TEST(KernelAxi, WriteSlverrCountsWriteErrors) {
 // its counter), nothing is placed, and the stream is in error (7.1) so a later segment is dropped.
 TEST(KernelAxi, DescriptorReadSlverrIsLocalCatastrophic) {
   EnvConfig c = test_config(504);
-  c.use_model = false;  // the model has no bus errors; checked here instead
+  c.use_model = false;              // the model has no bus errors; checked here instead
   c.mem.read_err_lo = kRqRingBase;  // the ring of (stream 0, QN 0)
   c.mem.read_err_hi = kRqRingBase + 0x1000;
   Env env(c);

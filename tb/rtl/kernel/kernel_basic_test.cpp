@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_kernel: identification, commands, single-segment placement and delivery, the boundaries that
 // must pass (RFC 5041 7.1) and zero-length messages (5.2).
 #include "kernel_test_util.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_kernel_bench: cycle benchmark of the kernel at its default parameters (DATA_WIDTH 512,
 // STAG_ENTRIES 4096, NUM_STREAMS 256). Not a test: run by hand.
 //
@@ -373,8 +374,9 @@ int main(int argc, char** argv) {
       o.speed_runs = static_cast<unsigned>(parse_u64(a, v, 1, 101));
   }
   if (o.speed_cycles > 0 && std::getenv("RNIC_FST") != nullptr && *std::getenv("RNIC_FST") != '\0') {
-    std::fprintf(stderr, "rnic_kernel_bench: RNIC_FST is set: the speed measurement is without trace; unset it "
-                         "or pass --speed-cycles 0\n");
+    std::fprintf(stderr,
+                 "rnic_kernel_bench: RNIC_FST is set: the speed measurement is without trace; unset it "
+                 "or pass --speed-cycles 0\n");
     return 2;
   }
   std::vector<Row> rows;
@@ -398,10 +400,9 @@ int main(int argc, char** argv) {
                           static_cast<unsigned long long>(r.lat_max));
           std::printf("%-8s %6u %5u %5u %8llu %8.2f %6.1f%% %7.2f %5.1f%% %5.1f%% %5.2f %s  %s%s\n",
                       tagged ? "tagged" : "untagged", r.size, r.align, r.segments,
-                      static_cast<unsigned long long>(r.cycles), r.bytes_per_cycle,
-                      100.0 * r.bytes_per_cycle / 64.0, r.input_limit,
-                      r.input_limit > 0 ? 100.0 * r.bytes_per_cycle / r.input_limit : 0.0, 100.0 * r.bp_fraction,
-                      r.w_demand, lat, r.ok ? "" : "FAILED ", r.note.c_str());
+                      static_cast<unsigned long long>(r.cycles), r.bytes_per_cycle, 100.0 * r.bytes_per_cycle / 64.0,
+                      r.input_limit, r.input_limit > 0 ? 100.0 * r.bytes_per_cycle / r.input_limit : 0.0,
+                      100.0 * r.bp_fraction, r.w_demand, lat, r.ok ? "" : "FAILED ", r.note.c_str());
           std::fflush(stdout);
         }
       }
@@ -411,16 +412,15 @@ int main(int argc, char** argv) {
   if (o.speed_cycles > 0) {
     sp = measure_speed(o);
     all_ok = all_ok && sp.ok;
-    std::printf("simulation speed (%llu cycles per run, %u runs, no trace): loaded %.0f cycles/s median "
-                "(%.0f..%.0f; %llu segments, %llu beats in, %llu backpressure cycles, %llu completions), "
-                "idle %.0f cycles/s median%s%s\n",
-                static_cast<unsigned long long>(o.speed_cycles), o.speed_runs, median(sp.loaded),
-                *std::min_element(sp.loaded.begin(), sp.loaded.end()),
-                *std::max_element(sp.loaded.begin(), sp.loaded.end()),
-                static_cast<unsigned long long>(sp.loaded_segments), static_cast<unsigned long long>(sp.loaded_beats),
-                static_cast<unsigned long long>(sp.loaded_bp_cycles),
-                static_cast<unsigned long long>(sp.loaded_completions), median(sp.idle), sp.ok ? "" : " FAILED ",
-                sp.note.c_str());
+    std::printf(
+        "simulation speed (%llu cycles per run, %u runs, no trace): loaded %.0f cycles/s median "
+        "(%.0f..%.0f; %llu segments, %llu beats in, %llu backpressure cycles, %llu completions), "
+        "idle %.0f cycles/s median%s%s\n",
+        static_cast<unsigned long long>(o.speed_cycles), o.speed_runs, median(sp.loaded),
+        *std::min_element(sp.loaded.begin(), sp.loaded.end()), *std::max_element(sp.loaded.begin(), sp.loaded.end()),
+        static_cast<unsigned long long>(sp.loaded_segments), static_cast<unsigned long long>(sp.loaded_beats),
+        static_cast<unsigned long long>(sp.loaded_bp_cycles), static_cast<unsigned long long>(sp.loaded_completions),
+        median(sp.idle), sp.ok ? "" : " FAILED ", sp.note.c_str());
   }
   if (!o.json.empty()) {
     std::ofstream f(o.json);
@@ -435,11 +435,11 @@ int main(int argc, char** argv) {
       << ",\n  \"r_latency\": " << o.r_latency << ",\n  \"rows\": [\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      f << "    {\"kind\": \"" << (r.tagged ? "tagged" : "untagged") << "\", \"tagged\": " << (r.tagged ? "true" : "false")
-        << ", \"payload_bytes\": " << r.size << ", \"align\": " << r.align << ", \"header_bytes\": " << r.header
-        << ", \"segments\": " << r.segments << ", \"messages\": " << r.messages << ", \"cycles\": " << r.cycles
-        << ", \"placed_bytes\": " << r.bytes << ", \"bytes_per_cycle\": " << r.bytes_per_cycle
-        << ", \"segments_per_cycle\": "
+      f << "    {\"kind\": \"" << (r.tagged ? "tagged" : "untagged")
+        << "\", \"tagged\": " << (r.tagged ? "true" : "false") << ", \"payload_bytes\": " << r.size
+        << ", \"align\": " << r.align << ", \"header_bytes\": " << r.header << ", \"segments\": " << r.segments
+        << ", \"messages\": " << r.messages << ", \"cycles\": " << r.cycles << ", \"placed_bytes\": " << r.bytes
+        << ", \"bytes_per_cycle\": " << r.bytes_per_cycle << ", \"segments_per_cycle\": "
         << (r.cycles ? static_cast<double>(r.segments) / static_cast<double>(r.cycles) : 0.0)
         << ", \"input_beats\": " << r.in_beats << ", \"input_limit_bytes_per_cycle\": " << r.input_limit
         << ", \"input_limit_segments_per_cycle\": "
@@ -467,8 +467,7 @@ int main(int argc, char** argv) {
       list(sp.idle);
       f << ", \"loaded_segments\": " << sp.loaded_segments << ", \"loaded_input_beats\": " << sp.loaded_beats
         << ", \"loaded_backpressure_cycles\": " << sp.loaded_bp_cycles
-        << ", \"loaded_completions\": " << sp.loaded_completions << ", \"ok\": " << (sp.ok ? "true" : "false")
-        << "}";
+        << ", \"loaded_completions\": " << sp.loaded_completions << ", \"ok\": " << (sp.ok ? "true" : "false") << "}";
     }
     f << "\n}\n";
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_kernel: placement and in-order delivery (RFC 5041 5.3, 5.4), duplicates, MSN wrap (4.3),
 // STag invalidation under traffic (8.3.1 #6), teardown, and a full completion ring.
 #include <algorithm>
@@ -24,9 +25,9 @@ TEST(KernelDelivery, MultiSegmentTaggedOutOfOrder) {
   ASSERT_TRUE(env.drain()) << env.finish();
   EXPECT_EQ(env.cqes().size(), 0u) << "no delivery before segment 0 is placed";
   // 5.3: placed already.
-  EXPECT_EQ(diff_bytes(env.host_bytes(s.buf + 13 + 200, payload.size() - 200),
-                       Bytes(payload.begin() + 200, payload.end())),
-            "");
+  EXPECT_EQ(
+      diff_bytes(env.host_bytes(s.buf + 13 + 200, payload.size() - 200), Bytes(payload.begin() + 200, payload.end())),
+      "");
   env.send(0, 0, segs[0]);
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 1u);
@@ -136,8 +137,8 @@ TEST(KernelDelivery, InterleavedStreamsInOrder) {
     // Shuffle within blocks of 8 (inside the 64 window).
     for (std::size_t i = 0; i < per[si].size(); i += 8) {
       auto e = std::min(per[si].size(), i + 8);
-      std::shuffle(per[si].begin() + static_cast<std::ptrdiff_t>(i),
-                   per[si].begin() + static_cast<std::ptrdiff_t>(e), env.rng());
+      std::shuffle(per[si].begin() + static_cast<std::ptrdiff_t>(i), per[si].begin() + static_cast<std::ptrdiff_t>(e),
+                   env.rng());
     }
   }
   env.run(64);
@@ -236,8 +237,7 @@ TEST(KernelDelivery, FirstMsnQueueStartsEmpty) {
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 1u);
   EXPECT_TRUE(env.cqes()[0].error()) << env.cqes()[0].str();
-  EXPECT_EQ(env.cqes()[0].err_code, rnic::wire::error_code(DdpError::kUntaggedNoBuffer))
-      << env.cqes()[0].str();
+  EXPECT_EQ(env.cqes()[0].err_code, rnic::wire::error_code(DdpError::kUntaggedNoBuffer)) << env.cqes()[0].str();
   EXPECT_EQ(env.finish(), "");
 }
 
@@ -369,8 +369,8 @@ TEST(KernelDelivery, CompletionRingFull) {
   const unsigned kMsgs = 200;
   for (unsigned i = 0; i < kMsgs; ++i) {
     env.send_all(static_cast<std::uint16_t>(i % 2),
-                 tagged_message(Std::kStag, Std::kBaseTo + 64 * std::uint64_t{i},
-                                static_cast<std::uint8_t>(i), env.random_bytes(32), 2000));
+                 tagged_message(Std::kStag, Std::kBaseTo + 64 * std::uint64_t{i}, static_cast<std::uint8_t>(i),
+                                env.random_bytes(32), 2000));
   }
   env.run(6000);
   EXPECT_EQ(env.mmio().read32(kRegCQ_PROD), 4u) << "ring of 4 entries full";

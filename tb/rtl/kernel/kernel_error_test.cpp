@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_kernel: every RFC 5041 7.2 error reachable from the wire. Each test sends one failing segment
 // and checks the error completion (type, code, stream, DDP-SSN, segment length, header bytes), the
 // error's counter, and RFC 5041 7.1's consequence: the stream is in error, so a later valid segment on
@@ -11,8 +12,8 @@ namespace {
 using namespace rnic::hw;
 
 // Sends seg on stream with DDP-SSN ssn and checks it fails with e; then checks the stream drops.
-void expect_error(Env& env, const Std& s, std::uint16_t stream, std::uint16_t ssn, const Bytes& seg,
-                  DdpError e, bool check_length = true) {
+void expect_error(Env& env, const Std& s, std::uint16_t stream, std::uint16_t ssn, const Bytes& seg, DdpError e,
+                  bool check_length = true) {
   SCOPED_TRACE(std::string("expected ") + rnic::wire::error_name(e) + " on stream " + std::to_string(stream));
   const std::uint64_t count0 = env.error_counter(e);
   const std::uint64_t drops0 = env.counter(kRegCNT_DROPS_LO);
@@ -41,8 +42,7 @@ void expect_error(Env& env, const Std& s, std::uint16_t stream, std::uint16_t ss
   ASSERT_TRUE(env.drain()) << env.finish();
   EXPECT_EQ(env.cqes().size(), n0 + 1) << "no completion for a segment on a stream in error";
   EXPECT_EQ(env.counter(kRegCNT_DROPS_LO), drops0 + 1);
-  EXPECT_EQ(diff_bytes(env.host_bytes(s.buf + off, p.size()), before), "")
-      << "nothing placed on a stream in error";
+  EXPECT_EQ(diff_bytes(env.host_bytes(s.buf + off, p.size()), before), "") << "nothing placed on a stream in error";
 }
 
 Bytes tagged_seg(std::uint32_t stag, std::uint64_t to, std::size_t len, std::uint8_t dv = 1) {
@@ -56,8 +56,7 @@ Bytes tagged_seg(std::uint32_t stag, std::uint64_t to, std::size_t len, std::uin
   for (std::size_t i = 0; i < len; ++i) p[i] = static_cast<std::uint8_t>(i * 7 + 1);
   return segment(h, p);
 }
-Bytes untagged_seg(std::uint32_t qn, std::uint32_t msn, std::uint32_t mo, std::size_t len,
-                   std::uint8_t dv = 1) {
+Bytes untagged_seg(std::uint32_t qn, std::uint32_t msn, std::uint32_t mo, std::size_t len, std::uint8_t dv = 1) {
   Bytes p(len);
   for (std::size_t i = 0; i < len; ++i) p[i] = static_cast<std::uint8_t>(i * 13 + 5);
   return untagged_segment(qn, msn, mo, true, p, dv, 0x1122334455ull);
@@ -67,8 +66,7 @@ Bytes untagged_seg(std::uint32_t qn, std::uint32_t msn, std::uint32_t mo, std::s
 TEST(KernelError, TaggedInvalidStagBadKey) {
   Env env(test_config(101));
   Std s(env);
-  expect_error(env, s, 0, 0, tagged_seg((Std::kStagIndex << 8) | 0x43, Std::kBaseTo, 64),
-               DdpError::kTaggedInvalidStag);
+  expect_error(env, s, 0, 0, tagged_seg((Std::kStagIndex << 8) | 0x43, Std::kBaseTo, 64), DdpError::kTaggedInvalidStag);
   EXPECT_EQ(env.finish(), "");
 }
 
@@ -76,8 +74,7 @@ TEST(KernelError, TaggedInvalidStagBadKey) {
 TEST(KernelError, TaggedInvalidStagInvalidEntry) {
   Env env(test_config(102));
   Std s(env);
-  expect_error(env, s, 0, 0, tagged_seg((7u << 8) | Std::kKey, Std::kBaseTo, 64),
-               DdpError::kTaggedInvalidStag);
+  expect_error(env, s, 0, 0, tagged_seg((7u << 8) | Std::kKey, Std::kBaseTo, 64), DdpError::kTaggedInvalidStag);
   EXPECT_EQ(env.finish(), "");
 }
 
@@ -85,12 +82,10 @@ TEST(KernelError, TaggedInvalidStagInvalidEntry) {
 TEST(KernelError, TaggedInvalidStagIndexOutOfRange) {
   Env env(test_config(103));
   Std s(env);
-  expect_error(env, s, 0, 0, tagged_seg((256u << 8) | Std::kKey, Std::kBaseTo, 64),
-               DdpError::kTaggedInvalidStag);
+  expect_error(env, s, 0, 0, tagged_seg((256u << 8) | Std::kKey, Std::kBaseTo, 64), DdpError::kTaggedInvalidStag);
   Env env2(test_config(1103));
   Std s2(env2);
-  expect_error(env2, s2, 1, 0, tagged_seg(0xFFFFFF00u | Std::kKey, Std::kBaseTo, 64),
-               DdpError::kTaggedInvalidStag);
+  expect_error(env2, s2, 1, 0, tagged_seg(0xFFFFFF00u | Std::kKey, Std::kBaseTo, 64), DdpError::kTaggedInvalidStag);
   EXPECT_EQ(env.finish(), "");
   EXPECT_EQ(env2.finish(), "");
 }
@@ -102,8 +97,7 @@ TEST(KernelError, TaggedInvalidStagInvalidated) {
   const Bytes p = env.random_bytes(64);
   env.send_all(0, tagged_message(Std::kStag, Std::kBaseTo, 0, p, 2000));
   EXPECT_FALSE(env.stag_invalidate(Std::kStagIndex));
-  expect_error(env, s, 0, env.tx_ssn(0)++, tagged_seg(Std::kStag, Std::kBaseTo + 64, 64),
-               DdpError::kTaggedInvalidStag);
+  expect_error(env, s, 0, env.tx_ssn(0)++, tagged_seg(Std::kStag, Std::kBaseTo + 64, 64), DdpError::kTaggedInvalidStag);
   EXPECT_EQ(env.finish(), "");
 }
 
@@ -139,8 +133,7 @@ TEST(KernelError, TaggedBaseBoundsToBelowBase) {
 TEST(KernelError, TaggedBaseBoundsEndPastBound) {
   Env env(test_config(107));
   Std s(env);
-  expect_error(env, s, 0, 0, tagged_seg(Std::kStag, Std::kBaseTo + Std::kLen - 63, 64),
-               DdpError::kTaggedBaseBounds);
+  expect_error(env, s, 0, 0, tagged_seg(Std::kStag, Std::kBaseTo + Std::kLen - 63, 64), DdpError::kTaggedBaseBounds);
   EXPECT_EQ(env.finish(), "");
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A hostile Data Source against rnic_kernel, interleaved with what a driver does, and an ownership
 // shadow of host memory kept independently of the RTL (issue 11; RFC 5041 4.1, 4.3, 5.3, 5.4, 7.1, 8).
 //
@@ -48,37 +49,37 @@
 namespace rnic::tb::test {
 
 // Ways a peer breaks (or stresses) RFC 5041 4.1 / 4.3 and the 7.1 checks.
-#define RNIC_HOSTILE_BREAKS(X)                                                                 \
-  X(MsnRepeat, "MSN repeat (a delivered or earlier MSN again)")                               \
-  X(MsnSkip, "MSN skip (a later MSN before the expected one)")                                \
-  X(MsnWrap, "MSN wrap 0xFFFFFFFF -> 0 (queue first MSN near 2^32)")                          \
-  X(QnChangeMid, "QN change inside a message")                                                \
-  X(MsnChangeMid, "MSN change inside a message")                                              \
-  X(MoChangeMid, "MO gap / overlap inside a message")                                         \
-  X(EarlyL, "L bit on a segment before the last")                                             \
-  X(MissingL, "no L bit on the last segment")                                                 \
-  X(TChangeMid, "T change inside a message")                                                  \
-  X(RsvdUlpChangeMid, "RsvdULP change inside a message")                                      \
-  X(Dv, "DV != 1")                                                                            \
-  X(Rsvd, "Rsvd bits of the control field set")                                               \
-  X(StagOtherPd, "STag of another PD")                                                        \
-  X(StagOtherStream, "STag bound to another stream")                                          \
-  X(StagInvalidated, "STag of an invalidated registration")                                   \
-  X(StagOldKey, "STag index re-registered, earlier key")                                      \
-  X(StagBadIndex, "STag index unregistered or past the table")                                \
-  X(StagNoWrite, "STag without remote write")                                                 \
-  X(ToNearWrap, "TO near 2^64 (TO + length wraps)")                                           \
-  X(ToOutOfBounds, "TO below base or past the bound")                                         \
-  X(SsnDuplicate, "DDP-SSN duplicate (same or another MSN)")                                  \
-  X(SsnGap, "DDP-SSN gap (a hole never filled)")                                              \
-  X(SsnOutsideWindow, "DDP-SSN outside the window")                                           \
-  X(Truncated, "packet shorter than its header")                                              \
-  X(Oversize, "packet longer than the largest segment")                                       \
-  X(QnInvalid, "QN past CAP_QNS")                                                             \
-  X(QnUnconfigured, "QN of an unconfigured queue")                                            \
-  X(MoBeyondBuffer, "MO past the buffer")                                                     \
-  X(TooLong, "message longer than its buffer")                                                \
-  X(NoBuffer, "MSN past the last posted buffer")                                              \
+#define RNIC_HOSTILE_BREAKS(X)                                       \
+  X(MsnRepeat, "MSN repeat (a delivered or earlier MSN again)")      \
+  X(MsnSkip, "MSN skip (a later MSN before the expected one)")       \
+  X(MsnWrap, "MSN wrap 0xFFFFFFFF -> 0 (queue first MSN near 2^32)") \
+  X(QnChangeMid, "QN change inside a message")                       \
+  X(MsnChangeMid, "MSN change inside a message")                     \
+  X(MoChangeMid, "MO gap / overlap inside a message")                \
+  X(EarlyL, "L bit on a segment before the last")                    \
+  X(MissingL, "no L bit on the last segment")                        \
+  X(TChangeMid, "T change inside a message")                         \
+  X(RsvdUlpChangeMid, "RsvdULP change inside a message")             \
+  X(Dv, "DV != 1")                                                   \
+  X(Rsvd, "Rsvd bits of the control field set")                      \
+  X(StagOtherPd, "STag of another PD")                               \
+  X(StagOtherStream, "STag bound to another stream")                 \
+  X(StagInvalidated, "STag of an invalidated registration")          \
+  X(StagOldKey, "STag index re-registered, earlier key")             \
+  X(StagBadIndex, "STag index unregistered or past the table")       \
+  X(StagNoWrite, "STag without remote write")                        \
+  X(ToNearWrap, "TO near 2^64 (TO + length wraps)")                  \
+  X(ToOutOfBounds, "TO below base or past the bound")                \
+  X(SsnDuplicate, "DDP-SSN duplicate (same or another MSN)")         \
+  X(SsnGap, "DDP-SSN gap (a hole never filled)")                     \
+  X(SsnOutsideWindow, "DDP-SSN outside the window")                  \
+  X(Truncated, "packet shorter than its header")                     \
+  X(Oversize, "packet longer than the largest segment")              \
+  X(QnInvalid, "QN past CAP_QNS")                                    \
+  X(QnUnconfigured, "QN of an unconfigured queue")                   \
+  X(MoBeyondBuffer, "MO past the buffer")                            \
+  X(TooLong, "message longer than its buffer")                       \
+  X(NoBuffer, "MSN past the last posted buffer")                     \
   X(ToDisabledStream, "segment to a torn-down stream")
 
 // The ownership transitions (below) are listed the same way. Each list gives the enum and the names.
@@ -96,8 +97,14 @@ inline const char* break_name(unsigned b) { return kBreakNames[b].name; }
 // Breaks that may be decided at lookup or at delivery depending on timing (see the top of the file).
 inline bool timing_dependent(unsigned b) {
   switch (static_cast<Break>(b)) {
-    case Break::kMsnRepeat: case Break::kMsnSkip: case Break::kQnChangeMid: case Break::kMsnChangeMid:
-    case Break::kEarlyL: case Break::kMissingL: case Break::kTChangeMid: case Break::kSsnDuplicate:
+    case Break::kMsnRepeat:
+    case Break::kMsnSkip:
+    case Break::kQnChangeMid:
+    case Break::kMsnChangeMid:
+    case Break::kEarlyL:
+    case Break::kMissingL:
+    case Break::kTChangeMid:
+    case Break::kSsnDuplicate:
     case Break::kMoChangeMid:
       return true;
     default:
@@ -106,16 +113,16 @@ inline bool timing_dependent(unsigned b) {
 }
 
 // Ownership transitions of host memory between driver and card.
-#define RNIC_HOSTILE_TRANSITIONS(X)                                                   \
-  X(Post, "receive buffer posted")                                                  \
-  X(Complete, "buffer back by its completion")                                      \
-  X(FlushGracefulTeardown, "buffer back by a graceful teardown (fenced)")           \
-  X(FlushAbortiveTeardown, "buffer back by an abortive teardown (fenced)")          \
+#define RNIC_HOSTILE_TRANSITIONS(X)                                                         \
+  X(Post, "receive buffer posted")                                                          \
+  X(Complete, "buffer back by its completion")                                              \
+  X(FlushGracefulTeardown, "buffer back by a graceful teardown (fenced)")                   \
+  X(FlushAbortiveTeardown, "buffer back by an abortive teardown (fenced)")                  \
   X(ReconfigureRefused, "QUEUE_CONFIG of a configured queue refused (buffers stay posted)") \
-  X(Register, "STag registered")                                                    \
-  X(Invalidate, "STag range back by STAG_INVALIDATE (fenced)")                      \
-  X(ReuseRegister, "memory of another owner's buffer / STag registered for a new PD") \
-  X(ReusePost, "memory of another owner's buffer / STag posted on another stream")  \
+  X(Register, "STag registered")                                                            \
+  X(Invalidate, "STag range back by STAG_INVALIDATE (fenced)")                              \
+  X(ReuseRegister, "memory of another owner's buffer / STag registered for a new PD")       \
+  X(ReusePost, "memory of another owner's buffer / STag posted on another stream")          \
   X(ReEnable, "stream enabled again")
 
 enum class Transition : unsigned { RNIC_HOSTILE_TRANSITIONS(RNIC_HOSTILE_ENUM) kCount };
@@ -124,16 +131,16 @@ inline constexpr BinName kTransitionNames[] = {RNIC_HOSTILE_TRANSITIONS(RNIC_HOS
 inline const char* transition_name(unsigned t) { return kTransitionNames[t].name; }
 
 struct HostileOptions {
-  std::uint64_t segments = 4000;      // stop once this many segments were sent
+  std::uint64_t segments = 4000;        // stop once this many segments were sent
   std::uint64_t max_cycles = 40000000;  // watchdog
-  double lockstep = 0.5;              // fraction of messages sent in lock step
-  double hostile = 0.5;               // fraction of messages with a break
-  bool use_model = true;              // compare with the reference model (lock step, quiet streams)
+  double lockstep = 0.5;                // fraction of messages sent in lock step
+  double hostile = 0.5;                 // fraction of messages with a break
+  bool use_model = true;                // compare with the reference model (lock step, quiet streams)
   bool stop_at_first_violation = false;
-  bool trace = false;                 // print every step as it happens
-  bool abortive = true;               // abortive teardowns with segments in flight
-  bool reconfigure = true;            // QUEUE_CONFIG of live queues
-  unsigned progress_every = 0;        // print a progress line every n steps (0: never)
+  bool trace = false;           // print every step as it happens
+  bool abortive = true;         // abortive teardowns with segments in flight
+  bool reconfigure = true;      // QUEUE_CONFIG of live queues
+  unsigned progress_every = 0;  // print a progress line every n steps (0: never)
 };
 
 struct HostileStats {
@@ -151,12 +158,12 @@ struct HostileStats {
 
 class HostileRun {
  public:
-  static constexpr unsigned kStreams = 4;      // streams 0..3: PDs 1, 1, 2, 3
-  static constexpr unsigned kQns = 2;          // QN 0 and 1 configured, 2 and 3 never
-  static constexpr unsigned kChunks = 48;      // host memory chunks buffers and STags are taken from
+  static constexpr unsigned kStreams = 4;  // streams 0..3: PDs 1, 1, 2, 3
+  static constexpr unsigned kQns = 2;      // QN 0 and 1 configured, 2 and 3 never
+  static constexpr unsigned kChunks = 48;  // host memory chunks buffers and STags are taken from
   static constexpr unsigned kChunkMax = 1536;
-  static constexpr unsigned kTagSlots = 8;     // STag indices 40 .. 47
-  static constexpr unsigned kMaxPosted = 6;    // per queue (ring of 16)
+  static constexpr unsigned kTagSlots = 8;   // STag indices 40 .. 47
+  static constexpr unsigned kMaxPosted = 6;  // per queue (ring of 16)
   static constexpr unsigned kRingLog2 = 4;
 
   HostileRun(Env& env, const HostileOptions& o) : env_(env), o_(o), rng_(env.rng()()) {}
@@ -186,10 +193,11 @@ class HostileRun {
         break;
       }
       if (o_.progress_every != 0 && st_.steps % o_.progress_every == 0) {
-        std::printf("[ hostile  ] step %llu: %llu segments, %llu cycles, %llu stray writes, %llu violations, %llu "
-                    "mismatches, %llu scoreboard errors\n",
-                    ull(st_.steps), ull(st_.segments), ull(env_.cycle()), ull(st_.stray_writes),
-                    ull(st_.violations), ull(env_.mismatches()), ull(env_.errors().count()));
+        std::printf(
+            "[ hostile  ] step %llu: %llu segments, %llu cycles, %llu stray writes, %llu violations, %llu "
+            "mismatches, %llu scoreboard errors\n",
+            ull(st_.steps), ull(st_.segments), ull(env_.cycle()), ull(st_.stray_writes), ull(st_.violations),
+            ull(env_.mismatches()), ull(env_.errors().count()));
         std::fflush(stdout);
       }
     }
@@ -253,8 +261,8 @@ class HostileRun {
         ull(st_.completion_checks), ull(st_.stray_writes), ull(st_.canary_failures), ull(st_.violations),
         ull(st_.mismatches));
     if (!st_.first_violation.empty()) {
-      std::printf("[ hostile  ] FIRST VIOLATION at step %llu after %llu segments: %s\n",
-                  ull(st_.first_violation_step), ull(st_.first_violation_segments), st_.first_violation.c_str());
+      std::printf("[ hostile  ] FIRST VIOLATION at step %llu after %llu segments: %s\n", ull(st_.first_violation_step),
+                  ull(st_.first_violation_segments), st_.first_violation.c_str());
       std::printf("[ hostile  ] the steps before it:\n%s", trail_text().c_str());
     }
   }
@@ -266,7 +274,7 @@ class HostileRun {
     std::uint64_t addr = 0;
     std::uint32_t len = 0;
     Use use = Use::kFree;
-    int owner = -1;  // last owner: stream * 8 + qn for buffers, 100 + PD for STags
+    int owner = -1;                        // last owner: stream * 8 + qn for buffers, 100 + PD for STags
     std::uint64_t own_lo = 0, own_hi = 0;  // the range the card owns while in use
   };
   struct Posted {
@@ -276,8 +284,8 @@ class HostileRun {
   struct Queue {
     bool configured = false;
     std::uint32_t first = 1;
-    std::uint32_t peer_msn = 1;  // the peer's next message
-    std::vector<std::uint32_t> recent;  // MSNs the peer sent lately (skipped ones too)
+    std::uint32_t peer_msn = 1;              // the peer's next message
+    std::vector<std::uint32_t> recent;       // MSNs the peer sent lately (skipped ones too)
     std::map<std::uint32_t, Posted> posted;  // by MSN: posted, not completed
   };
   struct Stream {
@@ -377,8 +385,8 @@ class HostileRun {
     for (unsigned i = 0; i < chunks_.size(); ++i) {
       const Chunk& c = chunks_[i];
       if (first >= c.addr && first < c.addr + c.len) {
-        who = "chunk " + std::to_string(i) + " [" + hex(c.addr) + ", +" + std::to_string(c.len) +
-              ") last owner " + owner_str(c.owner) + (c.use == Use::kFree ? " (released)" : " (in use, outside its owned range)");
+        who = "chunk " + std::to_string(i) + " [" + hex(c.addr) + ", +" + std::to_string(c.len) + ") last owner " +
+              owner_str(c.owner) + (c.use == Use::kFree ? " (released)" : " (in use, outside its owned range)");
       }
     }
     const std::string what = "stray write landed at cycle " + std::to_string(cycle) + ": " + std::to_string(bad) +
@@ -720,13 +728,11 @@ class HostileRun {
     std::vector<rnic::wire::DdpHeader> hs;
     std::vector<Bytes> pls;
     const bool tagged_breaks = has(Break::kStagOtherPd) || has(Break::kStagOtherStream) ||
-                               has(Break::kStagInvalidated) || has(Break::kStagOldKey) ||
-                               has(Break::kStagBadIndex) || has(Break::kStagNoWrite) || has(Break::kToNearWrap) ||
-                               has(Break::kToOutOfBounds);
+                               has(Break::kStagInvalidated) || has(Break::kStagOldKey) || has(Break::kStagBadIndex) ||
+                               has(Break::kStagNoWrite) || has(Break::kToNearWrap) || has(Break::kToOutOfBounds);
     const bool untagged_breaks = has(Break::kMsnRepeat) || has(Break::kMsnSkip) || has(Break::kMsnWrap) ||
-                                 has(Break::kQnChangeMid) || has(Break::kMsnChangeMid) ||
-                                 has(Break::kMoChangeMid) || has(Break::kQnInvalid) ||
-                                 has(Break::kQnUnconfigured) || has(Break::kMoBeyondBuffer) ||
+                                 has(Break::kQnChangeMid) || has(Break::kMsnChangeMid) || has(Break::kMoChangeMid) ||
+                                 has(Break::kQnInvalid) || has(Break::kQnUnconfigured) || has(Break::kMoBeyondBuffer) ||
                                  has(Break::kTooLong) || has(Break::kNoBuffer) || has(Break::kRsvdUlpChangeMid);
     const Tag* vt = valid_tag_for(s);
     const bool tagged = tagged_breaks || (!untagged_breaks && vt != nullptr && chance(0.4));
@@ -920,7 +926,8 @@ class HostileRun {
   void lockstep_message() {
     unsigned s = static_cast<unsigned>(uni(0, kStreams - 1));
     std::vector<unsigned> brk = pick_breaks();
-    const bool to_disabled = std::find(brk.begin(), brk.end(), static_cast<unsigned>(Break::kToDisabledStream)) != brk.end();
+    const bool to_disabled =
+        std::find(brk.begin(), brk.end(), static_cast<unsigned>(Break::kToDisabledStream)) != brk.end();
     if (to_disabled) {
       if (streams_[s].enabled) teardown(s, false);
     } else if (!streams_[s].enabled || streams_[s].errored ||

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_kernel against a hostile Data Source interleaved with driver calls (issue 11; RFC 5041 4.1, 4.3,
 // 5.3, 5.4, 7.1, 7.2, 8): the ownership shadow, canaries and completion checks of kernel_hostile_gen.hpp,
 // the reference model in lock step, and the coverage table.
@@ -137,7 +138,8 @@ TEST(KernelHostile, QueueConfigWithAPendingSegmentIsRefused) {
   EXPECT_EQ(env.cqes()[1].length, 120u);
   Bytes want = first;
   want.insert(want.end(), second.begin(), second.end());
-  EXPECT_EQ(diff_bytes(env.host_bytes(a, want.size()), want), "") << "the message is in A, the buffer its completion names";
+  EXPECT_EQ(diff_bytes(env.host_bytes(a, want.size()), want), "")
+      << "the message is in A, the buffer its completion names";
   EXPECT_EQ(env.finish(), "");
 }
 #endif

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_kernel: the lookup stage's pipeline and receive-descriptor cache (docs/rtl-architecture.md,
 // "Lookup pipeline"): the error state reaching segments already in the pipeline (RFC 5041 7.1), MSNs
 // beyond the cache read directly (4.3, 5.3), no stale descriptor after a queue is configured again,
@@ -19,8 +20,7 @@ TEST(KernelLookup, ErrorStateReachesBackToBackSegments) {
   Env env(test_config(401, /*random_timing=*/false));
   Std s(env);
   // Stream 0: a bad key at SSN 0, then six valid single-segment messages directly behind it.
-  env.send_all(0, tagged_message((Std::kStagIndex << 8) | 0x43, Std::kBaseTo, 0, env.random_bytes(40),
-                                 2000));
+  env.send_all(0, tagged_message((Std::kStagIndex << 8) | 0x43, Std::kBaseTo, 0, env.random_bytes(40), 2000));
   for (std::uint16_t i = 1; i <= 6; ++i) {
     env.send(0, i, tagged_message(Std::kStag, Std::kBaseTo + 0x100 * i, 0, env.random_bytes(40), 2000)[0]);
     env.send(1, static_cast<std::uint16_t>(i - 1),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_kernel against a peer that breaks RFC 5041 4.3 (the MSN increases by one per message, every
 // segment of a message carries it, the L bit ends it) and commands that end the card's right to a
 // buffer while traffic is in flight (8.3.1 #6, 8.3.2). The invariant (docs/rtl-architecture.md,
@@ -26,8 +27,7 @@ struct ThreeBuffers {
 };
 
 // The order error completion: 2/0x03 with the order flag, the segment's QN, MSN and DDP-SSN.
-void expect_order_error(const Cqe& c, std::uint16_t stream, std::uint16_t ssn, std::uint32_t qn,
-                        std::uint32_t msn) {
+void expect_order_error(const Cqe& c, std::uint16_t stream, std::uint16_t ssn, std::uint32_t qn, std::uint32_t msn) {
   EXPECT_TRUE(c.error()) << c.str();
   EXPECT_TRUE((c.flags & kCqeFlagOrder) != 0) << "FLAGS bit 3 (order) " << c.str();
   EXPECT_EQ(c.err_type, rnic::wire::error_type(DdpError::kUntaggedMsnRange)) << c.str();
@@ -156,7 +156,9 @@ TEST(KernelOrder, ExpectedMsnWraps) {
     env.post_recv(1, 1, bufs[i], 64);
   }
   const std::uint32_t msns[4] = {0xFFFFFFFEu, 0xFFFFFFFFu, 0u, 2u};
-  for (unsigned i = 0; i < 4; ++i) env.send(1, static_cast<std::uint16_t>(i), untagged_segment(1, msns[i], 0, true, Bytes(8, static_cast<std::uint8_t>(0x40 + i))));
+  for (unsigned i = 0; i < 4; ++i)
+    env.send(1, static_cast<std::uint16_t>(i),
+             untagged_segment(1, msns[i], 0, true, Bytes(8, static_cast<std::uint8_t>(0x40 + i))));
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 4u);
   for (unsigned i = 0; i < 3; ++i) {
@@ -225,11 +227,13 @@ TEST(KernelOrder, QueueConfigOfAConfiguredQueueIsRefused) {
     env.post_recv(0, 0, bufs.back(), 2048);
     p.push_back(env.random_bytes(1500));
   }
-  for (unsigned i = 0; i < 4; ++i) env.send(0, static_cast<std::uint16_t>(i), untagged_segment(0, i + 1, 0, true, p[i]));
+  for (unsigned i = 0; i < 4; ++i)
+    env.send(0, static_cast<std::uint16_t>(i), untagged_segment(0, i + 1, 0, true, p[i]));
   env.run(100);
   EXPECT_TRUE(env.drv().queue_config(0, 0, env.rq_ring_addr(0, 0), 6, 0)) << "must be refused";
   EXPECT_EQ(env.mmio().read32(kRegCMD_STATUS) & 2u, 2u) << "CMD_STATUS refused bit";
-  for (unsigned i = 4; i < 8; ++i) env.send(0, static_cast<std::uint16_t>(i), untagged_segment(0, i + 1, 0, true, p[i]));
+  for (unsigned i = 4; i < 8; ++i)
+    env.send(0, static_cast<std::uint16_t>(i), untagged_segment(0, i + 1, 0, true, p[i]));
   ASSERT_TRUE(env.drain()) << env.finish();
   ASSERT_EQ(env.cqes().size(), 8u);
   for (unsigned i = 0; i < 8; ++i) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random mixed traffic against the reference model, shared by the 512- and 64-bit test executables.
 //
 // Rounds of: (between rounds, with the kernel quiet) re-enable streams the model says are in error,
@@ -89,9 +90,7 @@ inline RandomStats random_traffic(Env& env, const RandomTrafficOptions& o) {
     if (chance(0.1)) {
       const auto s = static_cast<std::uint16_t>(uni(0, o.streams - 1));
       EXPECT_FALSE(env.stream_teardown(s));
-      env.send(
-          s, 0,
-          tagged_message(tags[0].a.index << 8 | tags[0].a.key, tags[0].a.base_to, 0, Bytes(10, 1), 100)[0]);
+      env.send(s, 0, tagged_message(tags[0].a.index << 8 | tags[0].a.key, tags[0].a.base_to, 0, Bytes(10, 1), 100)[0]);
       enable(s);
     }
 
@@ -103,8 +102,7 @@ inline RandomStats random_traffic(Env& env, const RandomTrafficOptions& o) {
       std::uint32_t next_msn[2] = {env.drv().rq_prod(s, 0) + 1, env.drv().rq_prod(s, 1) + 1};
       for (unsigned m = 0; m < msgs; ++m) {
         const std::size_t mulpdu = mulpdus[uni(0, 5)];
-        std::uint64_t len =
-            chance(0.05) ? 0 : uni(1, std::min<std::uint64_t>(o.max_message, 40 * (mulpdu - 18)));
+        std::uint64_t len = chance(0.05) ? 0 : uni(1, std::min<std::uint64_t>(o.max_message, 40 * (mulpdu - 18)));
         std::vector<Bytes> msg;
         const bool tagged = pd2 ? chance(0.3) : chance(0.65);
         if (tagged) {
@@ -114,8 +112,8 @@ inline RandomStats random_traffic(Env& env, const RandomTrafficOptions& o) {
           len = std::min<std::uint64_t>(len, t.a.length);
           const std::uint64_t off = uni(0, t.a.length - len);
           const std::uint32_t stag = (t.a.index << 8) | t.a.key;
-          msg = tagged_message(stag, t.a.base_to + off, static_cast<std::uint8_t>(uni(0, 255)),
-                               env.random_bytes(len), mulpdu);
+          msg = tagged_message(stag, t.a.base_to + off, static_cast<std::uint8_t>(uni(0, 255)), env.random_bytes(len),
+                               mulpdu);
         } else {
           const std::uint32_t qn = static_cast<std::uint32_t>(uni(0, 1));
           const std::uint32_t blen = static_cast<std::uint32_t>(chance(0.2) ? len : len + uni(0, 300));
@@ -155,8 +153,7 @@ inline RandomStats random_traffic(Env& env, const RandomTrafficOptions& o) {
         }
         for (std::size_t k = 0; k < msg.size(); ++k) {
           const std::uint16_t ssn = env.tx_ssn(s)++;
-          segs.push_back(
-              Tx{s, static_cast<std::uint16_t>(k == bad_ssn ? ssn + 100 : ssn), std::move(msg[k])});
+          segs.push_back(Tx{s, static_cast<std::uint16_t>(k == bad_ssn ? ssn + 100 : ssn), std::move(msg[k])});
         }
         ++st.messages;
       }
@@ -199,8 +196,8 @@ inline RandomStats random_traffic(Env& env, const RandomTrafficOptions& o) {
       if (env.src().pending() > 64) env.run_until([&] { return env.src().pending() < 16; }, 1000000);
     }
   }
-  std::printf("[ random   ] %u rounds, %u messages, %u segments, %u corrupted, %u duplicates, %llu cycles\n",
-              st.rounds, st.messages, st.segments, st.errors_injected, st.duplicates,
+  std::printf("[ random   ] %u rounds, %u messages, %u segments, %u corrupted, %u duplicates, %llu cycles\n", st.rounds,
+              st.messages, st.segments, st.errors_injected, st.duplicates,
               static_cast<unsigned long long>(env.cycle()));
   return st;
 }

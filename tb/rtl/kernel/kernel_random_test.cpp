@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_kernel at 512 bits: random mixed traffic against the reference model (kernel_random.hpp).
 #include "kernel_random.hpp"
 

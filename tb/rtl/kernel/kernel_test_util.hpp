@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared set-up of the rnic_kernel tests: the environment at the Verilated test configuration and a
 // standard programming (streams enabled, a tagged buffer, untagged queues).
 #pragma once
@@ -94,15 +95,14 @@ inline Bytes untagged_segment(std::uint32_t qn, std::uint32_t msn, std::uint32_t
 
 // "" when equal, else where the first difference is (readable where EXPECT_EQ on vectors is not).
 inline std::string diff_bytes(const std::vector<std::uint8_t>& got, const std::vector<std::uint8_t>& want) {
-  if (got.size() != want.size())
-    return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
+  if (got.size() != want.size()) return "size " + std::to_string(got.size()) + " != " + std::to_string(want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
     if (got[i] != want[i]) {
       std::size_t n = 0;
       for (std::size_t j = i; j < got.size(); ++j) n += got[j] != want[j];
       char b[120];
-      std::snprintf(b, sizeof b, "first difference at offset %zu (got 0x%02x, want 0x%02x), %zu bytes differ",
-                    i, got[i], want[i], n);
+      std::snprintf(b, sizeof b, "first difference at offset %zu (got 0x%02x, want 0x%02x), %zu bytes differ", i,
+                    got[i], want[i], n);
       return b;
     }
   }

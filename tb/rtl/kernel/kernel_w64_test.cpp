@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_kernel at DATA_WIDTH = 64 (its own Verilated model): smoke test with random mixed traffic
 // against the reference model.
 #include "kernel_random.hpp"

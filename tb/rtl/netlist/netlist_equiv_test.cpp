@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Yosys netlist vs RTL (label rtl): Yosys 0.23 silently miscompiles some SystemVerilog (toolchain
 // notes), so rnic_kernel is synthesized to generic gates and the netlist is simulated in lockstep with
 // the RTL on a smoke workload: table commands, receive-buffer posting, tagged and untagged traffic with
@@ -65,19 +66,36 @@ void copy_inputs(const A& a, B& b) {
 template <typename A, typename B>
 std::string diff_outputs(const A& a, const B& b) {
   std::string d;
-#define CMP(sig) \
-  if (!(a.sig == b.sig)) d += #sig " ";
+#define CMP(sig)                          \
+  do {                                    \
+    if (!(a.sig == b.sig)) d += #sig " "; \
+  } while (0)
 // Payload signals are compared while their valid is high (they are don't-care otherwise).
-#define CMP_IF(valid, sig) \
-  if (a.valid && !(a.sig == b.sig)) d += #sig " ";
-  CMP(s_axi_control_awready) CMP(s_axi_control_wready) CMP(s_axi_control_bvalid)
-  CMP(s_axi_control_arready) CMP(s_axi_control_rvalid) CMP(m_axi_gmem_awvalid) CMP(m_axi_gmem_wvalid)
-  CMP(m_axi_gmem_bready) CMP(m_axi_gmem_arvalid) CMP(m_axi_gmem_rready) CMP(s_axis_rx_tready)
-  CMP(m_axi_gmem_awsize) CMP(m_axi_gmem_awburst) CMP(m_axi_gmem_arsize) CMP(m_axi_gmem_arburst)
-  CMP_IF(s_axi_control_bvalid, s_axi_control_bresp)
-  CMP_IF(s_axi_control_rvalid, s_axi_control_rdata) CMP_IF(s_axi_control_rvalid, s_axi_control_rresp)
-  CMP_IF(m_axi_gmem_awvalid, m_axi_gmem_awaddr) CMP_IF(m_axi_gmem_awvalid, m_axi_gmem_awlen)
-  CMP_IF(m_axi_gmem_wvalid, m_axi_gmem_wstrb)
+#define CMP_IF(valid, sig)                           \
+  do {                                               \
+    if (a.valid && !(a.sig == b.sig)) d += #sig " "; \
+  } while (0)
+  CMP(s_axi_control_awready);
+  CMP(s_axi_control_wready);
+  CMP(s_axi_control_bvalid);
+  CMP(s_axi_control_arready);
+  CMP(s_axi_control_rvalid);
+  CMP(m_axi_gmem_awvalid);
+  CMP(m_axi_gmem_wvalid);
+  CMP(m_axi_gmem_bready);
+  CMP(m_axi_gmem_arvalid);
+  CMP(m_axi_gmem_rready);
+  CMP(s_axis_rx_tready);
+  CMP(m_axi_gmem_awsize);
+  CMP(m_axi_gmem_awburst);
+  CMP(m_axi_gmem_arsize);
+  CMP(m_axi_gmem_arburst);
+  CMP_IF(s_axi_control_bvalid, s_axi_control_bresp);
+  CMP_IF(s_axi_control_rvalid, s_axi_control_rdata);
+  CMP_IF(s_axi_control_rvalid, s_axi_control_rresp);
+  CMP_IF(m_axi_gmem_awvalid, m_axi_gmem_awaddr);
+  CMP_IF(m_axi_gmem_awvalid, m_axi_gmem_awlen);
+  CMP_IF(m_axi_gmem_wvalid, m_axi_gmem_wstrb);
   if (a.m_axi_gmem_wvalid) {  // bytes without their strobe are don't-care
     for (int i = 0; i < kBytes; ++i) {
       const unsigned sa = static_cast<unsigned>(a.m_axi_gmem_wdata[i / 4] >> (8 * (i % 4))) & 0xFF;
@@ -88,8 +106,9 @@ std::string diff_outputs(const A& a, const B& b) {
       }
     }
   }
-  CMP_IF(m_axi_gmem_wvalid, m_axi_gmem_wlast)
-  CMP_IF(m_axi_gmem_arvalid, m_axi_gmem_araddr) CMP_IF(m_axi_gmem_arvalid, m_axi_gmem_arlen)
+  CMP_IF(m_axi_gmem_wvalid, m_axi_gmem_wlast);
+  CMP_IF(m_axi_gmem_arvalid, m_axi_gmem_araddr);
+  CMP_IF(m_axi_gmem_arvalid, m_axi_gmem_arlen);
 #undef CMP_IF
 #undef CMP
   return d;
@@ -213,7 +232,8 @@ class Lockstep {
     if (!rq_.empty()) {
       for (int w = 0; w < 16; ++w) {
         std::uint32_t v = 0;
-        for (int b = 0; b < 4; ++b) v |= static_cast<std::uint32_t>(mem_[(rq_.front().first + w * 4 + b) % kMem]) << (8 * b);
+        for (int b = 0; b < 4; ++b)
+          v |= static_cast<std::uint32_t>(mem_[(rq_.front().first + w * 4 + b) % kMem]) << (8 * b);
         m.m_axi_gmem_rdata[w] = v;
       }
       m.m_axi_gmem_rlast = rq_.front().second;
@@ -262,7 +282,9 @@ class Lockstep {
       auto& aw = awq_.front();
       for (int i = 0; i < kBytes; ++i) {
         const bool strobe = (m.m_axi_gmem_wstrb >> i) & 1;
-        if (strobe) mem_[(aw.first + static_cast<std::uint64_t>(i)) % kMem] = static_cast<std::uint8_t>(m.m_axi_gmem_wdata[i / 4] >> (8 * (i % 4)));
+        if (strobe)
+          mem_[(aw.first + static_cast<std::uint64_t>(i)) % kMem] =
+              static_cast<std::uint8_t>(m.m_axi_gmem_wdata[i / 4] >> (8 * (i % 4)));
       }
       aw.first += kBytes;
       if (--aw.second == 0) {
@@ -276,7 +298,8 @@ class Lockstep {
     }
     if (m.m_axi_gmem_bvalid && m.m_axi_gmem_bready) bq_.pop_front();
     if (m.m_axi_gmem_arvalid && m.m_axi_gmem_arready) {
-      for (unsigned i = 0; i <= m.m_axi_gmem_arlen; ++i) rq_.push_back({m.m_axi_gmem_araddr + i * kBytes, i == m.m_axi_gmem_arlen});
+      for (unsigned i = 0; i <= m.m_axi_gmem_arlen; ++i)
+        rq_.push_back({m.m_axi_gmem_araddr + i * kBytes, i == m.m_axi_gmem_arlen});
     }
     if (m.m_axi_gmem_rvalid && m.m_axi_gmem_rready) rq_.pop_front();
   }
@@ -305,9 +328,9 @@ void command(Lockstep& k, std::uint32_t op, const std::vector<std::uint32_t>& ar
   for (std::size_t i = 0; i < args.size(); ++i) k.mmio({true, hw::reg_cmd_arg(static_cast<unsigned>(i)), args[i], {}});
   k.mmio({true, hw::kRegCMD, op, {}});
   k.mmio({false, hw::kRegCMD_STATUS, 0, [op](std::uint32_t v) {
-             if ((v & 1) == 0 && std::getenv("RNIC_VERBOSE")) std::printf("cmd %u -> status %#x\n", op, v);
-             return (v & 1) == 0;
-           }});
+            if ((v & 1) == 0 && std::getenv("RNIC_VERBOSE")) std::printf("cmd %u -> status %#x\n", op, v);
+            return (v & 1) == 0;
+          }});
 }
 
 TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
@@ -327,8 +350,9 @@ TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
   // The card issues the keys (hw.def STAG_WRITE): the first write of an index on a fresh card gives
   // key 1, which CMD_RESULT confirms.
   for (std::uint32_t i = 1; i <= 3; ++i) {
-    command(k, hw::kCmdSTAG_WRITE, {i, hw::kStagArgRemoteWrite | (i == 3 ? hw::kStagArgBound : 0), 7, 1, 0x1000,
-                                    0, 0x10000, 0, static_cast<std::uint32_t>(kTagged + i * 0x20000), 0});
+    command(k, hw::kCmdSTAG_WRITE,
+            {i, hw::kStagArgRemoteWrite | (i == 3 ? hw::kStagArgBound : 0), 7, 1, 0x1000, 0, 0x10000, 0,
+             static_cast<std::uint32_t>(kTagged + i * 0x20000), 0});
     k.mmio({false, hw::kRegCMD_RESULT, 0, [i](std::uint32_t v) {
               EXPECT_EQ(v, i << 8 | 1u) << "CMD_RESULT after STAG_WRITE " << i;
               return true;
@@ -379,8 +403,9 @@ TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
     const std::uint8_t* c = &k.mem()[kCq + static_cast<std::size_t>(e) * 64];
     completions += c[2] & 1;
     if ((c[2] & 1) && std::getenv("RNIC_VERBOSE")) {
-      std::printf("cqe %2d stream %u flags %#x err %x/%02x ssn %u stag/qn %#x len %u\n", e, c[0] | c[1] << 8, c[2], c[3], c[4],
-                  c[6] | c[7] << 8, c[8] | c[9] << 8 | c[10] << 16 | static_cast<unsigned>(c[11]) << 24, c[16] | c[17] << 8);
+      std::printf("cqe %2d stream %u flags %#x err %x/%02x ssn %u stag/qn %#x len %u\n", e, c[0] | c[1] << 8, c[2],
+                  c[3], c[4], c[6] | c[7] << 8, c[8] | c[9] << 8 | c[10] << 16 | static_cast<unsigned>(c[11]) << 24,
+                  c[16] | c[17] << 8);
       for (int i = 32; i < 50; ++i) std::printf("%02x ", c[i]);
       std::printf("\n");
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Testbench pieces for rnic_rx_place (rnic_verdict_t in, rnic_dlv_t out: rnic/tb/rtl_structs.hpp,
 // from structs.def), the verdict and beat sources, an AXI write slave with host
 // memory, deliver's expected-MSN read port (a per-queue table the bench owns), and the checks. One
@@ -121,9 +122,7 @@ inline std::uint32_t exp_key(std::uint16_t stream, std::uint32_t qn) {
 }
 // RFC 5041 4.3 (MSN wraps mod 2^32): an untagged PLACE is stale when its MSN is below the queue's
 // expected MSN, i.e. (msn - expected) mod 2^32 >= 2^31.
-inline bool msn_before(std::uint32_t msn, std::uint32_t expected) {
-  return ((msn - expected) & 0x80000000U) != 0;
-}
+inline bool msn_before(std::uint32_t msn, std::uint32_t expected) { return ((msn - expected) & 0x80000000U) != 0; }
 
 // ---- item generator
 // --------------------------------------------------------------------------------
@@ -250,13 +249,13 @@ class Alloc {
 // -----------------------------------------------------------------------------------
 
 struct Config {
-  double p_vd = 1.0;                      // verdict presented when one is waiting
-  double p_beat = 1.0;                    // beat presented when one is waiting
-  double p_aw = 1.0;                      // awready
-  double p_w = 1.0;                       // wready
-  double p_dlv = 1.0;                     // dlv_ready
-  bool mux = false;  // AW/W in lockstep like rnic_axi_wr_mux (AW the cycle after the last wlast)
-  bool record = false;           // per-cycle trace for the throughput check
+  double p_vd = 1.0;    // verdict presented when one is waiting
+  double p_beat = 1.0;  // beat presented when one is waiting
+  double p_aw = 1.0;    // awready
+  double p_w = 1.0;     // wready
+  double p_dlv = 1.0;   // dlv_ready
+  bool mux = false;     // AW/W in lockstep like rnic_axi_wr_mux (AW the cycle after the last wlast)
+  bool record = false;  // per-cycle trace for the throughput check
   std::uint64_t max_idle = 20000;
   // Deliver's expected-MSN table (exp_key -> MSN; queues not listed: 0). Each cycle, with p_step,
   // one of step_queues advances by one (a message completed); with p_step_addr, the step goes to
@@ -280,8 +279,8 @@ struct CycleRec {
 
 struct Stats {
   std::uint64_t cycles = 0;
-  std::uint64_t stale = 0;         // untagged PLACEs found stale at dispatch
-  std::uint64_t stale_pay = 0;     // of those, with payload
+  std::uint64_t stale = 0;      // untagged PLACEs found stale at dispatch
+  std::uint64_t stale_pay = 0;  // of those, with payload
   std::uint64_t fresh_untagged = 0;
   std::uint64_t w_beats = 0;
   std::uint64_t in_beats = 0;
@@ -289,9 +288,7 @@ struct Stats {
   std::vector<CycleRec> trace;
 };
 
-inline std::uint8_t pattern(std::uint64_t a) {
-  return static_cast<std::uint8_t>((a * 0x9E3779B97F4A7C15ULL) >> 56);
-}
+inline std::uint8_t pattern(std::uint64_t a) { return static_cast<std::uint8_t>((a * 0x9E3779B97F4A7C15ULL) >> 56); }
 
 // Host memory in 4 KiB pages, pre-filled with pattern(); each byte knows the payload byte expected
 // there (owner = item index, -1: none) and whether it was written.
@@ -365,8 +362,7 @@ class Bench {
 
   // Runs items to completion under cfg, checking every rule. abort_at: stop (no end checks) after
   // that many cycles (reset tests).
-  Stats run(const std::vector<Item>& items, const Config& cfg, std::uint64_t seed,
-            std::uint64_t abort_at = 0);
+  Stats run(const std::vector<Item>& items, const Config& cfg, std::uint64_t seed, std::uint64_t abort_at = 0);
 
  private:
   StageSim<Vrnic_rx_place> sim_;  // clock, reset, FST (RNIC_FST)

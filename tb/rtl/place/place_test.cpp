@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_rx_place tests (label rtl): verdicts and packet beats in, AXI writes and rnic_dlv_t out.
 // The bench drives verdicts and beats with random gaps, answers AW/W with an AXI write slave
 // (random stalls, optional lockstep like rnic_axi_wr_mux) into a pattern-filled host memory, plays
@@ -20,8 +21,7 @@
 
 namespace place {
 
-Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_t seed,
-                 std::uint64_t abort_at) {
+Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_t seed, std::uint64_t abort_at) {
   Stats st;
   std::mt19937_64 rng(seed ^ 0xA5A5F00DULL);
   std::uniform_real_distribution<double> u01(0.0, 1.0);
@@ -180,8 +180,7 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
     aw_pend_seglast = m_->awseglast_o != 0;
     const std::vector<std::uint8_t> wdata = take_bytes(m_->wdata_o, kB);
     const std::vector<std::uint8_t> wstrb = take_bytes(m_->wstrb_o, strb_bytes);
-    if (w_pend && (!m_->wvalid_o || wdata != w_pend_data || wstrb != w_pend_strb ||
-                   (m_->wlast_o != 0) != w_pend_last))
+    if (w_pend && (!m_->wvalid_o || wdata != w_pend_data || wstrb != w_pend_strb || (m_->wlast_o != 0) != w_pend_last))
       fail("W withdrawn or changed before its handshake");
     w_pend = m_->wvalid_o && !w_hs;
     w_pend_data = wdata;
@@ -244,11 +243,11 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
       } else {
         const AwExp& e = aw_exp.front();
         if ((m_->awseglast_o != 0) != e.seglast)
-          fail("awseglast_o " + std::to_string(m_->awseglast_o) + " on a burst of item " +
-               std::to_string(e.item) + (e.seglast ? " (its last)" : " (not its last)"));
+          fail("awseglast_o " + std::to_string(m_->awseglast_o) + " on a burst of item " + std::to_string(e.item) +
+               (e.seglast ? " (its last)" : " (not its last)"));
         if (m_->awlen_o + 1U != e.beats)
-          fail("awlen " + std::to_string(m_->awlen_o) + " for a burst of item " +
-               std::to_string(e.item) + " of " + std::to_string(e.beats) + " beats");
+          fail("awlen " + std::to_string(m_->awlen_o) + " for a burst of item " + std::to_string(e.item) + " of " +
+               std::to_string(e.beats) + " beats");
       }
     }
     if (aw_hs) {
@@ -305,8 +304,7 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
           }
           if (stale[static_cast<std::size_t>(p.owner[o])] == 1) {
             std::ostringstream os;
-            os << "write into the destination of stale item " << p.owner[o] << " at 0x" << std::hex
-               << a;
+            os << "write into the destination of stale item " << p.owner[o] << " at 0x" << std::hex << a;
             fail(os.str());
           }
           if (p.written[o] != 0) {
@@ -318,8 +316,8 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
           p.data[o] = wdata[j];
           if (wdata[j] != p.exp[o]) {
             std::ostringstream os;
-            os << "byte 0x" << std::hex << a << " = " << unsigned{wdata[j]} << ", expected "
-               << unsigned{p.exp[o]} << std::dec << " (item " << p.owner[o] << ")";
+            os << "byte 0x" << std::hex << a << " = " << unsigned{wdata[j]} << ", expected " << unsigned{p.exp[o]}
+               << std::dec << " (item " << p.owner[o] << ")";
             fail(os.str());
           }
           const int owner = p.owner[o];
@@ -353,8 +351,7 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
       } else {
         const auto [want, i] = exp_dlv.front();
         exp_dlv.pop_front();
-        if (!(got == want))
-          fail("dlv of item " + std::to_string(i) + ": got " + got.str() + " want " + want.str());
+        if (!(got == want)) fail("dlv of item " + std::to_string(i) + ": got " + got.str() + " want " + want.str());
         const Verdict& v = items[i].v;
         if (stale[i] < 0) fail("dlv of item " + std::to_string(i) + " before its dispatch");
         if (v.action != kToken && (last_beat_of[i] == SIZE_MAX || next_beat <= last_beat_of[i]))
@@ -377,8 +374,7 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
         fail("unexpected bytes_event");
       } else {
         const std::uint16_t want = items[exp_bytes.front()].v.pay_bytes;
-        if (m_->bytes_o != want)
-          fail("bytes_o " + std::to_string(m_->bytes_o) + " want " + std::to_string(want));
+        if (m_->bytes_o != want) fail("bytes_o " + std::to_string(m_->bytes_o) + " want " + std::to_string(want));
         exp_bytes.pop_front();
       }
     }
@@ -390,8 +386,7 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
       const std::uint32_t k =
           coin(cfg.p_step_addr)
               ? key_now
-              : cfg.step_queues[std::uniform_int_distribution<std::size_t>(
-                    0, cfg.step_queues.size() - 1)(rng)];
+              : cfg.step_queues[std::uniform_int_distribution<std::size_t>(0, cfg.step_queues.size() - 1)(rng)];
       exp_tab[k] = exp_of(k) + 1;  // mod 2^32 (RFC 5041 4.3)
     }
     rd_key_ = key_now;
@@ -400,15 +395,13 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
     tick();
     idle = progress ? 0 : idle + 1;
     if (idle > cfg.max_idle) {
-      fail("no progress for " + std::to_string(idle) + " cycles (deadlock): verdict " +
-           std::to_string(next_vd) + "/" + std::to_string(items.size()) + ", beat " +
-           std::to_string(next_beat) + "/" + std::to_string(beats.size()) + ", dlv left " +
-           std::to_string(exp_dlv.size()));
+      fail("no progress for " + std::to_string(idle) + " cycles (deadlock): verdict " + std::to_string(next_vd) + "/" +
+           std::to_string(items.size()) + ", beat " + std::to_string(next_beat) + "/" + std::to_string(beats.size()) +
+           ", dlv left " + std::to_string(exp_dlv.size()));
       break;
     }
-    const bool done = next_vd == items.size() && p0_item_ < 0 && next_beat == beats.size() &&
-                      exp_dlv.empty() && aw_exp.empty() && n_aw == bursts.size() &&
-                      w_burst == bursts.size();
+    const bool done = next_vd == items.size() && p0_item_ < 0 && next_beat == beats.size() && exp_dlv.empty() &&
+                      aw_exp.empty() && n_aw == bursts.size() && w_burst == bursts.size();
     if (done) {
       // Quiet afterwards: nothing more may be offered.
       if (m_->awvalid_o || m_->wvalid_o || m_->dlv_valid_o || m_->bytes_event_o)
@@ -441,8 +434,8 @@ Stats Bench::run(const std::vector<Item>& items, const Config& cfg, std::uint64_
       const bool in = p.owner[o] >= 0 && stale[static_cast<std::size_t>(p.owner[o])] != 1;
       const std::uint8_t want = in ? p.exp[o] : pattern(a);
       if (p.data[o] != want || (in && p.written[o] == 0)) {
-        ADD_FAILURE() << "memory at 0x" << std::hex << a << " = " << unsigned{p.data[o]}
-                      << ", expected " << unsigned{want};
+        ADD_FAILURE() << "memory at 0x" << std::hex << a << " = " << unsigned{p.data[o]} << ", expected "
+                      << unsigned{want};
         break;
       }
     }
@@ -459,8 +452,7 @@ std::vector<Item> alignment_sweep(Gen& g, std::uint64_t base) {
   std::vector<Item> items;
   for (unsigned hdr : {14U, 18U}) {
     for (unsigned off = 0; off < kB; ++off) {
-      for (unsigned pay :
-           {0U, 1U, 2U, kB - 1, kB, kB + 1, 1500U + g.uni(0, 40), 9000U + g.uni(0, 40)}) {
+      for (unsigned pay : {0U, 1U, 2U, kB - 1, kB, kB + 1, 1500U + g.uni(0, 40), 9000U + g.uni(0, 40)}) {
         items.push_back(g.place(al.next(off, pay, g.uni(0, 3 * kB)), pay, hdr));
       }
     }
@@ -486,9 +478,8 @@ Config full_rate(bool mux) {
 }
 
 void print_cfg(const char* what, const Config& c) {
-  std::printf(
-      "[   CFG    ] %s: p_vd %.2f p_beat %.2f p_aw %.2f p_w %.2f p_dlv %.2f %s\n", what, c.p_vd,
-      c.p_beat, c.p_aw, c.p_w, c.p_dlv, c.mux ? "lockstep" : "free");
+  std::printf("[   CFG    ] %s: p_vd %.2f p_beat %.2f p_aw %.2f p_w %.2f p_dlv %.2f %s\n", what, c.p_vd, c.p_beat,
+              c.p_aw, c.p_w, c.p_dlv, c.mux ? "lockstep" : "free");
 }
 
 // Random mixture of PLACE (sizes small to 16 KB), DROP, ERROR, STREAM_RESET, FENCE and QUEUE_SET
@@ -540,8 +531,7 @@ std::vector<Item> random_items(Gen& g, std::uint64_t budget_bytes, std::uint64_t
 TEST(Place, AlignmentSweepRandomStalls) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   Gen g(seed);
-  const std::vector<Item> items =
-      alignment_sweep(g, 0x00005A0000000000ULL + (g.r64() & 0xFFFFF000));
+  const std::vector<Item> items = alignment_sweep(g, 0x00005A0000000000ULL + (g.r64() & 0xFFFFF000));
   const Config cfg = random_stalls(g);
   print_cfg("stalls", cfg);
   Bench b;
@@ -566,13 +556,11 @@ TEST(Place, FourKiBBoundaries) {
   Alloc al(0x0000700000000000ULL);
   std::vector<Item> items;
   for (unsigned hdr : {14U, 18U}) {
-    for (unsigned pay :
-         {1U, 2U, kB - 1, kB, kB + 1, 100U, 4095U, 4096U, 4097U, 5000U, 9000U, 12289U}) {
-      items.push_back(
-          g.place(al.at_page_offset((4096 - pay % 4096) % 4096, pay), pay, hdr));  // ends on 4K
-      items.push_back(g.place(al.at_page_offset(0, pay), pay, hdr));               // starts on 4K
-      items.push_back(g.place(al.at_page_offset(4096 - 1, pay), pay, hdr));        // 1 byte before
-      items.push_back(g.place(al.at_page_offset(4096 - kB, pay), pay, hdr));       // last beat
+    for (unsigned pay : {1U, 2U, kB - 1, kB, kB + 1, 100U, 4095U, 4096U, 4097U, 5000U, 9000U, 12289U}) {
+      items.push_back(g.place(al.at_page_offset((4096 - pay % 4096) % 4096, pay), pay, hdr));  // ends on 4K
+      items.push_back(g.place(al.at_page_offset(0, pay), pay, hdr));                           // starts on 4K
+      items.push_back(g.place(al.at_page_offset(4096 - 1, pay), pay, hdr));                    // 1 byte before
+      items.push_back(g.place(al.at_page_offset(4096 - kB, pay), pay, hdr));                   // last beat
       items.push_back(g.place(al.at_page_offset(4096 - kB + 1, pay), pay, hdr));
       items.push_back(g.place(al.at_page_offset(g.uni(0, 4095), pay), pay, hdr));
       items.push_back(g.place(al.at_page_offset((8192 - pay % 4096 - 1) % 4096, pay), pay, hdr));
@@ -656,7 +644,9 @@ TEST(Place, FenceAndQueueSetForwardedInOrder) {
     const int tokens = static_cast<int>(g.uni(1, 3));
     for (int t = 0; t < tokens; ++t) {
       const unsigned k = g.uni(0, 2);
-      items.push_back(g.token(k == 0 ? kFence : k == 1 ? kQueueSet : kStreamReset,
+      items.push_back(g.token(k == 0   ? kFence
+                              : k == 1 ? kQueueSet
+                                       : kStreamReset,
                               static_cast<std::uint16_t>(g.r64())));
     }
   }
@@ -688,8 +678,7 @@ TEST(Place, StaleUntaggedPlaceWritesNothing) {
   for (unsigned q = 0; q < kQueues; ++q) {
     const std::uint16_t stream = static_cast<std::uint16_t>(g.r64());
     const std::uint32_t qn = g.uni(0, 3) | (g.coin(0.2) ? 0xABCD0000U : 0U);  // qn[7:0] addresses
-    const std::uint32_t base =
-        q < 3 ? 0xFFFFFFFFU - g.uni(0, 30) : static_cast<std::uint32_t>(g.r64());
+    const std::uint32_t base = q < 3 ? 0xFFFFFFFFU - g.uni(0, 30) : static_cast<std::uint32_t>(g.r64());
     q_stream.push_back(stream);
     q_qn.push_back(qn);
     q_base.push_back(base);
@@ -718,7 +707,9 @@ TEST(Place, StaleUntaggedPlaceWritesNothing) {
       items.push_back(g.discard(g.coin(0.5) ? kDrop : kError, g.uni(1, 3 * kB)));
     } else {
       const unsigned k = g.uni(0, 2);
-      items.push_back(g.token(k == 0 ? kFence : k == 1 ? kQueueSet : kStreamReset,
+      items.push_back(g.token(k == 0   ? kFence
+                              : k == 1 ? kQueueSet
+                                       : kStreamReset,
                               static_cast<std::uint16_t>(g.r64())));
     }
   }
@@ -735,10 +726,8 @@ TEST(Place, StaleUntaggedPlaceWritesNothing) {
     const Stats st = b.run(items, cfg, seed + static_cast<std::uint64_t>(variant));
     if (::testing::Test::HasFailure()) return;
     std::printf("[   INFO   ] %llu stale (%llu with payload), %llu untagged in order, %llu cycles\n",
-                static_cast<unsigned long long>(st.stale),
-                static_cast<unsigned long long>(st.stale_pay),
-                static_cast<unsigned long long>(st.fresh_untagged),
-                static_cast<unsigned long long>(st.cycles));
+                static_cast<unsigned long long>(st.stale), static_cast<unsigned long long>(st.stale_pay),
+                static_cast<unsigned long long>(st.fresh_untagged), static_cast<unsigned long long>(st.cycles));
     total.stale += st.stale;
     total.stale_pay += st.stale_pay;
     total.fresh_untagged += st.fresh_untagged;
@@ -799,8 +788,7 @@ TEST(Place, RandomMixedFree) {
   Bench b;
   const Stats st = b.run(items, cfg, seed);
   std::printf("[   INFO   ] %zu items, %llu cycles, %llu W beats, %llu bursts\n", items.size(),
-              static_cast<unsigned long long>(st.cycles),
-              static_cast<unsigned long long>(st.w_beats),
+              static_cast<unsigned long long>(st.cycles), static_cast<unsigned long long>(st.w_beats),
               static_cast<unsigned long long>(st.bursts));
 }
 
@@ -825,8 +813,7 @@ TEST(Place, AwStarvedWRunsAhead) {
   std::vector<Item> items;
   for (int i = 0; i < 150; ++i) {
     const unsigned pay = g.coin(0.5) ? g.uni(1, 4 * kB) : g.uni(kB, 5000);
-    items.push_back(
-        g.place(al.at_page_offset(4096 - g.uni(1, 2 * kB), pay), pay, g.coin(0.5) ? 14 : 18));
+    items.push_back(g.place(al.at_page_offset(4096 - g.uni(1, 2 * kB), pay), pay, g.coin(0.5) ? 14 : 18));
     if (g.coin(0.2)) items.push_back(g.token(kFence, static_cast<std::uint16_t>(i)));
   }
   Config cfg;
@@ -976,10 +963,9 @@ void report(const char* name, bool mux, const std::vector<Item>& items, const Me
   std::printf(
       "[  THRUPUT ] DW=%u %-8s %-30s %5zu items %6llu beats %6llu W %5llu AW: %6llu cycles, "
       "ideal %6llu (+%llu), input stalls %llu, W idle %llu\n",
-      kDW, mux ? "lockstep" : "free", name, items.size(),
-      static_cast<unsigned long long>(m.beats), static_cast<unsigned long long>(m.w),
-      static_cast<unsigned long long>(m.aw), static_cast<unsigned long long>(m.end),
-      static_cast<unsigned long long>(m.ideal),
+      kDW, mux ? "lockstep" : "free", name, items.size(), static_cast<unsigned long long>(m.beats),
+      static_cast<unsigned long long>(m.w), static_cast<unsigned long long>(m.aw),
+      static_cast<unsigned long long>(m.end), static_cast<unsigned long long>(m.ideal),
       static_cast<unsigned long long>(m.end > m.ideal ? m.end - m.ideal : 0),
       static_cast<unsigned long long>(m.in_stalls), static_cast<unsigned long long>(m.w_idle));
 }
@@ -1008,14 +994,12 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
   std::vector<std::size_t> dlvs;  // items with a dlv, in order
   for (std::size_t i = 0; i < n; ++i) {
     shp[i] = shape_of(items[i]);
-    for (unsigned j = 0; j < shp[i].nin; ++j)
-      beats.push_back({i, produced(shp[i], j), j + 1 == shp[i].nin});
+    for (unsigned j = 0; j < shp[i].nin; ++j) beats.push_back({i, produced(shp[i], j), j + 1 == shp[i].nin});
     const std::vector<unsigned> bl = bursts_of(items[i].v);
     for (std::size_t b = 0; b < bl.size(); ++b) {
       bursts.push_back({i, b == 0, b + 1 == bl.size()});
       for (unsigned k = 0; k < bl[b]; ++k)
-        wbeats.push_back({bursts.size() - 1, k == 0, k + 1 == bl[b],
-                          b + 1 == bl.size() && k + 1 == bl[b]});
+        wbeats.push_back({bursts.size() - 1, k == 0, k + 1 == bl[b], b + 1 == bl.size() && k + 1 == bl[b]});
     }
     if (expected_dlv(items[i].v)) dlvs.push_back(i);
   }
@@ -1043,15 +1027,13 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
     }
     // The oldest segment leaves the sq RAM for the current-segment registers the cycle after its
     // dispatch at the earliest (then its beats may be popped); sq_full counts the RAM only.
-    const bool head_loaded = sq != 0 && nb < beats.size() && disp_at[beats[nb].item] != kNever &&
-                             disp_at[beats[nb].item] + kSqLoadLag < c;
+    const bool head_loaded =
+        sq != 0 && nb < beats.size() && disp_at[beats[nb].item] != kNever && disp_at[beats[nb].item] + kSqLoadLag < c;
     const std::uint64_t sq_ram = sq - (head_loaded ? 1U : 0U);
-    const bool exp_take =
-        p0 >= 0 && sq_ram < kSqDepth && aq_in - aq_out < kAqDepth && cq < kCqDepth;
+    const bool exp_take = p0 >= 0 && sq_ram < kSqDepth && aq_in - aq_out < kAqDepth && cq < kCqDepth;
     const bool exp_vd = nv < n && (p0 < 0 || exp_take);
     const bool exp_beat = nb < beats.size() && disp_at[beats[nb].item] != kNever &&
-                          disp_at[beats[nb].item] + kSqLoadLag < c &&
-                          wq + beats[nb].prod <= kWqDepth;
+                          disp_at[beats[nb].item] + kSqLoadLag < c && wq + beats[nb].prod <= kWqDepth;
     bool exp_aw = false;
     if (na < bursts.size()) {
       const std::uint64_t ld = load_at(na);
@@ -1059,8 +1041,7 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
     }
     const bool aw_now = r.aw && na < bursts.size();
     const bool exp_w = wo && nw < wbeats.size() &&
-                       (!wbeats[nw].bfirst || aw_at[wbeats[nw].burst] <= c ||
-                        (aw_now && wbeats[nw].burst == na));
+                       (!wbeats[nw].bfirst || aw_at[wbeats[nw].burst] <= c || (aw_now && wbeats[nw].burst == na));
     bool exp_dlv = false;
     if (nd < dlvs.size()) {
       const std::size_t i = dlvs[nd];
@@ -1068,23 +1049,20 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
       // done: with the W path (output register and queue) empty, the cycle after (cons_seq_q);
       // otherwise the oldest unsent beat's count is registered (head_seq_q): a cycle later.
       const bool w_empty = !wo && wq == 0;
-      exp_dlv = disp_at[i] < c &&
-                (!need_data || (done_at[i] != kNever && done_at[i] + (w_empty ? 0U : 1U) < c)) &&
+      exp_dlv = disp_at[i] < c && (!need_data || (done_at[i] != kNever && done_at[i] + (w_empty ? 0U : 1U) < c)) &&
                 (!shp[i].write || aw_done_at[i] < c);
     }
     auto mismatch = [&](const char* what, bool exp, bool got, const std::string& why) {
       if (exp == got) return;
       if (bad++ < 5)
-        ADD_FAILURE() << "cycle " << c << ": " << what << (exp ? " missing" : " unexpected")
-                      << " (" << why << ")";
+        ADD_FAILURE() << "cycle " << c << ": " << what << (exp ? " missing" : " unexpected") << " (" << why << ")";
     };
     mismatch("verdict handshake", exp_vd, r.vd,
-             "p0 " + std::string(p0 < 0 ? "empty" : "full") + ", sq " + std::to_string(sq) +
-                 " aq " + std::to_string(aq_in - aq_out) + " cq " + std::to_string(cq));
+             "p0 " + std::string(p0 < 0 ? "empty" : "full") + ", sq " + std::to_string(sq) + " aq " +
+                 std::to_string(aq_in - aq_out) + " cq " + std::to_string(cq));
     mismatch("beat pop", exp_beat, r.beat,
-             "W queue " + std::to_string(wq) + " + " +
-                 std::to_string(nb < beats.size() ? beats[nb].prod : 0) + ", verdict " +
-                 (nb < beats.size() && disp_at[beats[nb].item] < c ? "dispatched" : "not dispatched"));
+             "W queue " + std::to_string(wq) + " + " + std::to_string(nb < beats.size() ? beats[nb].prod : 0) +
+                 ", verdict " + (nb < beats.size() && disp_at[beats[nb].item] < c ? "dispatched" : "not dispatched"));
     mismatch("AW handshake", exp_aw, r.aw, "burst " + std::to_string(na));
     mismatch("W beat", exp_w, r.w, "W queue " + std::to_string(wq));
     mismatch("dlv", exp_dlv, r.dlv, "dlv " + std::to_string(nd));
@@ -1134,8 +1112,7 @@ std::uint64_t check_schedule(const std::vector<Item>& items, const Stats& st, bo
 }
 
 // Runs items at full rate, checks the schedule, reports the figures.
-Measure run_full_rate(const std::vector<Item>& items, bool mux, std::uint64_t seed,
-                      const char* name) {
+Measure run_full_rate(const std::vector<Item>& items, bool mux, std::uint64_t seed, const char* name) {
   Config cfg = full_rate(mux);
   cfg.record = true;
   Bench b;
@@ -1151,8 +1128,7 @@ Measure run_full_rate(const std::vector<Item>& items, bool mux, std::uint64_t se
 // Short segments: PLACE of 0..max_pay bytes (tagged or untagged header); fit: the destination offset
 // keeps the write inside one bus beat where the payload allows (one write beat per input beat at
 // most); extras: DROP, ERROR (packets of at most one beat), zero-length PLACE and STREAM_RESET.
-std::vector<Item> short_items(Gen& g, Alloc& al, unsigned n, unsigned max_pay, bool fit,
-                              bool extras) {
+std::vector<Item> short_items(Gen& g, Alloc& al, unsigned n, unsigned max_pay, bool fit, bool extras) {
   std::vector<Item> items;
   for (unsigned i = 0; i < n; ++i) {
     const unsigned hdr = g.coin(0.5) ? 14 : 18;
@@ -1230,8 +1206,8 @@ TEST(Place, ThroughputShortSegments) {
         const Shape s = shape_of(it);
         for (unsigned k = 0; k < s.nout && wi < ws.size(); ++k, ++wi) {
           if (ws[wi] != pops.at(g0 + need_of(s, k)) + kWLag) {
-            ADD_FAILURE() << name << ": write beat " << wi << " at cycle " << ws[wi]
-                          << ", its input beat popped at " << pops.at(g0 + need_of(s, k));
+            ADD_FAILURE() << name << ": write beat " << wi << " at cycle " << ws[wi] << ", its input beat popped at "
+                          << pops.at(g0 + need_of(s, k));
             break;
           }
         }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_lookup_prefetch at its interface (NumQueues 8, RqPrefetch 8). The testbench plays the queue
 // table (rnic_lookup_rq's E port): a C++ model of every queue's cfg, ring (base, log2), prod, cons and
 // req, answering rd_* one cycle after rd_queue_o with the queue as written up to and including the
@@ -71,7 +72,7 @@ struct ReqWrite {
 struct VisitLog {
   std::uint64_t start = 0;  // the cycle the visit started (its read address)
   unsigned queue = 0;
-  Queue snap;               // the answer it read
+  Queue snap;  // the answer it read
   std::size_t n = 0;
 };
 
@@ -107,9 +108,7 @@ enum class Phase { kIdle, kS1, kS2, kIssue };
 
 class Prefetch : public ::testing::Test {
  protected:
-  void SetUp() override {
-    Reset();
-  }
+  void SetUp() override { Reset(); }
 
   void Reset() {
     hint_valid_ = false;
@@ -163,9 +162,15 @@ class Prefetch : public ::testing::Test {
     // The phase of this cycle, from the last one and the outputs.
     Phase ph = Phase::kIdle;
     switch (phase_) {
-      case Phase::kIdle: ph = idle ? Phase::kIdle : Phase::kS1; break;
-      case Phase::kS1: ph = Phase::kS2; break;
-      case Phase::kS2: ph = valid ? Phase::kIssue : (idle ? Phase::kIdle : Phase::kS1); break;
+      case Phase::kIdle:
+        ph = idle ? Phase::kIdle : Phase::kS1;
+        break;
+      case Phase::kS1:
+        ph = Phase::kS2;
+        break;
+      case Phase::kS2:
+        ph = valid ? Phase::kIssue : (idle ? Phase::kIdle : Phase::kS1);
+        break;
       case Phase::kIssue:
         ph = prev_req_we_ ? (idle ? Phase::kIdle : Phase::kS1) : Phase::kIssue;
         break;
@@ -175,9 +180,8 @@ class Prefetch : public ::testing::Test {
 
     // A visit that ended in S2 (nothing to request) issued nothing.
     if (phase_ == Phase::kS2 && ph != Phase::kIssue && visit_.has_value()) {
-      EXPECT_TRUE(visit_->expected.empty())
-          << At() << ": queue " << visit_->log.queue << " ended its visit with "
-          << visit_->expected.size() << " reads to issue";
+      EXPECT_TRUE(visit_->expected.empty()) << At() << ": queue " << visit_->log.queue << " ended its visit with "
+                                            << visit_->expected.size() << " reads to issue";
       EndVisit();
     }
     if (phase_ == Phase::kS2 && ph == Phase::kIssue && visit_.has_value()) {
@@ -198,21 +202,19 @@ class Prefetch : public ::testing::Test {
     if (ph == Phase::kIssue && visit_.has_value()) {
       Visit& v = *visit_;
       if (v.done >= v.expected.size()) {
-        ADD_FAILURE() << At() << ": queue " << v.log.queue << " issues read " << v.done + 1
-                      << ", expected " << v.expected.size();
+        ADD_FAILURE() << At() << ": queue " << v.log.queue << " issues read " << v.done + 1 << ", expected "
+                      << v.expected.size();
       } else {
         const Issue& e = v.expected[v.done];
         EXPECT_EQ(iss_queue, e.queue) << At() << ": read " << v.done;
         EXPECT_EQ(iss_msn, e.msn) << At() << ": read " << v.done << " of queue " << e.queue;
-        EXPECT_EQ(iss_addr, e.addr) << At() << ": read " << v.done << " of queue " << e.queue
-                                    << " MSN " << e.msn;
+        EXPECT_EQ(iss_addr, e.addr) << At() << ": read " << v.done << " of queue " << e.queue << " MSN " << e.msn;
       }
       if (iss_ready_) {
         TakeIssue(Issue{cycle_, iss_queue, iss_msn, iss_addr});
         ++v.done;
         const bool last = v.done == v.expected.size();
-        EXPECT_EQ(req_we, last) << At() << ": req_we_o at read " << v.done << " of "
-                                << v.expected.size();
+        EXPECT_EQ(req_we, last) << At() << ": req_we_o at read " << v.done << " of " << v.expected.size();
       } else {
         EXPECT_FALSE(req_we) << At() << ": req_we_o without the handshake";
       }
@@ -282,8 +284,7 @@ class Prefetch : public ::testing::Test {
     const Queue& s = visit_->log.snap;
     // In (cons, prod] of the visit's read.
     EXPECT_TRUE(Ahead(is.msn, s.cons) >= 1 && Ahead(is.msn, s.prod) <= 0)
-        << At() << ": queue " << is.queue << " MSN " << is.msn << " outside (" << s.cons << ", "
-        << s.prod << "]";
+        << At() << ": queue " << is.queue << " MSN " << is.msn << " outside (" << s.cons << ", " << s.prod << "]";
     EXPECT_LE(Ahead(is.msn, s.cons), static_cast<std::int64_t>(kPrefetch))
         << At() << ": queue " << is.queue << " MSN " << is.msn << " more than RqPrefetch ahead";
     // Consecutive from the queue's start: no gap, no duplicate.
@@ -297,8 +298,7 @@ class Prefetch : public ::testing::Test {
       const Queue& s = queues_[q];
       if (!s.cfg) continue;
       EXPECT_LE(Ahead(s.req, s.cons), static_cast<std::int64_t>(Lim(s)))
-          << At() << ": queue " << q << " requested too far ahead (req " << s.req << ", cons "
-          << s.cons << ")";
+          << At() << ": queue " << q << " requested too far ahead (req " << s.req << ", cons " << s.cons << ")";
       EXPECT_LE(Ahead(s.req, s.prod), 0) << At() << ": queue " << q << " requested beyond prod";
     }
   }
@@ -360,8 +360,7 @@ class Prefetch : public ::testing::Test {
     }
   }
   // n reads of MSNs first.. in a ring of 2^log2 entries at base.
-  static std::vector<std::uint64_t> Slots(std::uint64_t base, unsigned log2, std::uint32_t first,
-                                          unsigned n) {
+  static std::vector<std::uint64_t> Slots(std::uint64_t base, unsigned log2, std::uint32_t first, unsigned n) {
     std::vector<std::uint64_t> out;
     for (unsigned i = 0; i < n; ++i) {
       const std::uint32_t slot = (first + i - 1U) & ((1U << log2) - 1U);
@@ -570,14 +569,13 @@ TEST_F(Prefetch, MsnWrapAcrossZero) {
   Configure(7, kBase, 3, 0xFFFFFFFDU);
   Doorbell(7, 6);
   EXPECT_EQ(queues_[7].prod, 2U);
-  ExpectReads(Visit1(7), 7, 0xFFFFFFFDU,
-              {kBase + 0x40, kBase + 0x50, kBase + 0x60, kBase + 0x70, kBase, kBase + 0x10});
+  ExpectReads(Visit1(7), 7, 0xFFFFFFFDU, {kBase + 0x40, kBase + 0x50, kBase + 0x60, kBase + 0x70, kBase, kBase + 0x10});
   EXPECT_EQ(queues_[7].req, 2U);
   // Requested across the wrap: nothing more until more is posted.
   EXPECT_TRUE(Visit1(7).empty());
   Doorbell(7, 10);
   ExpectReads(Visit1(7), 7, 3, {kBase + 0x20, kBase + 0x30});  // 8 ahead of cons 0xFFFFFFFC
-  Consume(7, 5);  // cons 1
+  Consume(7, 5);                                               // cons 1
   ExpectReads(Visit1(7), 7, 5, Slots(kBase, 3, 5, 5));
   // A queue whose first MSN is 0 (cons 0xFFFFFFFF) and one where req sits exactly on 0xFFFFFFFF.
   Configure(0, kBase, 4, 0);
@@ -795,8 +793,12 @@ TEST_F(Prefetch, RandomInvariants) {
   const unsigned log2s[] = {0, 1, 2, 3, 4, 5, 16};
   auto random_config = [&](unsigned q) {
     if (chance(15)) {  // unconfigured, with random state
-      queues_[q] = Queue{false, rng(), pick(17), static_cast<std::uint32_t>(rng()),
-                         static_cast<std::uint32_t>(rng()), static_cast<std::uint32_t>(rng())};
+      queues_[q] = Queue{false,
+                         rng(),
+                         pick(17),
+                         static_cast<std::uint32_t>(rng()),
+                         static_cast<std::uint32_t>(rng()),
+                         static_cast<std::uint32_t>(rng())};
       return;
     }
     const std::uint32_t start = chance(50) ? 0xFFFFFFFFU - pick(40) : static_cast<std::uint32_t>(rng());
@@ -888,8 +890,8 @@ TEST_F(Prefetch, RandomInvariants) {
       if (!s.cfg) continue;
       const std::uint64_t want = std::min<std::uint64_t>(s.prod - s.cons, Lim(s));
       EXPECT_EQ(Ahead(s.req, s.cons), static_cast<std::int64_t>(want))
-          << "phase " << phase << " queue " << q << ": prod " << s.prod << " cons " << s.cons
-          << " req " << s.req << " log2 " << s.log2;
+          << "phase " << phase << " queue " << q << ": prod " << s.prod << " cons " << s.cons << " req " << s.req
+          << " log2 " << s.log2;
     }
   }
   // The run covered what it claims to.
@@ -898,14 +900,14 @@ TEST_F(Prefetch, RandomInvariants) {
     visits_with_reads += v.n > 0 ? 1U : 0U;
     visits_full += v.n == kPrefetch ? 1U : 0U;
   }
-  std::printf("[ COVERAGE ] %zu visits (%zu with reads, %zu of RqPrefetch reads), %zu reads, %llu stalled "
-              "cycles, %llu hints taken, %llu dropped, %llu prod wraps, %llu re-configurations, %llu "
-              "cycles held, %llu doorbells beyond the ring\n",
-              visits_.size(), visits_with_reads, visits_full, issues_.size(),
-              static_cast<unsigned long long>(stall_checks_), static_cast<unsigned long long>(hints_taken_),
-              static_cast<unsigned long long>(hints_dropped_), static_cast<unsigned long long>(wraps),
-              static_cast<unsigned long long>(reconfigs), static_cast<unsigned long long>(holds),
-              static_cast<unsigned long long>(overfull));
+  std::printf(
+      "[ COVERAGE ] %zu visits (%zu with reads, %zu of RqPrefetch reads), %zu reads, %llu stalled "
+      "cycles, %llu hints taken, %llu dropped, %llu prod wraps, %llu re-configurations, %llu "
+      "cycles held, %llu doorbells beyond the ring\n",
+      visits_.size(), visits_with_reads, visits_full, issues_.size(), static_cast<unsigned long long>(stall_checks_),
+      static_cast<unsigned long long>(hints_taken_), static_cast<unsigned long long>(hints_dropped_),
+      static_cast<unsigned long long>(wraps), static_cast<unsigned long long>(reconfigs),
+      static_cast<unsigned long long>(holds), static_cast<unsigned long long>(overfull));
   EXPECT_GT(issues_.size(), 2000U);
   EXPECT_GT(visits_with_reads, 300U);
   EXPECT_GT(visits_.size() - visits_with_reads, 300U) << "visits with nothing to request";

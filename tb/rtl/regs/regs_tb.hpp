@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Testbench harness for rnic_regs: clock/reset, an AXI4-Lite master with random AW/W order and
 // delays and random bready/rready, sinks for the command and doorbell interfaces, and protocol
 // monitors (valid held until ready, payload stable while waiting, no response without a request).
@@ -314,8 +315,7 @@ class Tb {
       wr_.result.req_cycle = std::max(wr_.result.req_cycle, cycle_);
     }
     if (d.s_axi_bvalid_o) {
-      const bool requested =
-          wr_.active && wr_.aw_done && wr_.w_done && wr_.result.req_cycle < cycle_;
+      const bool requested = wr_.active && wr_.aw_done && wr_.w_done && wr_.result.req_cycle < cycle_;
       EXPECT_TRUE(requested) << "BVALID without a completed AW+W at cycle " << cycle_;
       if (d.s_axi_bready_i && wr_.active) {
         wr_.result.resp = d.s_axi_bresp_o;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_regs tests (label rtl): register map against hw.hpp, AXI4-Lite protocol with random AW/W
 // order and delays and random bready/rready, commands (busy, args, done/refused, CMD_RESULT, the
 // fenced commands STAG_INVALIDATE / STREAM_TEARDOWN (fence_done) and QUEUE_CONFIG (fence_done and
@@ -51,21 +52,18 @@ constexpr std::uint16_t db_reg(std::uint32_t q) { return A(hw::kDOORBELL_BASE + 
 // Counter i of the test model: the eight named ones, then one per error-table row.
 std::uint16_t cnt_lo(unsigned i) {
   static const std::array<std::uint32_t, kNumNamed> named = {
-      hw::kRegCNT_SEGMENTS_LO,   hw::kRegCNT_BYTES_LO,        hw::kRegCNT_MESSAGES_LO,
-      hw::kRegCNT_DROPS_LO,      hw::kRegCNT_ACCESS_LO,       hw::kRegCNT_DUPLICATES_LO,
-      hw::kRegCNT_WRITE_ERRORS_LO, hw::kRegCNT_READ_ERRORS_LO};
+      hw::kRegCNT_SEGMENTS_LO, hw::kRegCNT_BYTES_LO,      hw::kRegCNT_MESSAGES_LO,     hw::kRegCNT_DROPS_LO,
+      hw::kRegCNT_ACCESS_LO,   hw::kRegCNT_DUPLICATES_LO, hw::kRegCNT_WRITE_ERRORS_LO, hw::kRegCNT_READ_ERRORS_LO};
   return A(i < kNumNamed ? named[i] : hw::reg_error_counter_lo(i - kNumNamed));
 }
 std::uint16_t cnt_hi(unsigned i) {
   static const std::array<std::uint32_t, kNumNamed> named = {
-      hw::kRegCNT_SEGMENTS_HI,   hw::kRegCNT_BYTES_HI,        hw::kRegCNT_MESSAGES_HI,
-      hw::kRegCNT_DROPS_HI,      hw::kRegCNT_ACCESS_HI,       hw::kRegCNT_DUPLICATES_HI,
-      hw::kRegCNT_WRITE_ERRORS_HI, hw::kRegCNT_READ_ERRORS_HI};
+      hw::kRegCNT_SEGMENTS_HI, hw::kRegCNT_BYTES_HI,      hw::kRegCNT_MESSAGES_HI,     hw::kRegCNT_DROPS_HI,
+      hw::kRegCNT_ACCESS_HI,   hw::kRegCNT_DUPLICATES_HI, hw::kRegCNT_WRITE_ERRORS_HI, hw::kRegCNT_READ_ERRORS_HI};
   return A(i < kNumNamed ? named[i] : hw::reg_error_counter_lo(i - kNumNamed) + 4);
 }
-constexpr unsigned kCntSegments = 0, kCntBytes = 1, kCntMessages = 2, kCntDrops = 3, kCntAccess = 4,
-                   kCntDuplicates = 5, kCntWriteErrors = 6, kCntReadErrors = 7,
-                   kCntError0 = kNumNamed;
+constexpr unsigned kCntSegments = 0, kCntBytes = 1, kCntMessages = 2, kCntDrops = 3, kCntAccess = 4, kCntDuplicates = 5,
+                   kCntWriteErrors = 6, kCntReadErrors = 7, kCntError0 = kNumNamed;
 
 // The error-table row of RFC 5041 7.2 (2, 0x03) "Invalid MSN - MSN range is not valid": where
 // deliver's order errors (order_err_event_i) count.
@@ -106,10 +104,9 @@ enum class Kind { kUnmapped, kConst, kCmd, kCmdStatus, kCmdResult, kRw, kCqProd,
 
 // What the map says about word address a.
 Kind classify(std::uint32_t a) {
-  const std::array<std::uint32_t, 8> consts = {hw::kRegID,        hw::kRegVERSION,
-                                               hw::kRegBUILD_ID,  hw::kRegCAP_DATA_WIDTH,
-                                               hw::kRegCAP_STAGS, hw::kRegCAP_STREAMS,
-                                               hw::kRegCAP_QNS,   hw::kRegCAP_SSN_WINDOW};
+  const std::array<std::uint32_t, 8> consts = {
+      hw::kRegID,        hw::kRegVERSION,     hw::kRegBUILD_ID, hw::kRegCAP_DATA_WIDTH,
+      hw::kRegCAP_STAGS, hw::kRegCAP_STREAMS, hw::kRegCAP_QNS,  hw::kRegCAP_SSN_WINDOW};
   if (std::find(consts.begin(), consts.end(), a) != consts.end()) return Kind::kConst;
   if (a == hw::kRegCMD) return Kind::kCmd;
   if (a == hw::kRegCMD_STATUS) return Kind::kCmdStatus;
@@ -127,15 +124,24 @@ Kind classify(std::uint32_t a) {
 
 std::uint32_t const_value(std::uint32_t a) {
   switch (a) {
-    case hw::kRegID: return hw::kID_VALUE;
-    case hw::kRegVERSION: return hw::kVERSION_VALUE;
-    case hw::kRegBUILD_ID: return kBuildId;
-    case hw::kRegCAP_DATA_WIDTH: return kDataWidth;
-    case hw::kRegCAP_STAGS: return kStagEntries;
-    case hw::kRegCAP_STREAMS: return kNumStreams;
-    case hw::kRegCAP_QNS: return kNumQns;
-    case hw::kRegCAP_SSN_WINDOW: return kSsnWindow;
-    default: return 0xDEADBEEF;
+    case hw::kRegID:
+      return hw::kID_VALUE;
+    case hw::kRegVERSION:
+      return hw::kVERSION_VALUE;
+    case hw::kRegBUILD_ID:
+      return kBuildId;
+    case hw::kRegCAP_DATA_WIDTH:
+      return kDataWidth;
+    case hw::kRegCAP_STAGS:
+      return kStagEntries;
+    case hw::kRegCAP_STREAMS:
+      return kNumStreams;
+    case hw::kRegCAP_QNS:
+      return kNumQns;
+    case hw::kRegCAP_SSN_WINDOW:
+      return kSsnWindow;
+    default:
+      return 0xDEADBEEF;
   }
 }
 
@@ -152,9 +158,7 @@ struct Status {
   bool refused;
   std::uint8_t op;
 };
-Status decode_status(std::uint32_t v) {
-  return {(v & 1u) != 0, (v & 2u) != 0, static_cast<std::uint8_t>(v >> 8)};
-}
+Status decode_status(std::uint32_t v) { return {(v & 1u) != 0, (v & 2u) != 0, static_cast<std::uint8_t>(v >> 8)}; }
 
 class Regs : public ::testing::Test {
  protected:
@@ -172,9 +176,7 @@ class Regs : public ::testing::Test {
     tb_.timing.bready_p = 0.2 + 0.8 * static_cast<double>(tb_.uniform(0, 100)) / 100.0;
     tb_.timing.rready_p = 0.2 + 0.8 * static_cast<double>(tb_.uniform(0, 100)) / 100.0;
   }
-  void fast_timing() {
-    tb_.timing = AxiTiming{0, 0, 0, 1.0, 1.0};
-  }
+  void fast_timing() { tb_.timing = AxiTiming{0, 0, 0, 1.0, 1.0}; }
 
   void wait_cmds(std::size_t n, unsigned max_cycles = 500) {
     unsigned k = 0;
@@ -254,8 +256,8 @@ TEST_F(Regs, RwRegistersHonourWstrbUnderRandomTiming) {
       ++expected_resets;
     }
     const Vrnic_regs& d = tb_.dut();
-    EXPECT_EQ(d.cq_base_o, (std::uint64_t{model[idx_of(A(hw::kRegCQ_BASE_HI))]} << 32) |
-                               model[idx_of(A(hw::kRegCQ_BASE_LO))]);
+    EXPECT_EQ(d.cq_base_o,
+              (std::uint64_t{model[idx_of(A(hw::kRegCQ_BASE_HI))]} << 32) | model[idx_of(A(hw::kRegCQ_BASE_LO))]);
     EXPECT_EQ(d.cq_log2_o, model[idx_of(A(hw::kRegCQ_LOG2_SIZE))]);
     EXPECT_EQ(d.cq_enable_o, model[i_ctrl]);
     EXPECT_EQ(d.cq_cons_o, model[i_cons]);
@@ -273,12 +275,10 @@ TEST_F(Regs, RwRegistersHonourWstrbUnderRandomTiming) {
 TEST_F(Regs, ReadOnlyAndCounterRegistersIgnoreWrites) {
   random_timing();
   tb_.dut().cq_prod_i = 0x13572468u;
-  std::vector<std::uint16_t> ro = {A(hw::kRegID),         A(hw::kRegVERSION),
-                                   A(hw::kRegBUILD_ID),   A(hw::kRegCAP_DATA_WIDTH),
-                                   A(hw::kRegCAP_STAGS),  A(hw::kRegCAP_STREAMS),
-                                   A(hw::kRegCAP_QNS),    A(hw::kRegCAP_SSN_WINDOW),
-                                   A(hw::kRegCMD_STATUS), A(hw::kRegCMD_RESULT),
-                                   A(hw::kRegCQ_PROD)};
+  std::vector<std::uint16_t> ro = {
+      A(hw::kRegID),         A(hw::kRegVERSION),     A(hw::kRegBUILD_ID), A(hw::kRegCAP_DATA_WIDTH),
+      A(hw::kRegCAP_STAGS),  A(hw::kRegCAP_STREAMS), A(hw::kRegCAP_QNS),  A(hw::kRegCAP_SSN_WINDOW),
+      A(hw::kRegCMD_STATUS), A(hw::kRegCMD_RESULT),  A(hw::kRegCQ_PROD)};
   for (unsigned i = 0; i < kNumCounters; ++i) {
     ro.push_back(cnt_lo(i));
     ro.push_back(cnt_hi(i));
@@ -390,7 +390,7 @@ TEST_F(Regs, CommandBusyArgsDoneRefused) {
   tb.step(2);
   EXPECT_FALSE(d.cmd_valid_o);
   EXPECT_TRUE(status().busy);  // accepted, not done
-  tb.pulse(d.fence_done_i);  // not a fence: ignored
+  tb.pulse(d.fence_done_i);    // not a fence: ignored
   EXPECT_TRUE(status().busy);
   EXPECT_EQ(tb.cmds.size(), 1u);
 
@@ -500,8 +500,8 @@ TEST_F(Regs, FencedCommandsCompleteOnlyOnFenceDone) {
   Tb& tb = tb_;
   Vrnic_regs& d = tb.dut();
   std::size_t ncmd = 0;
-  for (const std::uint8_t op : {static_cast<std::uint8_t>(hw::kCmdSTAG_INVALIDATE),
-                                static_cast<std::uint8_t>(hw::kCmdSTREAM_TEARDOWN)}) {
+  for (const std::uint8_t op :
+       {static_cast<std::uint8_t>(hw::kCmdSTAG_INVALIDATE), static_cast<std::uint8_t>(hw::kCmdSTREAM_TEARDOWN)}) {
     SCOPED_TRACE(static_cast<int>(op));
     tb.wr(arg_reg(0), 0x42u + op);
     tb.cmd_ready_p = 0.3;
@@ -905,8 +905,8 @@ class CounterModel {
   static constexpr std::size_t kHistory = 4096;
 
   std::array<std::uint64_t, kNumCounters> value{};
-  double p_event = 0.5;      // probability of each non-byte event per cycle
-  double p_bytes = 0.9;      // probability of a bytes event per cycle
+  double p_event = 0.5;  // probability of each non-byte event per cycle
+  double p_bytes = 0.9;  // probability of a bytes event per cycle
   std::uint32_t bytes_min = 32768;
   bool enabled = true;
 
@@ -967,8 +967,7 @@ TEST_F(Regs, CountersRandomSimultaneousEventsWithCarry) {
       const std::array<double, 5> ps = {0.0, 0.05, 0.5, 0.9, 1.0};
       model->p_event = ps[tb.uniform(0, ps.size() - 1)];
     }
-    const unsigned k =
-        tb.chance(0.5) ? kCntBytes : static_cast<unsigned>(tb.uniform(0, kNumCounters - 1));
+    const unsigned k = tb.chance(0.5) ? kCntBytes : static_cast<unsigned>(tb.uniform(0, kNumCounters - 1));
     const AxiResult lo = tb.read(cnt_lo(k));
     EXPECT_EQ(lo.resp, kOkay);
     const std::uint64_t expect = model->at(k, lo.req_cycle - kCountLag);
@@ -1075,8 +1074,7 @@ TEST_F(Regs, OrderErrorEventCountsAsMsnRange) {
     const bool both = c >= 1000 && c < 1300;
     d.order_err_event_i = c < 300 || both || tb.chance(0.5);
     d.error_event_i = both || (c >= 300 && tb.chance(0.5));
-    d.error_idx_i = both ? static_cast<std::uint8_t>(kMsnRangeRow)
-                         : static_cast<std::uint8_t>(tb.uniform(0, 31));
+    d.error_idx_i = both ? static_cast<std::uint8_t>(kMsnRangeRow) : static_cast<std::uint8_t>(tb.uniform(0, 31));
     if (d.error_event_i) ++n[d.error_idx_i];
     n[kMsnRangeRow] += d.order_err_event_i;
     coincide += d.order_err_event_i && d.error_event_i && d.error_idx_i == kMsnRangeRow;
@@ -1129,8 +1127,7 @@ TEST_F(Regs, WriteAndReadErrorCounters) {
   EXPECT_EQ(tb.rd(cnt_lo(kCntSegments)), nseg);
   EXPECT_EQ(tb.rd(cnt_lo(kCntDuplicates)), nw);
   for (unsigned k = 0; k < kNumCounters; ++k) {
-    if (k == kCntWriteErrors || k == kCntReadErrors || k == kCntSegments || k == kCntDuplicates)
-      continue;
+    if (k == kCntWriteErrors || k == kCntReadErrors || k == kCntSegments || k == kCntDuplicates) continue;
     EXPECT_EQ(tb.rd(cnt_lo(k)), 0u) << "counter " << k;
   }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_lookup_rq at its interface (NumQueues 8, RqPrefetch 4): the receive-queue tables of lookup.
 // Checks that every read port (A, E, C) answers one cycle after its address and holds the answer
 // until the next clock, for every table field; that every write port (cfg, start, db, req, land,
@@ -369,8 +370,7 @@ class Rq : public ::testing::Test {
     EXPECT_EQ(got.len, want.len) << what;
     EXPECT_EQ(got.err, want.err) << what;
   }
-  static void ExpectA(const AAnswer& a, const QueueState& s, unsigned slot,
-                      const std::string& what) {
+  static void ExpectA(const AAnswer& a, const QueueState& s, unsigned slot, const std::string& what) {
     ExpectCfg(a.cfg, s.cfg, what + " A cfg");
     EXPECT_EQ(a.prod, s.prod) << what << " A prod";
     EXPECT_EQ(a.head, s.head) << what << " A head";
@@ -400,8 +400,8 @@ class Rq : public ::testing::Test {
     for (unsigned q = 0; q < kQueues; ++q) ExpectQueue(q, s[q], what);
   }
   // MSN state only (A and E in one cycle).
-  void ExpectMsn(unsigned q, std::uint32_t prod, std::uint32_t head, std::uint32_t req,
-                 std::uint32_t landed, const std::string& what = "") {
+  void ExpectMsn(unsigned q, std::uint32_t prod, std::uint32_t head, std::uint32_t req, std::uint32_t landed,
+                 const std::string& what = "") {
     Inputs in;
     in.a_queue = q;
     in.e_queue = q;
@@ -805,8 +805,7 @@ TEST_F(Rq, LaterMsnOverwritesItsSlot) {
 TEST_F(Rq, Rfc5041_4_3_CacheSlotsFollowTheMsnAcrossTheWrap) {
   std::array<QueueState, kQueues> s = Fill();
   const std::array<std::uint32_t, 4> msns = {0xFFFFFFFEU, 0xFFFFFFFFU, 0U, 1U};
-  const std::array<unsigned, 4> slots = {(kPrefetch - 3U) % kPrefetch, kPrefetch - 2U,
-                                         kPrefetch - 1U, 0U};
+  const std::array<unsigned, 4> slots = {(kPrefetch - 3U) % kPrefetch, kPrefetch - 2U, kPrefetch - 1U, 0U};
   for (unsigned i = 0; i < msns.size(); ++i) {
     const Desc d = DescOf(0, msns[i]);
     Land(0, d);
@@ -832,9 +831,7 @@ TEST_F(Rq, RandomMixMatchesTheTableModel) {
   auto coin = [&rng](double p) { return std::bernoulli_distribution(p)(rng); };
   auto queue = [&]() { return static_cast<unsigned>(uni(0, kQueues - 1U)); };
   RefModel model;
-  auto near = [&](unsigned q) {
-    return model.queue(q).head + static_cast<std::uint32_t>(uni(0, 24)) - 8U;
-  };
+  auto near = [&](unsigned q) { return model.queue(q).head + static_cast<std::uint32_t>(uni(0, 24)) - 8U; };
   auto random_cfg = [&]() {
     Cfg c;
     c.set = coin(0.7);
@@ -843,8 +840,7 @@ TEST_F(Rq, RandomMixMatchesTheTableModel) {
     return c;
   };
   auto first_msn = [&]() -> std::uint32_t {
-    static constexpr std::array<std::uint32_t, 6> kEdges = {0U,          1U,          2U,
-                                                            0xFFFFFFFFU, 0xFFFFFFFEU, 0xFFFFFFFDU};
+    static constexpr std::array<std::uint32_t, 6> kEdges = {0U, 1U, 2U, 0xFFFFFFFFU, 0xFFFFFFFEU, 0xFFFFFFFDU};
     if (coin(0.6)) return kEdges[uni(0, kEdges.size() - 1U)];
     return static_cast<std::uint32_t>(uni(0, 0xFFFFFFFFU));
   };
@@ -931,8 +927,7 @@ TEST_F(Rq, RandomMixMatchesTheTableModel) {
     in.land.addr ^= uni(0, 0xFFFFFFU) << 20;
     in.land.len = static_cast<std::uint32_t>(uni(0, 0xFFFFFFFFU));
     if (!step(in, true, cycle++)) {
-      ADD_FAILURE() << "stopped at random cycle " << i << " (replay: RNIC_TEST_SEED=" << seed
-                    << ")";
+      ADD_FAILURE() << "stopped at random cycle " << i << " (replay: RNIC_TEST_SEED=" << seed << ")";
       return;
     }
   }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_lookup_stag at its interface (StagEntries 16): the read port answers the entry of STag[31:8]
 // one cycle after the request; a clear makes the entry invalid at once; a set takes two cycles
 // (wr_ready_o low in the second, wr_done_o with {index, key + 1} there) and the entry reads back;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_lookup_stream at its interface (NumStreams 8): a read of rd_stream_i is answered (rsp_state_o,
 // rsp_pd_o) in the next cycle and only from the address of the cycle before (a new address does not
 // change the answer); the answer holds the entry as written up to and including its own cycle: the

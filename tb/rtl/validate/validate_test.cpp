@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_rx_validate at its own interface (SsnWindow 64): the RFC 5041 7.1 checks and the 7.2 error
 // numbers, one rnic_lookup_t in, one rnic_verdict_t out, in order.
 //
@@ -81,8 +82,7 @@ unsigned counter_index(RfcError e) {
       return static_cast<unsigned>(i);
     }
   }
-  ADD_FAILURE() << "error " << unsigned{e.type} << "/" << unsigned{e.code}
-                << " not in ddp_errors.def";
+  ADD_FAILURE() << "error " << unsigned{e.type} << "/" << unsigned{e.code} << " not in ddp_errors.def";
   return 31;
 }
 
@@ -140,8 +140,7 @@ Expect reference(const Lookup& l) {
       // #5 the 64-bit sum TO + length does not wrap.
       if (end > u128{~std::uint64_t{0}}) return fail(kToWrap);
       // #3, #4 TO and TO + length inside [base, base + length].
-      if (s.to < l.stag_base_to || end > u128{l.stag_base_to} + l.stag_length)
-        return fail(kBaseBounds);
+      if (s.to < l.stag_base_to || end > u128{l.stag_base_to} + l.stag_length) return fail(kBaseBounds);
     }
     x.addr = l.stag_addr + (s.to - l.stag_base_to);
   } else {
@@ -208,8 +207,7 @@ class Bench {
 
   // Runs items through under cfg and checks every rule (see the file comment). abort_at != 0: stop
   // after that many cycles with items in flight (no end checks; the reset test).
-  Result run(const std::vector<Lookup>& items, const Config& cfg, std::uint64_t seed,
-             std::uint64_t abort_at = 0);
+  Result run(const std::vector<Lookup>& items, const Config& cfg, std::uint64_t seed, std::uint64_t abort_at = 0);
 
  private:
   StageSim<Vrnic_rx_validate> sim_;
@@ -217,12 +215,11 @@ class Bench {
 
 struct Pulse {
   std::uint64_t cycle;
-  unsigned value;  // err_stream_o or error_idx_o
+  unsigned value;   // err_stream_o or error_idx_o
   unsigned pd = 0;  // err_pd_o with err_valid_o
 };
 
-Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint64_t seed,
-                  std::uint64_t abort_at) {
+Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint64_t seed, std::uint64_t abort_at) {
   std::mt19937_64 rng(seed ^ 0x5DEECE66DULL);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   Result r;
@@ -232,9 +229,9 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
   std::vector<Pulse> err_pulses, err_events;
   std::uint64_t drop_events = 0, access_events = 0;
   std::vector<Lookup> work(items);  // the items as lookup offers them (the error state written)
-  std::size_t next = 0;   // next item to offer
-  bool offering = false;  // lk_valid_i held high for items[next]
-  bool stalled = false;   // vd_valid_o && !vd_ready_i in the previous cycle
+  std::size_t next = 0;             // next item to offer
+  bool offering = false;            // lk_valid_i held high for items[next]
+  bool stalled = false;             // vd_valid_o && !vd_ready_i in the previous cycle
   std::vector<std::uint8_t> held;
   const std::uint64_t start = sim_.cycle();
   std::uint64_t last_progress = sim_.cycle();
@@ -246,8 +243,8 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
       return r;
     }
     if (sim_.cycle() - last_progress > cfg.max_idle) {
-      ADD_FAILURE() << "no progress for " << cfg.max_idle << " cycles: " << out.size() << " of "
-                    << n << " verdicts, " << next << " items accepted";
+      ADD_FAILURE() << "no progress for " << cfg.max_idle << " cycles: " << out.size() << " of " << n << " verdicts, "
+                    << next << " items accepted";
       return r;
     }
     // Drive.
@@ -262,8 +259,7 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     // Sample the settled signals: valid && ready is a handshake at this edge.
     const std::vector<std::uint8_t> vd = take_bytes(sim_->vd_o, (kVerdictBits + 7) / 8);
     if (stalled) {
-      EXPECT_EQ(sim_->vd_valid_o, 1U)
-          << "cycle " << sim_.cycle() << ": vd_valid_o dropped without vd_ready_i";
+      EXPECT_EQ(sim_->vd_valid_o, 1U) << "cycle " << sim_.cycle() << ": vd_valid_o dropped without vd_ready_i";
       if (vd != held) {
         ADD_FAILURE() << "cycle " << sim_.cycle() << ": vd_o changed while vd_valid_o && !vd_ready_i\n  was "
                       << unpack<Verdict>(held).str() << "\n  now " << unpack<Verdict>(vd).str();
@@ -472,8 +468,7 @@ class Validate : public ::testing::Test {
  protected:
   // Asserts the reference decides `l` as stated, then runs it through the DUT alone, and twice
   // between passing items of other streams under backpressure (3 items apart: no forwarding).
-  void ExpectVerdict(const Lookup& l, Action a, std::optional<RfcError> e = std::nullopt,
-                     bool access = false) {
+  void ExpectVerdict(const Lookup& l, Action a, std::optional<RfcError> e = std::nullopt, bool access = false) {
     const Expect x = reference(l);
     ASSERT_EQ(x.action, a) << "the reference disagrees with the test";
     if (e) {
@@ -518,8 +513,7 @@ TEST_F(Validate, CommandItemsAreTokens) {
 
 // 7.1 last paragraph: after an error, every later segment of the stream is dropped silently.
 TEST_F(Validate, Rfc5041_7_1_StreamNotNormalDropsSilently) {
-  for (std::uint8_t st :
-       {std::uint8_t{kStreamError}, std::uint8_t{kStreamTornDown}, std::uint8_t{3}}) {
+  for (std::uint8_t st : {std::uint8_t{kStreamError}, std::uint8_t{kStreamTornDown}, std::uint8_t{3}}) {
     Lookup l = tagged_ok();
     l.stream_state = st;
     l.seg.dv = 2;  // a failing segment too: the state comes first
@@ -808,8 +802,7 @@ TEST_F(Validate, Throughput) {
   }
   Config cfg;
   const Result r = bench_.run(items, cfg, 4);
-  std::printf("[  INFO    ] %zu items in %llu cycles\n", items.size(),
-              static_cast<unsigned long long>(r.cycles));
+  std::printf("[  INFO    ] %zu items in %llu cycles\n", items.size(), static_cast<unsigned long long>(r.cycles));
   EXPECT_LE(r.cycles, items.size() + 4);
 }
 
@@ -819,9 +812,7 @@ class Gen {
  public:
   explicit Gen(std::uint64_t seed) : rng_(seed) {}
   std::uint64_t r64() { return rng_(); }
-  unsigned uni(unsigned lo, unsigned hi) {
-    return std::uniform_int_distribution<unsigned>(lo, hi)(rng_);
-  }
+  unsigned uni(unsigned lo, unsigned hi) { return std::uniform_int_distribution<unsigned>(lo, hi)(rng_); }
   bool coin(double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < p; }
 
   // A random item that passes most checks, with faults and boundaries sprinkled in so every verdict
@@ -847,8 +838,7 @@ class Gen {
     if (coin(0.03)) s.seg_bytes = static_cast<std::uint16_t>(uni(0, hdr - 1));
     s.oversize = coin(0.02);
     l.local_fault = coin(0.02);
-    l.stream_state =
-        coin(0.06) ? static_cast<std::uint8_t>(uni(1, 3)) : std::uint8_t{kStreamNormal};
+    l.stream_state = coin(0.06) ? static_cast<std::uint8_t>(uni(1, 3)) : std::uint8_t{kStreamNormal};
     l.next_ssn = static_cast<std::uint16_t>(r64());
     unsigned ahead = uni(0, kWindow - 1);
     if (coin(0.05)) ahead = coin(0.5) ? kWindow - 1 + uni(0, 1) : uni(kWindow, 0xFFFF);
@@ -948,8 +938,7 @@ TEST_F(Validate, RandomItemsWithBackpressure) {
   // Four backpressure mixes, a quarter of the items each.
   const double mixes[4][2] = {{1.0, 1.0}, {0.5, 1.0}, {1.0, 0.3}, {0.7, 0.6}};
   for (unsigned m = 0; m < 4; ++m) {
-    const std::vector<Lookup> part(items.begin() + m * kItems / 4,
-                                   items.begin() + (m + 1) * kItems / 4);
+    const std::vector<Lookup> part(items.begin() + m * kItems / 4, items.begin() + (m + 1) * kItems / 4);
     Config cfg;
     cfg.p_valid = mixes[m][0];
     cfg.p_ready = mixes[m][1];
@@ -963,15 +952,13 @@ TEST_F(Validate, RandomItemsWithBackpressure) {
     total.forwarded += r.forwarded;
     if (HasFailure()) break;
   }
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
       "[  INFO    ] %u items, %llu cycles, %.0f ms: %llu place %llu error (%llu access) %llu drop "
       "(%llu forwarded) %llu token\n",
-      kItems, static_cast<unsigned long long>(total.cycles), ms,
-      static_cast<unsigned long long>(total.places), static_cast<unsigned long long>(total.errors),
-      static_cast<unsigned long long>(total.access), static_cast<unsigned long long>(total.drops),
-      static_cast<unsigned long long>(total.forwarded),
+      kItems, static_cast<unsigned long long>(total.cycles), ms, static_cast<unsigned long long>(total.places),
+      static_cast<unsigned long long>(total.errors), static_cast<unsigned long long>(total.access),
+      static_cast<unsigned long long>(total.drops), static_cast<unsigned long long>(total.forwarded),
       static_cast<unsigned long long>(total.tokens));
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic_driver_bench: what STag registration and invalidation cost the driver against rnic-sim
 // (not a test; run by hand or by scripts/bench.sh). Prints the MMIO reads/writes and commands per
 // operation (Device::stats() deltas), simulated cycles per operation and operations per second of wall
@@ -44,8 +45,9 @@ Figures measure(rnic::Device& dev, std::size_t n, Op op) {
 }
 
 void print(const char* what, const Figures& f) {
-  fmt::print("{:<12} {:>8.2f} MMIO reads {:>8.2f} MMIO writes {:>6.2f} commands {:>10.1f} sim cycles {:>10.0f} per second\n",
-             what, f.reads, f.writes, f.commands, f.cycles, f.per_second);
+  fmt::print(
+      "{:<12} {:>8.2f} MMIO reads {:>8.2f} MMIO writes {:>6.2f} commands {:>10.1f} sim cycles {:>10.0f} per second\n",
+      what, f.reads, f.writes, f.commands, f.cycles, f.per_second);
 }
 
 double median(std::vector<double> v) {
@@ -64,8 +66,8 @@ Figures summary(const std::vector<Figures>& runs, bool& counts_agree) {
     cmd.push_back(f.commands);
     cyc.push_back(f.cycles);
     ps.push_back(f.per_second);
-    counts_agree = counts_agree && f.reads == runs[0].reads && f.writes == runs[0].writes &&
-                   f.commands == runs[0].commands;
+    counts_agree =
+        counts_agree && f.reads == runs[0].reads && f.writes == runs[0].writes && f.commands == runs[0].commands;
   }
   return {median(rd), median(wr), median(cmd), median(cyc), median(ps)};
 }
@@ -163,7 +165,8 @@ int main(int argc, char** argv) {
     bool agree = true;
     const Figures rm = summary(reg, agree), im = summary(inv, agree);
     if (runs > 1)
-      fmt::print("median of {} runs (MMIO and command counts {} in every run):\n", runs, agree ? "the same" : "not the same");
+      fmt::print("median of {} runs (MMIO and command counts {} in every run):\n", runs,
+                 agree ? "the same" : "not the same");
     print("register", rm);
     print("invalidate", im);
     if (!json.empty()) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device-level behaviour through the driver against rnic-sim: untagged messages across the 32-bit
 // MSN wrap (RFC 5041 4.3), the largest segment the card takes (DeviceInfo::max_segment_bytes), and
 // the owner's published tables (what rnicctl shows) after completions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5041 7.2: every error a segment from the wire can cause is reported through the driver's
 // Completion with the exact Error Type and Error Code, on the failing segment's stream and DDP-SSN,
 // with the DDP header as received; the stream then drops every later segment (7.1) and the per-error
@@ -11,17 +12,17 @@ namespace {
 
 using wire::DdpError;
 
-constexpr std::uint64_t kBase = 0x10000;      // base TO of the test STag
-constexpr std::uint64_t kLen = 4096;          // its length
-constexpr std::uint32_t kRxLen = 128;         // the one receive buffer of each stream (MSN 1, QN 0)
+constexpr std::uint64_t kBase = 0x10000;  // base TO of the test STag
+constexpr std::uint64_t kLen = 4096;      // its length
+constexpr std::uint32_t kRxLen = 128;     // the one receive buffer of each stream (MSN 1, QN 0)
 
 struct Case {
   const char* what;
   DdpError want;
   std::vector<std::uint8_t> segment;
   std::uint16_t ssn = 0;
-  bool other_pd = false;   // the stream's PD differs from the STag's
-  bool access = false;     // counted as an access-rights failure too
+  bool other_pd = false;  // the stream's PD differs from the STag's
+  bool access = false;    // counted as an access-rights failure too
 };
 
 TEST_F(DriverSystem, EveryWireErrorReportedWithTypeAndCode) {
@@ -42,7 +43,7 @@ TEST_F(DriverSystem, EveryWireErrorReportedWithTypeAndCode) {
   const StreamId owner = client_->create_stream(pd);
   rq.offset = 2 * kLen;
   rq.access = kRemoteWrite;
-  rq.bind_stream = owner;   // RFC 5041 8.2: only `owner` may use it
+  rq.bind_stream = owner;  // RFC 5041 8.2: only `owner` may use it
   const Registration bound = client_->register_memory(rq);
 
   const std::vector<std::uint8_t> p16(16, 0xEE), p64(64, 0xEE);
@@ -89,7 +90,8 @@ TEST_F(DriverSystem, EveryWireErrorReportedWithTypeAndCode) {
     EXPECT_EQ(e.err_code, wire::error_code(c.want)) << describe(e);
     if (c.want != DdpError::kLocalCatastrophic) {
       // The header as received (14 bytes tagged, 18 untagged).
-      const std::size_t hs = (c.segment[0] & wire::kCtrlTagged) != 0 ? wire::kTaggedHeaderSize : wire::kUntaggedHeaderSize;
+      const std::size_t hs =
+          (c.segment[0] & wire::kCtrlTagged) != 0 ? wire::kTaggedHeaderSize : wire::kUntaggedHeaderSize;
       ASSERT_GE(e.header.size(), hs);
       EXPECT_TRUE(std::equal(c.segment.begin(), c.segment.begin() + static_cast<std::ptrdiff_t>(hs), e.header.begin()));
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 11: a hostile-peer generator through the public driver API against rnic-sim.
 //
 // A random sequence of steps mixes
@@ -147,9 +148,9 @@ struct Post {
 
 struct Queue {
   std::uint32_t log2 = 0;
-  std::deque<Post> posts;        // posted, completion not yet seen, in MSN order
-  std::uint32_t prod = 0;        // MSNs posted so far (MSN of the last post)
-  std::uint32_t peer_msn = 1;    // the conforming peer's next MSN
+  std::deque<Post> posts;      // posted, completion not yet seen, in MSN order
+  std::uint32_t prod = 0;      // MSNs posted so far (MSN of the last post)
+  std::uint32_t peer_msn = 1;  // the conforming peer's next MSN
   struct Done {
     std::uint32_t msn = 0, length = 0;
     std::uint64_t buf = 0;
@@ -179,7 +180,12 @@ class Generator {
   // checker's own test: that run must report exactly one stray write).
   Generator(SimProcess& sim, std::uint64_t seed, std::uint64_t steps, int owner_deaths, std::chrono::seconds budget,
             std::uint64_t plant_at = 0)
-      : sim_(sim), seed_(seed), rng_(seed), steps_(steps), budget_(budget), dog_(seed, std::chrono::seconds(60), sim.pid()),
+      : sim_(sim),
+        seed_(seed),
+        rng_(seed),
+        steps_(steps),
+        budget_(budget),
+        dog_(seed, std::chrono::seconds(60), sim.pid()),
         plant_at_(plant_at) {
     for (int i = 0; i < owner_deaths; ++i) death_at_.insert(1 + rng_() % (steps_ > 2 ? steps_ - 1 : 1));
   }
@@ -494,7 +500,8 @@ class Generator {
         if (!s.first_error) s.first_error = StreamError{k.err_type, k.err_code, k.order, k.ssn, k.qn, k.msn};
         s.error_seen = true;
         const StreamState st = cli(c).stream_state(k.stream);
-        if (!s.torn && st.state != StreamState::State::kError) mismatch("stream_state is not error after " + describe(k));
+        if (!s.torn && st.state != StreamState::State::kError)
+          mismatch("stream_state is not error after " + describe(k));
         if (!st.first_error || st.first_error->err_code != s.first_error->err_code ||
             st.first_error->err_type != s.first_error->err_type || st.first_error->ssn != s.first_error->ssn) {
           mismatch("stream_state's first error differs from the first error completion seen");
@@ -509,7 +516,8 @@ class Generator {
           mismatch("tagged completion names STag " + hex(k.stag) + " that client " + std::to_string(c) +
                    " never held writable: " + describe(k));
         }
-        if (reg != nullptr && reg->bind && *reg->bind != k.stream) mismatch("tagged completion on a stream the STag is not bound to");
+        if (reg != nullptr && reg->bind && *reg->bind != k.stream)
+          mismatch("tagged completion on a stream the STag is not bound to");
         bin("completion: tagged");
         return;
       }
@@ -532,8 +540,10 @@ class Generator {
           posts.erase(it);
           posts.push_front(p);
         }
-        if (k.kind == Completion::Kind::kUntagged && k.length > p.len) mismatch("completion longer than its buffer: " + describe(k));
-        if (k.kind == Completion::Kind::kFlushed && !s.torn) mismatch("flushed completion on a live stream: " + describe(k));
+        if (k.kind == Completion::Kind::kUntagged && k.length > p.len)
+          mismatch("completion longer than its buffer: " + describe(k));
+        if (k.kind == Completion::Kind::kFlushed && !s.torn)
+          mismatch("flushed completion on a live stream: " + describe(k));
         qit->second.posts.pop_front();
         if (k.kind == Completion::Kind::kUntagged) qit->second.done.push_back(Queue::Done{k.msn, k.length, k.buffer});
         Buf& b = buf(c, p.buf);
@@ -565,9 +575,12 @@ class Generator {
     const PdId pd = any(pdv(c));
     ++st_.calls;
     const StreamId id = cli(c).create_stream(pd);
-    note("client " + std::to_string(c) + " create_stream pd " + std::to_string(pd) + " -> stream " + std::to_string(id));
-    if (streams_.count(id) != 0) mismatch("create_stream returned stream " + std::to_string(id) + " that is still held");
-    if (std::find(stale_streams_.begin(), stale_streams_.end(), id) != stale_streams_.end()) bin("stream: number reused");
+    note("client " + std::to_string(c) + " create_stream pd " + std::to_string(pd) + " -> stream " +
+         std::to_string(id));
+    if (streams_.count(id) != 0)
+      mismatch("create_stream returned stream " + std::to_string(id) + " that is still held");
+    if (std::find(stale_streams_.begin(), stale_streams_.end(), id) != stale_streams_.end())
+      bin("stream: number reused");
     Strm& s = streams_[id];
     s = Strm{};
     s.client = c;
@@ -577,8 +590,8 @@ class Generator {
       const std::uint32_t qn = static_cast<std::uint32_t>(pick(4));
       if (s.q.count(qn) != 0) continue;
       const std::uint32_t log2 = static_cast<std::uint32_t>(pick(4));
-      note("client " + std::to_string(c) + " configure_queue stream " + std::to_string(id) + " qn " + std::to_string(qn) +
-           " log2 " + std::to_string(log2));
+      note("client " + std::to_string(c) + " configure_queue stream " + std::to_string(id) + " qn " +
+           std::to_string(qn) + " log2 " + std::to_string(log2));
       ++st_.calls;
       cli(c).configure_queue(id, qn, log2);
       s.q[qn].log2 = log2;
@@ -607,16 +620,19 @@ class Generator {
     const std::uint64_t off = pick(b.b.size);
     const auto len = static_cast<std::uint32_t>(1 + pick(b.b.size - off));
     const std::uint64_t cookie = ++cookies_;
-    note("client " + std::to_string(c) + " post_recv stream " + std::to_string(id) + " qn " + std::to_string(qit->first) +
-         " buffer " + std::to_string(b.b.id) + " [" + std::to_string(off) + ", +" + std::to_string(len) + ")");
+    note("client " + std::to_string(c) + " post_recv stream " + std::to_string(id) + " qn " +
+         std::to_string(qit->first) + " buffer " + std::to_string(b.b.id) + " [" + std::to_string(off) + ", +" +
+         std::to_string(len) + ")");
     ++st_.calls;
     const bool full = q.posts.size() >= (std::size_t{1} << q.log2);
     try {
       cli(c).post_recv(id, qit->first, b.b.id, off, len, cookie);
     } catch (const Error& e) {
       ++st_.refused_calls;
-      if (!(full && e.code() == Errc::kQueueFull)) mismatch(std::string("post_recv refused: ") + e.what());
-      else bin("call: post_recv on a full queue is kQueueFull");
+      if (!(full && e.code() == Errc::kQueueFull))
+        mismatch(std::string("post_recv refused: ") + e.what());
+      else
+        bin("call: post_recv on a full queue is kQueueFull");
       return;
     }
     if (full) mismatch("post_recv accepted on a full queue");
@@ -655,8 +671,8 @@ class Generator {
     const Registration g = cli(c).register_memory(r);
     note("client " + std::to_string(c) + " register_memory buffer " + std::to_string(b.b.id) + " [" +
          std::to_string(r.offset) + ", +" + std::to_string(r.length) + ") pd " + std::to_string(r.pd) + " access " +
-         std::to_string(r.access) + " to " + hex(r.base_to) + (r.bind_stream ? " bound " + std::to_string(*r.bind_stream) : "") +
-         " -> STag " + hex(g.stag));
+         std::to_string(r.access) + " to " + hex(r.base_to) +
+         (r.bind_stream ? " bound " + std::to_string(*r.bind_stream) : "") + " -> STag " + hex(g.stag));
     if (issued_.count(g.stag) != 0) {
       mismatch("STag " + hex(g.stag) + " issued again (key did not advance since its last issue)");
     }
@@ -776,8 +792,10 @@ class Generator {
         mismatch(std::string(what) + " was accepted");
       } catch (const Error& e) {
         ++st_.refused_calls;
-        if (e.code() != want) mismatch(std::string(what) + ": " + errc_name(e.code()) + ", expected " + errc_name(want));
-        else bin(std::string("call: ") + what + " refused");
+        if (e.code() != want)
+          mismatch(std::string(what) + ": " + errc_name(e.code()) + ", expected " + errc_name(want));
+        else
+          bin(std::string("call: ") + what + " refused");
       }
     };
     if (!theirs.empty()) {
@@ -821,7 +839,8 @@ class Generator {
 
   // A conforming untagged message for a posted buffer (RFC 5041 5.2, 5.3), segments out of order
   // within the window sometimes.
-  void peer_untagged(int c, std::optional<StreamId> sid = std::nullopt, std::optional<std::uint32_t> qsel = std::nullopt) {
+  void peer_untagged(int c, std::optional<StreamId> sid = std::nullopt,
+                     std::optional<std::uint32_t> qsel = std::nullopt) {
     auto ids = live_streams(c);
     if (ids.empty()) return;
     const StreamId id = sid ? *sid : any(ids);
@@ -848,8 +867,8 @@ class Generator {
       mo += n;
     } while (mo < len);
     if (chance(30)) std::shuffle(segs.begin(), segs.end(), rng_);
-    note("peer: untagged message stream " + std::to_string(id) + " qn " + std::to_string(qn) + " msn " + std::to_string(msn) +
-         " " + std::to_string(len) + " bytes in " + std::to_string(segs.size()) + " segments");
+    note("peer: untagged message stream " + std::to_string(id) + " qn " + std::to_string(qn) + " msn " +
+         std::to_string(msn) + " " + std::to_string(len) + " bytes in " + std::to_string(segs.size()) + " segments");
     for (auto& [ssn, seg] : segs) inject(*dev_, id, ssn, seg, false);
   }
 
@@ -869,8 +888,8 @@ class Generator {
     const std::uint64_t off = pick(r.len);
     const std::size_t len = 1 + pick(r.len - off);
     const std::vector<std::uint8_t> data = payload(len);
-    note("peer: tagged message stream " + std::to_string(id) + " STag " + hex(stag) + " TO " + hex(r.base_to + off) + " " +
-         std::to_string(len) + " bytes");
+    note("peer: tagged message stream " + std::to_string(id) + " STag " + hex(stag) + " TO " + hex(r.base_to + off) +
+         " " + std::to_string(len) + " bytes");
     std::size_t done = 0;
     while (done < len) {
       const std::size_t n = std::min<std::size_t>(len - done, chance(60) ? len : 1 + pick(500));
@@ -922,7 +941,10 @@ class Generator {
       return (st & ~0xFFu) | ((st + 1 + pick(255)) & 0xFFu);  // right index, wrong key
     }
     if (pool.empty()) return static_cast<Stag>(rng_());
-    bin(std::string("peer: hostile STag from ") + (k == 0 ? "the other client" : k == 1 ? "own (other PD/stream/bounds)" : k == 2 ? "a read-only registration" : "an invalidated or dead owner's registration"));
+    bin(std::string("peer: hostile STag from ") + (k == 0   ? "the other client"
+                                                   : k == 1 ? "own (other PD/stream/bounds)"
+                                                   : k == 2 ? "a read-only registration"
+                                                            : "an invalidated or dead owner's registration"));
     return any(pool);
   }
 
@@ -932,11 +954,16 @@ class Generator {
     const Reg* reg = r != regs_.end() ? &r->second : d != released_regs_.end() ? &d->second : nullptr;
     const std::uint64_t base = reg ? reg->base_to : pick(1u << 20), len = reg ? reg->len : 4096;
     switch (pick(6)) {
-      case 0: return ~std::uint64_t{0} - pick(64);  // TO near 2^64: wraps with any payload
-      case 1: return base - 1 - pick(8);            // below the base
-      case 2: return base + len - pick(4);          // runs past the bound
-      case 3: return rng_();
-      default: return base + pick(len);
+      case 0:
+        return ~std::uint64_t{0} - pick(64);  // TO near 2^64: wraps with any payload
+      case 1:
+        return base - 1 - pick(8);  // below the base
+      case 2:
+        return base + len - pick(4);  // runs past the bound
+      case 3:
+        return rng_();
+      default:
+        return base + pick(len);
     }
   }
 
@@ -965,10 +992,21 @@ class Generator {
     std::uint16_t ssn;
     std::uint32_t base_ssn = s ? s->ssn : static_cast<std::uint32_t>(pick(65536));
     switch (pick(10)) {
-      case 0: ssn = static_cast<std::uint16_t>(base_ssn - 1 - pick(4)); bin("peer: DDP-SSN duplicate"); break;
-      case 1: ssn = static_cast<std::uint16_t>(base_ssn + 1 + pick(6)); bin("peer: DDP-SSN gap"); break;
-      case 2: ssn = static_cast<std::uint16_t>(base_ssn + 64 + pick(30000)); bin("peer: DDP-SSN outside the window"); break;
-      default: ssn = static_cast<std::uint16_t>(s ? s->ssn++ : base_ssn); break;
+      case 0:
+        ssn = static_cast<std::uint16_t>(base_ssn - 1 - pick(4));
+        bin("peer: DDP-SSN duplicate");
+        break;
+      case 1:
+        ssn = static_cast<std::uint16_t>(base_ssn + 1 + pick(6));
+        bin("peer: DDP-SSN gap");
+        break;
+      case 2:
+        ssn = static_cast<std::uint16_t>(base_ssn + 64 + pick(30000));
+        bin("peer: DDP-SSN outside the window");
+        break;
+      default:
+        ssn = static_cast<std::uint16_t>(s ? s->ssn++ : base_ssn);
+        break;
     }
     const int owner = s ? s->client : c;
     std::vector<std::uint8_t> seg;
@@ -976,26 +1014,56 @@ class Generator {
     const unsigned kind = static_cast<unsigned>(pick(12));
     if (kind < 5) {
       // Untagged, hostile fields (RFC 5041 4.3, 7.1 untagged checks).
-      std::uint32_t qn = s && !s->q.empty() ? random_queue(*s)->first
-                                            : static_cast<std::uint32_t>(pick(4));
+      std::uint32_t qn = s && !s->q.empty() ? random_queue(*s)->first : static_cast<std::uint32_t>(pick(4));
       Queue* q = s && s->q.count(qn) ? &s->q[qn] : nullptr;
       std::uint32_t msn = q ? q->peer_msn : 1;
       switch (pick(9)) {
-        case 0: msn -= 1; bin("peer: MSN repeat"); break;
-        case 1: msn += 1 + static_cast<std::uint32_t>(pick(3)); bin("peer: MSN skip"); break;
-        case 2: msn = 0xFFFFFFFFu - static_cast<std::uint32_t>(pick(2)); bin("peer: MSN near 2^32"); break;
-        case 3: msn = 0; bin("peer: MSN 0"); break;
-        case 4: msn = static_cast<std::uint32_t>(rng_()); break;
-        case 5: qn = chance(50) ? 4 + static_cast<std::uint32_t>(pick(4)) : static_cast<std::uint32_t>(rng_()); bin("peer: invalid QN"); break;
-        case 6: qn = (qn + 1) & 3; bin("peer: QN change inside a message"); break;
-        default: break;  // the queue's next MSN, with a hostile MO / L / DV / length below
+        case 0:
+          msn -= 1;
+          bin("peer: MSN repeat");
+          break;
+        case 1:
+          msn += 1 + static_cast<std::uint32_t>(pick(3));
+          bin("peer: MSN skip");
+          break;
+        case 2:
+          msn = 0xFFFFFFFFu - static_cast<std::uint32_t>(pick(2));
+          bin("peer: MSN near 2^32");
+          break;
+        case 3:
+          msn = 0;
+          bin("peer: MSN 0");
+          break;
+        case 4:
+          msn = static_cast<std::uint32_t>(rng_());
+          break;
+        case 5:
+          qn = chance(50) ? 4 + static_cast<std::uint32_t>(pick(4)) : static_cast<std::uint32_t>(rng_());
+          bin("peer: invalid QN");
+          break;
+        case 6:
+          qn = (qn + 1) & 3;
+          bin("peer: QN change inside a message");
+          break;
+        default:
+          break;  // the queue's next MSN, with a hostile MO / L / DV / length below
       }
       std::uint32_t mo = 0;
       switch (pick(5)) {
-        case 0: mo = static_cast<std::uint32_t>(pick(200)); bin("peer: MO change inside a message"); break;
-        case 1: mo = static_cast<std::uint32_t>(rng_()); bin("peer: MO anywhere"); break;
-        case 2: mo = 0xFFFFFFFFu - static_cast<std::uint32_t>(pick(100)); bin("peer: MO near 2^32"); break;
-        default: break;
+        case 0:
+          mo = static_cast<std::uint32_t>(pick(200));
+          bin("peer: MO change inside a message");
+          break;
+        case 1:
+          mo = static_cast<std::uint32_t>(rng_());
+          bin("peer: MO anywhere");
+          break;
+        case 2:
+          mo = 0xFFFFFFFFu - static_cast<std::uint32_t>(pick(100));
+          bin("peer: MO near 2^32");
+          break;
+        default:
+          break;
       }
       const bool last = chance(60);
       bin(last ? "peer: L set (early L when the message goes on)" : "peer: L clear (missing L when the MSN moves on)");
@@ -1260,7 +1328,8 @@ class Generator {
       }
       if (n == static_cast<ssize_t>(sizeof rep)) {
         if (i % 2 == 0) {
-          inject(*obs, rep.stream, static_cast<std::uint16_t>(ssn++), tagged_segment(rep.stags[pick(kN)], pick(1024), payload(1 + pick(1000))), false);
+          inject(*obs, rep.stream, static_cast<std::uint16_t>(ssn++),
+                 tagged_segment(rep.stags[pick(kN)], pick(1024), payload(1 + pick(1000))), false);
         } else {
           inject(*obs, rep.stream, static_cast<std::uint16_t>(ssn++),
                  untagged_segment(0, 1 + static_cast<std::uint32_t>(i / 2), 0, payload(1 + pick(2000))), false);
@@ -1273,7 +1342,8 @@ class Generator {
     dog_.set_child(-1);
     obs.reset();
     if (n != static_cast<ssize_t>(sizeof rep)) {
-      mismatch("the child owner did not come up (exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
+      mismatch("the child owner did not come up (exit " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+               ")");
     } else {
       for (Stag s : rep.stags) {
         if (issued_.count(s) != 0) mismatch("the child owner was issued STag " + hex(s) + " again");
@@ -1291,10 +1361,14 @@ class Generator {
     const int c = static_cast<int>(pick(2));
     const unsigned a = static_cast<unsigned>(pick(135));
     if (a >= 100) {
-      if (a < 113) peer_breaks_msn_order(c);
-      else if (a < 118) peer_tagged_hostile(c);
-      else if (a < 124) race_invalidate_and_reuse(c);
-      else race_teardown_and_reuse(c);
+      if (a < 113)
+        peer_breaks_msn_order(c);
+      else if (a < 118)
+        peer_tagged_hostile(c);
+      else if (a < 124)
+        race_invalidate_and_reuse(c);
+      else
+        race_teardown_and_reuse(c);
       return;
     }
     if (a < 22) {
@@ -1387,10 +1461,11 @@ Stats run_generator(std::uint64_t default_steps, int owner_deaths, std::chrono::
   std::printf("\nhostile-peer generator (seed %llu)\n", static_cast<unsigned long long>(seed));
   std::printf("  %-62s %12s\n", "coverage bin", "count");
   for (const auto& [b, n] : s.bins) std::printf("  %-62s %12llu\n", b.c_str(), static_cast<unsigned long long>(n));
-  std::printf("  steps %llu, segments %llu (hostile %llu), driver calls %llu (refused as expected %llu), completions %llu\n",
-              static_cast<unsigned long long>(s.steps), static_cast<unsigned long long>(s.segments),
-              static_cast<unsigned long long>(s.hostile_segments), static_cast<unsigned long long>(s.calls),
-              static_cast<unsigned long long>(s.refused_calls), static_cast<unsigned long long>(s.completions));
+  std::printf(
+      "  steps %llu, segments %llu (hostile %llu), driver calls %llu (refused as expected %llu), completions %llu\n",
+      static_cast<unsigned long long>(s.steps), static_cast<unsigned long long>(s.segments),
+      static_cast<unsigned long long>(s.hostile_segments), static_cast<unsigned long long>(s.calls),
+      static_cast<unsigned long long>(s.refused_calls), static_cast<unsigned long long>(s.completions));
   std::printf("  canary checks %llu (%llu bytes), stray writes %llu (must be 0), mismatches %llu (must be 0)\n",
               static_cast<unsigned long long>(s.canary_checks), static_cast<unsigned long long>(s.bytes_checked),
               static_cast<unsigned long long>(s.stray), static_cast<unsigned long long>(s.mismatches));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5041 8.3.1 #6 (and 7.1): invalidate() returns only once no placement to the STag is in flight
 // and none can start. Segments for the STag keep arriving from another thread while it is called: no
 // byte of the buffer changes after invalidate() returns, and the first segment that arrives later is
@@ -52,7 +53,8 @@ TEST_F(DriverSystem, InvalidateDuringTrafficFencesPlacement) {
   traffic.join();
   const auto got = drain(*dev_, *client_, 1);
 
-  for (std::size_t b = 0; b < mem.size; ++b) ASSERT_EQ(mem.data[b], snapshot[b]) << "byte " << b << " written after invalidate";
+  for (std::size_t b = 0; b < mem.size; ++b)
+    ASSERT_EQ(mem.data[b], snapshot[b]) << "byte " << b << " written after invalidate";
   // Completions: tagged deliveries, then exactly one Invalid STag error; everything later dropped.
   ASSERT_FALSE(got.empty());
   std::size_t errors = 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5041 8.3.2: the Device is the privileged resource manager. Per-client limits are enforced
 // (Errc::kQuota, nothing half-done) and a client cannot name another client's PDs, buffers, STags or
 // streams (Errc::kNotFound), while the owner's resources keep working.
@@ -27,9 +28,11 @@ TEST_F(DriverSystem, QuotasRefusedWithKQuota) {
   l.max_buffer_bytes = 64 * 1024;
   auto c = dev_->create_client(l);
   const PdId pd = c->alloc_pd();
-  expect_errc(Errc::kQuota, [&] { c->alloc_pd(); }, "second PD");
+  expect_errc(
+      Errc::kQuota, [&] { c->alloc_pd(); }, "second PD");
   const Buffer b = c->alloc_buffer(32 * 1024);
-  expect_errc(Errc::kQuota, [&] { c->alloc_buffer(33 * 1024); }, "buffer bytes over the limit");
+  expect_errc(
+      Errc::kQuota, [&] { c->alloc_buffer(33 * 1024); }, "buffer bytes over the limit");
   RegisterRequest rq;
   rq.pd = pd;
   rq.buffer = b.id;
@@ -38,19 +41,23 @@ TEST_F(DriverSystem, QuotasRefusedWithKQuota) {
   rq.offset = 4096;
   c->register_memory(rq);
   rq.offset = 8192;
-  expect_errc(Errc::kQuota, [&] { c->register_memory(rq); }, "third STag");
+  expect_errc(
+      Errc::kQuota, [&] { c->register_memory(rq); }, "third STag");
   const StreamId s = c->create_stream(pd);
-  expect_errc(Errc::kQuota, [&] { c->create_stream(pd); }, "second stream");
+  expect_errc(
+      Errc::kQuota, [&] { c->create_stream(pd); }, "second stream");
   c->configure_queue(s, 0, 4);
   c->post_recv(s, 0, b.id, 16384, 1024, 1);
   c->post_recv(s, 0, b.id, 17408, 1024, 2);
-  expect_errc(Errc::kQuota, [&] { c->post_recv(s, 0, b.id, 18432, 1024, 3); }, "third posted buffer");
+  expect_errc(
+      Errc::kQuota, [&] { c->post_recv(s, 0, b.id, 18432, 1024, 3); }, "third posted buffer");
 
   // A refusal changed nothing: freeing one STag makes room for exactly one more.
   c->invalidate(r1.stag);
   rq.offset = 8192;
   EXPECT_NO_THROW(c->register_memory(rq));
-  expect_errc(Errc::kQuota, [&] { c->register_memory(rq); }, "STag after refill");
+  expect_errc(
+      Errc::kQuota, [&] { c->register_memory(rq); }, "STag after refill");
 
   // The posted buffers are what delivery consumes: one message frees one slot.
   dev_->require_sim().inject(s, 0, untagged_segment(0, 1, 0, std::vector<std::uint8_t>(10, 1)));
@@ -77,22 +84,32 @@ TEST_F(DriverSystem, AnotherClientsHandlesAreNotFound) {
   auto other = dev_->create_client();
   const PdId opd = other->alloc_pd();
   const Buffer ob = other->alloc_buffer(4096);
-  expect_errc(Errc::kNotFound, [&] { other->dealloc_pd(pd); }, "dealloc another client's PD");
-  expect_errc(Errc::kNotFound, [&] { other->free_buffer(b.id); }, "free another client's buffer");
-  expect_errc(Errc::kNotFound, [&] { other->invalidate(r.stag); }, "invalidate another client's STag");
-  expect_errc(Errc::kNotFound, [&] { other->create_stream(pd); }, "stream on another client's PD");
+  expect_errc(
+      Errc::kNotFound, [&] { other->dealloc_pd(pd); }, "dealloc another client's PD");
+  expect_errc(
+      Errc::kNotFound, [&] { other->free_buffer(b.id); }, "free another client's buffer");
+  expect_errc(
+      Errc::kNotFound, [&] { other->invalidate(r.stag); }, "invalidate another client's STag");
+  expect_errc(
+      Errc::kNotFound, [&] { other->create_stream(pd); }, "stream on another client's PD");
   RegisterRequest steal = rq;  // another client's buffer in the other's own PD
   steal.pd = opd;
-  expect_errc(Errc::kNotFound, [&] { other->register_memory(steal); }, "register another client's buffer");
+  expect_errc(
+      Errc::kNotFound, [&] { other->register_memory(steal); }, "register another client's buffer");
   RegisterRequest foreign_pd;  // own buffer, another client's PD
   foreign_pd.pd = pd;
   foreign_pd.buffer = ob.id;
   foreign_pd.length = 4096;
-  expect_errc(Errc::kNotFound, [&] { other->register_memory(foreign_pd); }, "register in another client's PD");
-  expect_errc(Errc::kNotFound, [&] { other->configure_queue(s, 1, 4); }, "configure another client's stream");
-  expect_errc(Errc::kNotFound, [&] { other->post_recv(s, 0, ob.id, 0, 1024); }, "post to another client's stream");
-  expect_errc(Errc::kNotFound, [&] { other->teardown_stream(s, Teardown::kAbortive); }, "tear down another client's stream");
-  expect_errc(Errc::kNotFound, [&] { other->destroy_stream(s); }, "destroy another client's stream");
+  expect_errc(
+      Errc::kNotFound, [&] { other->register_memory(foreign_pd); }, "register in another client's PD");
+  expect_errc(
+      Errc::kNotFound, [&] { other->configure_queue(s, 1, 4); }, "configure another client's stream");
+  expect_errc(
+      Errc::kNotFound, [&] { other->post_recv(s, 0, ob.id, 0, 1024); }, "post to another client's stream");
+  expect_errc(
+      Errc::kNotFound, [&] { other->teardown_stream(s, Teardown::kAbortive); }, "tear down another client's stream");
+  expect_errc(
+      Errc::kNotFound, [&] { other->destroy_stream(s); }, "destroy another client's stream");
 
   // The owner's resources still work: a tagged message lands, the completion is the owner's only.
   const std::vector<std::uint8_t> payload(100, 0x5A);

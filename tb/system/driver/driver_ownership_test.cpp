@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Issue 11: a hostile peer must not make the card write memory it does not own (RFC 5041 7.1, 8.1,
 // 8.3.1 #3 and #6, 8.3.2). The issue's four reproductions, through the public driver API against
 // rnic-sim; each fails on the card/driver before the fix:
@@ -228,7 +229,8 @@ TEST(DriverOwnership, KilledOwnersStagsAreNeverIssuedAgainAndPlaceNothing) {
   // One stream per dead STag: a tagged error puts its stream into the error state (7.1).
   for (int i = 0; i < kStags; ++i) {
     const StreamId s = c->create_stream(pd);
-    dev->require_sim().inject(s, 0, tagged_segment(dead[static_cast<std::size_t>(i)], 0, std::vector<std::uint8_t>(256, 0x5D)));
+    dev->require_sim().inject(
+        s, 0, tagged_segment(dead[static_cast<std::size_t>(i)], 0, std::vector<std::uint8_t>(256, 0x5D)));
     const auto got = drain(*dev, *c, 1);
     ASSERT_EQ(got.size(), 1u);
     EXPECT_EQ(got[0].kind, Completion::Kind::kError) << describe(got[0]);

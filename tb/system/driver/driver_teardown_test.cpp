@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5041 6.2 stream teardown, graceful and abortive: receive buffers still posted come back as
 // kFlushed completions (with their cookies, in MSN order), every segment that arrives afterwards is
 // dropped and counted (CNT_DROPS), never placed, never completed; the stream refuses new posts.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the driver system tests: a fixture with its own rnic-sim, a device and a client;
 // segment builders (the wire library's encoders); completion draining with a deadline.
 #pragma once
@@ -50,7 +51,8 @@ inline std::vector<Completion> drain(Device& dev, Client& client, std::size_t wa
   std::vector<Completion> out, batch;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   while (out.size() < want) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
     batch.clear();
     client.wait(batch, static_cast<std::uint32_t>(left.count()), 256);
@@ -75,10 +77,10 @@ inline std::size_t error_row(wire::DdpError e) {
 }
 
 inline std::string describe(const Completion& c) {
-  return std::string(completion_kind_name(c.kind)) + " stream " + std::to_string(c.stream) + " ssn " + std::to_string(c.ssn) +
-         " stag " + std::to_string(c.stag) + " qn " + std::to_string(c.qn) + " msn " + std::to_string(c.msn) +
-         " length " + std::to_string(c.length) + " cookie " + std::to_string(c.cookie) + " type " +
-         std::to_string(c.err_type) + " code " + std::to_string(c.err_code);
+  return std::string(completion_kind_name(c.kind)) + " stream " + std::to_string(c.stream) + " ssn " +
+         std::to_string(c.ssn) + " stag " + std::to_string(c.stag) + " qn " + std::to_string(c.qn) + " msn " +
+         std::to_string(c.msn) + " length " + std::to_string(c.length) + " cookie " + std::to_string(c.cookie) +
+         " type " + std::to_string(c.err_type) + " code " + std::to_string(c.err_code);
 }
 
 // Every test gets its own simulator, device (owner) and client.

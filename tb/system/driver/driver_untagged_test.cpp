@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5041 5.3 / 5.4 through the driver: untagged multi-segment messages whose segments arrive out of
 // order (and one twice) within the DDP-SSN window are placed at MO, and each is delivered exactly once,
 // in MSN order, with the 5.4 fields (QN, MSN, length, RsvdULP) and the receive buffer's cookie.
@@ -60,9 +61,9 @@ TEST_F(DriverSystem, UntaggedOutOfOrderDeliveredOnceInMsnOrder) {
     EXPECT_EQ(got[m].buffer, rx.id);
     EXPECT_EQ(got[m].offset, m * std::uint64_t{kBufLen});
     EXPECT_TRUE(std::equal(msgs[m].begin(), msgs[m].end(), rx.data + m * kBufLen)) << "message bytes";
-    EXPECT_TRUE(std::all_of(rx.data + m * kBufLen + lens[m], rx.data + (m + 1) * kBufLen,
-                            [](std::uint8_t b) { return b == 0xA5; }))
-        << "bytes past the message";
+    EXPECT_TRUE(std::all_of(rx.data + m * kBufLen + lens[m], rx.data + (m + 1) * kBufLen, [](std::uint8_t b) {
+      return b == 0xA5;
+    })) << "bytes past the message";
   }
   const Counters after = dev_->counters();
   EXPECT_EQ(after.messages - before.messages, 3u);

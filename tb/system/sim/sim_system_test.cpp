@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnic-sim as a process: the driver's sim backend against it, the protocol's robustness over a raw
 // socket, shutdown, AXI errors outside the host memory, owner cleanup (RFC 5041 8.3.2) and idle mode.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -71,8 +72,8 @@ class RawClient {
   void send_bytes(const std::vector<std::uint8_t>& b) {
     ASSERT_EQ(::send(fd_, b.data(), b.size(), MSG_NOSIGNAL), static_cast<ssize_t>(b.size())) << std::strerror(errno);
   }
-  static std::vector<std::uint8_t> message(std::uint16_t op, const void* payload, std::size_t n,
-                                           std::uint32_t seq = 7, std::uint32_t magic = proto::kMagic) {
+  static std::vector<std::uint8_t> message(std::uint16_t op, const void* payload, std::size_t n, std::uint32_t seq = 7,
+                                           std::uint32_t magic = proto::kMagic) {
     proto::Header h{magic, op, 0, seq, static_cast<std::uint32_t>(n)};
     std::vector<std::uint8_t> b(sizeof h + n);
     std::memcpy(b.data(), &h, sizeof h);
@@ -276,8 +277,7 @@ TEST(SimBackend, SecondOwnerRefused) {
     FAIL() << "second owner accepted";
   } catch (const rnic::Error& e) {
     EXPECT_EQ(e.code(), rnic::Errc::kBusy);
-    EXPECT_NE(std::string(e.what()).find("owned by pid " + std::to_string(::getpid())), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("owned by pid " + std::to_string(::getpid())), std::string::npos) << e.what();
   }
   owner.reset();
   // Once the owner is gone, the card can be owned again.
@@ -466,8 +466,8 @@ TEST(SimHostMemory, OutsideTheRegionIsSlverr) {
   auto buf = b->alloc(4096, 4096);
   cq_setup(*b, cq.device_addr, 6);
   const std::uint64_t end = buf.device_addr - (buf.device_addr % (16u << 20)) + (16u << 20);  // mem_base + 16 MiB
-  const auto past = stag_write(*b, 1, 0, 4096, end);             // just past the memory
-  const auto below = stag_write(*b, 2, 0, 4096, 0x1000);         // below mem_base
+  const auto past = stag_write(*b, 1, 0, 4096, end);                                          // just past the memory
+  const auto below = stag_write(*b, 2, 0, 4096, 0x1000);                                      // below mem_base
   const auto inside = stag_write(*b, 3, 0, 4096, buf.device_addr);
   ASSERT_TRUE(past && below && inside);
   ASSERT_FALSE(command(*b, hw::kCmdSTREAM_ENABLE, {0, 1}));
@@ -701,7 +701,8 @@ std::chrono::milliseconds expect_timeout(F f, std::initializer_list<const char*>
     ADD_FAILURE() << "no error";
   } catch (const rnic::Error& e) {
     EXPECT_EQ(e.code(), rnic::Errc::kTimeout) << rnic::errc_name(e.code()) << ": " << e.what();
-    for (const char* t : texts) EXPECT_NE(std::string(e.what()).find(t), std::string::npos) << e.what() << " lacks " << t;
+    for (const char* t : texts)
+      EXPECT_NE(std::string(e.what()).find(t), std::string::npos) << e.what() << " lacks " << t;
   }
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
 }
@@ -774,8 +775,8 @@ TEST(SimStopped, LongSyncOfABigInjectionDoesNotTimeOut) {
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_NO_THROW(ctl.sync());
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
-  std::printf("sync of %llu cycles took %lld ms (timeout %u ms)\n",
-              static_cast<unsigned long long>(ctl.cycles() - c0), static_cast<long long>(took.count()), o.sim_timeout_ms);
+  std::printf("sync of %llu cycles took %lld ms (timeout %u ms)\n", static_cast<unsigned long long>(ctl.cycles() - c0),
+              static_cast<long long>(took.count()), o.sim_timeout_ms);
   EXPECT_GT(took, std::chrono::milliseconds(o.sim_timeout_ms)) << "the sync did not outlast one timeout: no proof";
   EXPECT_EQ(counter(*rnic::detail::make_sim_backend(sim.socket(), true), hw::kRegCNT_DROPS_LO), 600u);
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rnicctl and rnic-run as a user runs them: as processes, with their command lines, against a real
 // rnic-sim (rnic::systest::SimProcess). Checked: the options every rnicctl command takes before or
 // after its name (--json, --device, --xclbin), --xclbin reaching the driver (OpenOptions::xclbin, the
@@ -71,8 +72,10 @@ Result run_tool(const char* binary, const std::vector<std::string>& args,
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     for (const auto& [name, value] : env) {
-      if (value) ::setenv(name.c_str(), value->c_str(), 1);
-      else ::unsetenv(name.c_str());
+      if (value)
+        ::setenv(name.c_str(), value->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
     }
     const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -218,8 +221,8 @@ TEST(ToolsXclbin, RnicRunPassesXclbinToTheDriver) {
 // line after the first batch.
 TEST_F(ToolsOnSim, RnicRunPastOneBatchPrintsProgress) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
-  const std::vector<std::string> args = {"--device", sim_.device_string(), "--messages", "2500", "--seed",
-                                         std::to_string(seed)};
+  const std::vector<std::string> args = {"--device", sim_.device_string(), "--messages", "2500",
+                                         "--seed",   std::to_string(seed)};
   const Result r = run_tool(RNIC_RUN_BINARY, args);
   ASSERT_EQ(r.code, 0) << show(args, r);
   EXPECT_TRUE(contains(r.out, "rnic-run: progress: 1000/2500 messages")) << show(args, r);
@@ -233,8 +236,8 @@ TEST_F(ToolsOnSim, RnicRunPastOneBatchPrintsProgress) {
 // buffer up front and failed with kQuota near 6000 messages) and in bounded memory: batches.
 TEST_F(ToolsOnSim, RnicRunBeyondThePostedQuotaInBoundedMemory) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
-  const std::vector<std::string> args = {"--device", sim_.device_string(), "--messages", "9000", "--seed",
-                                         std::to_string(seed)};
+  const std::vector<std::string> args = {"--device", sim_.device_string(), "--messages", "9000",
+                                         "--seed",   std::to_string(seed)};
   const Result r = run_tool(RNIC_RUN_BINARY, args);
   ASSERT_EQ(r.code, 0) << show(args, r);
   EXPECT_TRUE(contains(r.out, "rnic-run: data: 9000 messages")) << show(args, r);
@@ -247,8 +250,8 @@ TEST_F(ToolsOnSim, RnicRunBeyondThePostedQuotaInBoundedMemory) {
 // --progress 0: a line after every batch but the last.
 TEST_F(ToolsOnSim, RnicRunProgressEveryBatch) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
-  const std::vector<std::string> args = {"--device", sim_.device_string(), "--messages", "2100", "--progress",
-                                         "0", "--seed", std::to_string(seed)};
+  const std::vector<std::string> args = {"--device", sim_.device_string(), "--messages", "2100", "--progress", "0",
+                                         "--seed",   std::to_string(seed)};
   const Result r = run_tool(RNIC_RUN_BINARY, args);
   ASSERT_EQ(r.code, 0) << show(args, r);
   EXPECT_TRUE(contains(r.out, "progress: 1000/2100 messages")) << show(args, r);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "test_xclbin.hpp"
 
 #include <fmt/format.h>
@@ -115,8 +116,8 @@ TestXclbin rnic_test_xclbin(int gmem_mem) {
 std::vector<char> build_xclbin(const TestXclbin& spec) {
   std::vector<Section> sections;
   if (!spec.metadata_xml.empty())
-    sections.push_back({EMBEDDED_METADATA, "metadata",
-                        std::vector<char>(spec.metadata_xml.begin(), spec.metadata_xml.end())});
+    sections.push_back(
+        {EMBEDDED_METADATA, "metadata", std::vector<char>(spec.metadata_xml.begin(), spec.metadata_xml.end())});
   for (const auto& [kind, text] : spec.extra_sections)
     sections.push_back({static_cast<axlf_section_kind>(kind), "extra", std::vector<char>(text.begin(), text.end())});
   sections.push_back({MEM_TOPOLOGY, "mem_topology", mem_topology_section(spec.mems)});
@@ -145,8 +146,7 @@ std::vector<char> build_xclbin(const TestXclbin& spec) {
   top.m_header.m_versionMajor = 2;
   top.m_header.m_versionMinor = 13;
   top.m_header.m_mode = XCLBIN_FLAT;
-  copy_name(top.m_header.m_platformVBNV, sizeof top.m_header.m_platformVBNV,
-            "xilinx_u250_gen3x16_xdma_4_1_202210_1");
+  copy_name(top.m_header.m_platformVBNV, sizeof top.m_header.m_platformVBNV, "xilinx_u250_gen3x16_xdma_4_1_202210_1");
   for (std::size_t i = 0; i < sizeof top.m_header.uuid; ++i)
     top.m_header.uuid[i] = static_cast<unsigned char>(spec.uuid_seed + i);
   top.m_header.m_numSections = static_cast<std::uint32_t>(sections.size());

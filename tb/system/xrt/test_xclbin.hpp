@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds small xclbin (axlf) files for the XRT backend tests. Debian 12's xclbinutil cannot run (its
 // wrapper calls /usr/bin/unwrapped/xclbinutil, which libxrt-utils 2.13 does not ship), so the tests
 // write the container themselves from the structs in <xrt/xclbin.h>: header, section headers and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // inspect_xclbin's bounds on what reaches XRT's parsers: how much of the file is read (the header's
 // length claim, never the file's size) and how deep its XML / JSON metadata may nest (XRT's parsers
 // recurse once per level: 100,000 levels overflowed the stack, exit 139). Each hostile file is judged
@@ -34,12 +35,12 @@ using rnic::tb::TestXclbin;
 
 // What inspect_xclbin did in a child process.
 struct ChildOutcome {
-  int wait_status = 0;       // waitpid's status: the child must exit 0 (not die by a signal)
-  bool returned = false;     // the child got an answer back (a description or an error)
-  bool threw = false;        // ... an rnic::Error
-  int code = -1;             // its Errc
-  std::string message;       // its what()
-  long rss_growth_kb = -1;   // ru_maxrss after minus before, in the child
+  int wait_status = 0;      // waitpid's status: the child must exit 0 (not die by a signal)
+  bool returned = false;    // the child got an answer back (a description or an error)
+  bool threw = false;       // ... an rnic::Error
+  int code = -1;            // its Errc
+  std::string message;      // its what()
+  long rss_growth_kb = -1;  // ru_maxrss after minus before, in the child
 };
 
 std::string read_all(int fd) {
@@ -47,8 +48,10 @@ std::string read_all(int fd) {
   char buf[4096];
   for (;;) {
     const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) out.append(buf, static_cast<std::size_t>(n));
-    else if (n == 0 || errno != EINTR) break;
+    if (n > 0)
+      out.append(buf, static_cast<std::size_t>(n));
+    else if (n == 0 || errno != EINTR)
+      break;
   }
   return out;
 }
@@ -106,10 +109,10 @@ ChildOutcome inspect_in_child(const std::string& path) {
 
 // The child exited normally and inspect_xclbin threw kNoDevice with every part in its message.
 void expect_refused(const ChildOutcome& o, const std::vector<std::string>& parts) {
-  ASSERT_TRUE(WIFEXITED(o.wait_status))
-      << "inspect_xclbin did not return: the child died by signal "
-      << (WIFSIGNALED(o.wait_status) ? WTERMSIG(o.wait_status) : 0) << " (exit status "
-      << (WIFSIGNALED(o.wait_status) ? 128 + WTERMSIG(o.wait_status) : -1) << ")";
+  ASSERT_TRUE(WIFEXITED(o.wait_status)) << "inspect_xclbin did not return: the child died by signal "
+                                        << (WIFSIGNALED(o.wait_status) ? WTERMSIG(o.wait_status) : 0)
+                                        << " (exit status "
+                                        << (WIFSIGNALED(o.wait_status) ? 128 + WTERMSIG(o.wait_status) : -1) << ")";
   ASSERT_EQ(WEXITSTATUS(o.wait_status), 0);
   ASSERT_TRUE(o.returned);
   ASSERT_TRUE(o.threw) << "accepted (or another exception): " << o.message;
@@ -147,8 +150,7 @@ class XclbinLimits : public ::testing::Test {
     return rnic::tb::write_test_file(dir_, name, bytes);
   }
   static void set_length(std::vector<char>& bytes, std::uint64_t length) {
-    std::memcpy(bytes.data() + offsetof(axlf, m_header) + offsetof(axlf_header, m_length), &length,
-                sizeof length);
+    std::memcpy(bytes.data() + offsetof(axlf, m_header) + offsetof(axlf_header, m_length), &length, sizeof length);
   }
   std::string dir_;
 };

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // inspect_xclbin: the checks the XRT backend makes on an xclbin before it touches a card.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -33,9 +34,7 @@ class Xclbin : public ::testing::Test {
   std::string write(const std::string& name, const std::vector<char>& bytes) {
     return rnic::tb::write_test_file(dir_, name, bytes);
   }
-  std::string write(const std::string& name, const TestXclbin& spec) {
-    return write(name, build_xclbin(spec));
-  }
+  std::string write(const std::string& name, const TestXclbin& spec) { return write(name, build_xclbin(spec)); }
 
   // inspect_xclbin must throw code with a message containing every part.
   static void expect_error(const std::string& path, Errc code, const std::vector<std::string>& parts) {
@@ -45,8 +44,7 @@ class Xclbin : public ::testing::Test {
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), code) << e.what();
       for (const auto& part : parts)
-        EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-            << "'" << part << "' not in: " << e.what();
+        EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << "'" << part << "' not in: " << e.what();
     }
   }
 
@@ -107,9 +105,7 @@ TEST_F(Xclbin, MissingFile) {
   expect_error(path, Errc::kNoDevice, {path, "cannot open", "No such file"});
 }
 
-TEST_F(Xclbin, DirectoryIsNotAnXclbin) {
-  expect_error(dir_, Errc::kNoDevice, {dir_, "not a regular file"});
-}
+TEST_F(Xclbin, DirectoryIsNotAnXclbin) { expect_error(dir_, Errc::kNoDevice, {dir_, "not a regular file"}); }
 
 TEST_F(Xclbin, EmptyFile) {
   // XRT 2.13's own parser crashes on this one (it reads the header without a size check).
@@ -134,8 +130,8 @@ TEST_F(Xclbin, TruncatedFile) {
 TEST_F(Xclbin, SectionOutsideTheFile) {
   auto bytes = build_xclbin(rnic_test_xclbin());
   const std::uint64_t beyond = bytes.size();
-  std::memcpy(bytes.data() + offsetof(axlf, m_sections) + offsetof(axlf_section_header, m_sectionOffset),
-              &beyond, sizeof beyond);
+  std::memcpy(bytes.data() + offsetof(axlf, m_sections) + offsetof(axlf_section_header, m_sectionOffset), &beyond,
+              sizeof beyond);
   expect_error(write("outside.xclbin", bytes), Errc::kNoDevice, {"lies outside the file"});
 }
 
@@ -155,8 +151,7 @@ TEST_F(Xclbin, WithoutRnicKernelNamesWhatItHas) {
 TEST_F(Xclbin, PrefixOfTheKernelNameIsNotTheKernel) {
   auto spec = rnic_test_xclbin();
   spec.ips = {{"rnic_kernel_v2:rnic_kernel_v2_1", 0x1800000}};
-  expect_error(write("v2.xclbin", spec), Errc::kNoDevice,
-               {"no rnic_kernel IP", "rnic_kernel_v2:rnic_kernel_v2_1"});
+  expect_error(write("v2.xclbin", spec), Errc::kNoDevice, {"no rnic_kernel IP", "rnic_kernel_v2:rnic_kernel_v2_1"});
 }
 
 TEST_F(Xclbin, WithoutIps) {
@@ -246,8 +241,7 @@ TEST_F(Xclbin, CorruptedXclbinsNeverCrash) {
       ++parsed;
     } catch (const Error& e) {
       ASSERT_EQ(e.code(), Errc::kNoDevice) << "round " << round << ": " << e.what();
-      ASSERT_EQ(std::string(e.what()).find("bad_alloc"), std::string::npos)
-          << "round " << round << ": " << e.what();
+      ASSERT_EQ(std::string(e.what()).find("bad_alloc"), std::string::npos) << "round " << round << ": " << e.what();
       ++refused;
     }
   }

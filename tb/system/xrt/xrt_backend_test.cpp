@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // make_xrt_backend on a machine without an Alveo card: the xclbin is judged first, then the missing
 // card is reported as kNoDevice naming the index (no crash, no hang).
 #include <gtest/gtest.h>
@@ -20,8 +21,7 @@ class XrtNoCard : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = rnic::tb::make_test_dir();
-    xclbin_ =
-        rnic::tb::write_test_file(dir_, "rnic.xclbin", rnic::tb::build_xclbin(rnic::tb::rnic_test_xclbin()));
+    xclbin_ = rnic::tb::write_test_file(dir_, "rnic.xclbin", rnic::tb::build_xclbin(rnic::tb::rnic_test_xclbin()));
   }
   void TearDown() override { rnic::tb::remove_test_dir(dir_); }
 
@@ -53,8 +53,7 @@ TEST_F(XrtNoCard, ValidXclbinFailsAtTheDevice) {
     EXPECT_FALSE(contains(e, "xclbin '")) << "the xclbin was fine: " << e.what();
     if (std::getenv("RNIC_EXPECT_XRT_SHIM") != nullptr) {
       // XRT got past its shim loader and looked for the card itself.
-      EXPECT_TRUE(contains(e, "Could not open device with index '" + std::to_string(index) + "'"))
-          << e.what();
+      EXPECT_TRUE(contains(e, "Could not open device with index '" + std::to_string(index) + "'")) << e.what();
       EXPECT_TRUE(contains(e, "xbutil examine")) << e.what();
     }
   }
@@ -72,10 +71,10 @@ TEST_F(XrtNoCard, XclbinIsCheckedBeforeTheDevice) {
     Errc code;
     std::string part;
   };
-  for (const Case& c : {Case{"", Errc::kInvalidArgument, "xrt needs an xclbin: --xclbin or RNIC_XCLBIN"},
-                        Case{absent, Errc::kNoDevice, absent + "': cannot open"},
-                        Case{garbage, Errc::kNoDevice, "no 'xclbin2' magic"},
-                        Case{vadd, Errc::kNoDevice, "no rnic_kernel IP (it contains: vadd:vadd_1)"}}) {
+  for (const Case& c :
+       {Case{"", Errc::kInvalidArgument, "xrt needs an xclbin: --xclbin or RNIC_XCLBIN"},
+        Case{absent, Errc::kNoDevice, absent + "': cannot open"}, Case{garbage, Errc::kNoDevice, "no 'xclbin2' magic"},
+        Case{vadd, Errc::kNoDevice, "no rnic_kernel IP (it contains: vadd:vadd_1)"}}) {
     const Error e = open_error(0, c.path);
     EXPECT_EQ(e.code(), c.code) << e.what();
     EXPECT_TRUE(contains(e, c.part)) << "'" << c.part << "' not in: " << e.what();

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The card-free parts of the XRT backend: argument checks and the published-state file.
 #include "xrt_util.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rnic host driver: one API for the simulated card (rnic-sim) and a real Alveo card (XRT).
 //
 // Shape (as libibverbs users know it):
@@ -63,8 +64,8 @@ class Error : public std::runtime_error {
 
 // Values read from the ID/version/capability registers at open.
 struct DeviceInfo {
-  std::string device;  // the device string it was opened with
-  std::string backend; // "sim" or "xrt"
+  std::string device;   // the device string it was opened with
+  std::string backend;  // "sim" or "xrt"
   std::uint32_t id = 0, version = 0, build_id = 0;
   std::uint32_t data_width = 0, stags = 0, streams = 0, qns = 0, ssn_window = 0;
   // The longest DDP segment the card takes, header included (RFC 5041 4.2/4.3 headers: 14 bytes
@@ -76,8 +77,8 @@ struct DeviceInfo {
 };
 
 struct OpenOptions {
-  std::string xclbin;                 // xrt: the xclbin to load (default: $RNIC_XCLBIN)
-  std::uint32_t cq_log2_entries = 12; // hardware completion ring size
+  std::string xclbin;                  // xrt: the xclbin to load (default: $RNIC_XCLBIN)
+  std::uint32_t cq_log2_entries = 12;  // hardware completion ring size
   // Observer: read registers, counters and the owner's published tables; inject (simulator). No
   // clients, no table writes. rnicctl opens this way so it can look at a card a driver owns.
   bool observer = false;
@@ -90,10 +91,10 @@ struct OpenOptions {
 // Per-client limits (RFC 5041 8.3.2). Zero means "the device default" shown here.
 struct Limits {
   std::uint32_t max_pds = 16;
-  std::uint32_t max_stags = 1024;       // registrations, over all the client's PDs
+  std::uint32_t max_stags = 1024;  // registrations, over all the client's PDs
   std::uint32_t max_stags_per_pd = 512;
   std::uint32_t max_streams = 64;
-  std::uint32_t max_posted = 4096;      // receive buffers posted and not yet completed
+  std::uint32_t max_posted = 4096;               // receive buffers posted and not yet completed
   std::uint64_t max_buffer_bytes = 64ull << 20;  // DMA-able memory allocated
 };
 
@@ -110,7 +111,7 @@ struct Buffer {
   std::uint64_t id = 0;
   std::uint8_t* data = nullptr;  // host mapping
   std::size_t size = 0;
-  std::uint64_t device_addr = 0; // what the card's DMA uses
+  std::uint64_t device_addr = 0;  // what the card's DMA uses
 };
 
 struct Registration {
@@ -121,11 +122,11 @@ struct Registration {
 
 struct RegisterRequest {
   PdId pd = 0;
-  std::uint64_t buffer = 0;   // Buffer::id
-  std::uint64_t offset = 0;   // into the buffer
-  std::uint64_t length = 0;   // > 0, offset + length <= buffer size
+  std::uint64_t buffer = 0;  // Buffer::id
+  std::uint64_t offset = 0;  // into the buffer
+  std::uint64_t length = 0;  // > 0, offset + length <= buffer size
   std::uint32_t access = kRemoteWrite;
-  std::uint64_t base_to = 0;  // TO of the first byte
+  std::uint64_t base_to = 0;            // TO of the first byte
   std::optional<StreamId> bind_stream;  // RFC 5041 8.2: only this stream may use the STag
 };
 
@@ -135,15 +136,15 @@ struct Completion {
   enum class Kind { kTagged, kUntagged, kError, kFlushed };
   Kind kind = Kind::kUntagged;
   StreamId stream = 0;
-  std::uint16_t ssn = 0;         // DDP-SSN of the last segment (or of the failing one)
+  std::uint16_t ssn = 0;  // DDP-SSN of the last segment (or of the failing one)
   // Tagged delivery
   Stag stag = 0;
   // Untagged delivery / flushed receive buffer / order error (qn and msn of the failing segment)
   std::uint32_t qn = 0, msn = 0, length = 0;
-  std::uint64_t buffer = 0;      // Buffer::id of the receive buffer
-  std::uint64_t offset = 0;      // where in it
-  std::uint64_t cookie = 0;      // what post_recv was given
-  std::uint64_t rsvd_ulp = 0;    // RFC 5041 4.2/4.3 Reserved for ULP
+  std::uint64_t buffer = 0;    // Buffer::id of the receive buffer
+  std::uint64_t offset = 0;    // where in it
+  std::uint64_t cookie = 0;    // what post_recv was given
+  std::uint64_t rsvd_ulp = 0;  // RFC 5041 4.2/4.3 Reserved for ULP
   // Error (RFC 5041 7.2)
   std::uint8_t err_type = 0, err_code = 0;
   // Order error: found in DDP-SSN order at delivery (RFC 5041 4.3, 5.3: the segment does not carry
@@ -159,13 +160,13 @@ struct StreamError {
   std::uint8_t err_type = 0, err_code = 0;  // RFC 5041 7.2
   bool order = false;                       // an order error (Completion::order)
   std::uint16_t ssn = 0;
-  std::uint32_t qn = 0, msn = 0;            // order error: the failing segment's
+  std::uint32_t qn = 0, msn = 0;  // order error: the failing segment's
 };
 struct StreamState {
   enum class State { kNormal, kError, kTornDown };
   State state = State::kNormal;  // kTornDown wins over kError; first_error stays set
   std::optional<StreamError> first_error;
-  std::uint64_t errors = 0;      // error completions seen on the stream
+  std::uint64_t errors = 0;  // error completions seen on the stream
   // Completions the card wrote for this stream that name no buffer/STag the driver holds for it (an
   // MSN that is not the head of its queue's posted buffers, an unknown QN or STag). They are never
   // given to the client as deliveries; a nonzero count means the card and the driver disagree.
@@ -274,12 +275,12 @@ class Client {
   // testable). The card expects the same MSN first (QUEUE_CONFIG ARG5). first_msn 0 is
   // kInvalidArgument: QUEUE_CONFIG reads 0 as 1, so MSN 0 is reached only by wrapping.
   void configure_queue(StreamId stream, std::uint32_t qn, std::uint32_t log2_entries, std::uint32_t first_msn = 1);
-  void post_recv(StreamId stream, std::uint32_t qn, std::uint64_t buffer, std::uint64_t offset,
-                 std::uint32_t length, std::uint64_t cookie = 0);
+  void post_recv(StreamId stream, std::uint32_t qn, std::uint64_t buffer, std::uint64_t offset, std::uint32_t length,
+                 std::uint64_t cookie = 0);
   // Fenced (RFC 5041 8.3.1 #6): returns once no write for an earlier segment can follow; completions
   // written before it are returned by poll first, then every buffer still posted as kFlushed.
   void teardown_stream(StreamId stream, Teardown how);
-  void destroy_stream(StreamId stream);                 // after teardown
+  void destroy_stream(StreamId stream);  // after teardown
   // The stream's state: normal, error (with the first error) or torn down; see StreamState.
   StreamState stream_state(StreamId stream);
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command handshake of hw.def's CMD registers: the one implementation every MMIO client runs (the
 // driver core, rnic-sim's cleanup of a vanished owner, the testbenches' kernel driver).
 //

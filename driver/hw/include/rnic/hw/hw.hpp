@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The hardware/software contract of rnic_kernel (rows in hw.def), for the driver and testbenches.
 #pragma once
 
@@ -8,7 +9,7 @@ namespace rnic::hw {
 #define RNIC_CONST(name, value, desc) inline constexpr std::uint32_t k##name = value;
 #define RNIC_REG(name, offset, access, desc) inline constexpr std::uint32_t kReg##name = offset;
 #define RNIC_CMD(name, opcode, desc) inline constexpr std::uint32_t kCmd##name = opcode;
-#define RNIC_FIELD(rec, name, offset, bits, desc) \
+#define RNIC_FIELD(rec, name, offset, bits, desc)                   \
   inline constexpr std::uint32_t k##rec##_##name##_OFFSET = offset; \
   inline constexpr std::uint32_t k##rec##_##name##_BITS = bits;
 #include "rnic/hw/hw.def"

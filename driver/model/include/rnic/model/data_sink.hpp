@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reference model of a DDP Data Sink (RFC 5041 5.3, 5.4, 7.1; RFC 5043 DDP-SSN ordering).
 // It is the executable statement of the semantics the RTL pipeline implements, used by the host demo
 // as a software receiver and by testbenches as the scoreboard's model. Placement goes into a flat
@@ -51,13 +52,13 @@ struct Completion {
   bool is_error = false;
   // Delivery (5.4).
   bool tagged = false;
-  std::uint32_t stag = 0;        // tagged
-  std::uint32_t qn = 0;          // untagged
-  std::uint32_t msn = 0;         // untagged
-  std::uint32_t length = 0;      // untagged: MO + len of the last segment
-  std::uint64_t rsvd_ulp = 0;    // 8 bits tagged, 40 bits untagged
-  std::uint64_t buffer_addr = 0; // untagged: the receive buffer consumed
-  std::uint16_t ssn = 0;         // delivery: DDP-SSN of the last segment; error: of the failing segment
+  std::uint32_t stag = 0;         // tagged
+  std::uint32_t qn = 0;           // untagged
+  std::uint32_t msn = 0;          // untagged
+  std::uint32_t length = 0;       // untagged: MO + len of the last segment
+  std::uint64_t rsvd_ulp = 0;     // 8 bits tagged, 40 bits untagged
+  std::uint64_t buffer_addr = 0;  // untagged: the receive buffer consumed
+  std::uint16_t ssn = 0;          // delivery: DDP-SSN of the last segment; error: of the failing segment
   // Error report (7.1): type/code, segment length, and the DDP header bytes.
   rnic::wire::DdpError error = rnic::wire::DdpError::kLocalCatastrophic;
   std::uint32_t segment_length = 0;
@@ -71,9 +72,9 @@ struct Counters {
   std::uint64_t segments = 0;
   std::uint64_t bytes_placed = 0;
   std::uint64_t messages_delivered = 0;
-  std::uint64_t drops = 0;             // segments silently dropped on a stream in error / torn down
-  std::uint64_t duplicates = 0;        // placed again, nothing else changed (5.3)
-  std::uint64_t access_violations = 0; // reported as TaggedInvalidStag, counted here too
+  std::uint64_t drops = 0;              // segments silently dropped on a stream in error / torn down
+  std::uint64_t duplicates = 0;         // placed again, nothing else changed (5.3)
+  std::uint64_t access_violations = 0;  // reported as TaggedInvalidStag, counted here too
   std::map<rnic::wire::DdpError, std::uint64_t> errors;
 };
 
@@ -117,10 +118,10 @@ class DataSink {
     std::uint64_t addr;
     std::uint32_t length;
   };
-  struct Pending {          // a placed, undelivered segment
+  struct Pending {  // a placed, undelivered segment
     bool last;
-    bool untagged;          // its QN and MSN are in delivery.qn / delivery.msn
-    Completion delivery;    // the message's completion when last
+    bool untagged;        // its QN and MSN are in delivery.qn / delivery.msn
+    Completion delivery;  // the message's completion when last
   };
   struct Stream {
     bool enabled = false;
@@ -139,12 +140,10 @@ class DataSink {
   };
 
   std::optional<rnic::wire::DdpError> validate_tagged(const Stream& s, std::uint32_t stream,
-                                                      const rnic::wire::TaggedHeader& h,
-                                                      std::uint64_t len, std::uint64_t& addr);
-  std::optional<rnic::wire::DdpError> validate_untagged(const Stream& s,
-                                                        const rnic::wire::UntaggedHeader& h,
-                                                        std::uint64_t len, std::uint64_t& addr,
-                                                        RecvBuffer& buf);
+                                                      const rnic::wire::TaggedHeader& h, std::uint64_t len,
+                                                      std::uint64_t& addr);
+  std::optional<rnic::wire::DdpError> validate_untagged(const Stream& s, const rnic::wire::UntaggedHeader& h,
+                                                        std::uint64_t len, std::uint64_t& addr, RecvBuffer& buf);
   void fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, rnic::wire::DdpError e, rnic::wire::ConstBytes segment,
             std::size_t header_len);
   // Delivery in DDP-SSN order (5.3, 5.4). Every released untagged segment must carry its queue's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes SCTP packets (Ethernet / IPv4 / SCTP with a correct CRC32c) to a pcap file through libpcap,
 // so DDP traffic produced by this project can be read by tshark, Wireshark or any pcap tool.
 #pragma once
@@ -23,17 +24,14 @@ struct SctpPacket {
   // CRC32c over the SCTP packet as RFC 4960 Appendix B stores it (the checksum field zeroed first).
   static std::uint32_t checksum(const std::vector<std::uint8_t>& sctp_packet);
   // One SCTP common header + chunks, checksum filled in.
-  static std::vector<std::uint8_t> build(std::uint16_t src_port, std::uint16_t dst_port,
-                                         std::uint32_t verification_tag,
+  static std::vector<std::uint8_t> build(std::uint16_t src_port, std::uint16_t dst_port, std::uint32_t verification_tag,
                                          const std::vector<std::uint8_t>& chunks);
   // A DATA chunk (RFC 4960 3.3.1) padded to 4 bytes: B and E set (one unfragmented message).
-  static std::vector<std::uint8_t> data_chunk(std::uint32_t tsn, std::uint16_t stream_id,
-                                              std::uint16_t stream_seq, std::uint32_t ppid,
-                                              bool unordered, rnic::wire::ConstBytes user_data);
+  static std::vector<std::uint8_t> data_chunk(std::uint32_t tsn, std::uint16_t stream_id, std::uint16_t stream_seq,
+                                              std::uint32_t ppid, bool unordered, rnic::wire::ConstBytes user_data);
   // An INIT chunk (RFC 4960 3.3.2) carrying the given parameters (already encoded, padded here).
   static std::vector<std::uint8_t> init_chunk(std::uint32_t initiate_tag, std::uint16_t streams,
-                                              std::uint32_t initial_tsn,
-                                              const std::vector<std::uint8_t>& parameters);
+                                              std::uint32_t initial_tsn, const std::vector<std::uint8_t>& parameters);
   // Ethernet II + IPv4 (protocol 132) around an SCTP packet.
   static std::vector<std::uint8_t> frame(const SctpEndpoint& src, const SctpEndpoint& dst,
                                          const std::vector<std::uint8_t>& sctp_packet);
@@ -44,8 +42,7 @@ struct SctpPacket {
 // file is byte-for-byte reproducible.
 class SctpCaptureWriter {
  public:
-  SctpCaptureWriter(const std::string& path, SctpEndpoint src, SctpEndpoint dst,
-                    std::uint32_t verification_tag);
+  SctpCaptureWriter(const std::string& path, SctpEndpoint src, SctpEndpoint dst, std::uint32_t verification_tag);
   ~SctpCaptureWriter();
   SctpCaptureWriter(const SctpCaptureWriter&) = delete;
   SctpCaptureWriter& operator=(const SctpCaptureWriter&) = delete;
@@ -53,8 +50,7 @@ class SctpCaptureWriter {
   // INIT with the DDP Adaptation Layer Indication parameter (RFC 5043 5.1, 11.1).
   void write_init_with_adaptation(std::uint16_t streams, std::uint32_t indication);
   // One unordered (the RFC 5043 default) or ordered DATA chunk in its own packet; TSN advances.
-  void write_data(std::uint16_t stream_id, std::uint32_t ppid, rnic::wire::ConstBytes user_data,
-                  bool unordered = true);
+  void write_data(std::uint16_t stream_id, std::uint32_t ppid, rnic::wire::ConstBytes user_data, bool unordered = true);
   std::uint64_t packets_written() const { return packets_; }
   // Flushes and closes the file (the destructor does the same); writing after close() throws.
   void close();

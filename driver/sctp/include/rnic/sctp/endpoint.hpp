@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5043 over usrsctp: one DDP-enabled SCTP endpoint with one association, in this process.
 //
 // usrsctp runs with no threads of its own (usrsctp_init_nothreads), over AF_CONN: every SCTP packet
@@ -37,7 +38,7 @@ inline constexpr std::size_t kMinMaxSegmentSize = 516;  // RFC 5043 9
 inline constexpr std::uint16_t kDefaultStreams = 8;
 
 struct EndpointConfig {
-  std::uint16_t port = 5001;        // this endpoint's SCTP port, nonzero
+  std::uint16_t port = 5001;                // this endpoint's SCTP port, nonzero
   std::uint16_t streams = kDefaultStreams;  // inbound = outbound SCTP streams requested (RFC 5043 8)
   // Sent in INIT / INIT-ACK (5.1, 11.1). nullopt sends none: a plain SCTP endpoint, for tests.
   std::optional<std::uint32_t> adaptation_indication = wire::kDdpAdaptationIndication;
@@ -82,20 +83,19 @@ struct EndpointCounters {
   std::uint64_t segments_delivered = 0;
   std::uint64_t controls_sent = 0;
   std::uint64_t controls_received = 0;
-  std::uint64_t out_of_order = 0;    // chunks that arrived ahead of their DDP-SSN's turn
-  std::uint64_t stale = 0;           // chunks of no session, dropped
-  std::uint64_t violations = 0;      // sessions we terminated for a protocol violation
-  std::uint64_t over_limit = 0;      // Initiates answered Terminate (6.4)
-  std::uint64_t malformed = 0;       // chunks too short, unknown PPID, or on a stream beyond the count
-  std::uint64_t not_ddp_dropped = 0; // data on an association that is not (yet) DDP-enabled
+  std::uint64_t out_of_order = 0;     // chunks that arrived ahead of their DDP-SSN's turn
+  std::uint64_t stale = 0;            // chunks of no session, dropped
+  std::uint64_t violations = 0;       // sessions we terminated for a protocol violation
+  std::uint64_t over_limit = 0;       // Initiates answered Terminate (6.4)
+  std::uint64_t malformed = 0;        // chunks too short, unknown PPID, or on a stream beyond the count
+  std::uint64_t not_ddp_dropped = 0;  // data on an association that is not (yet) DDP-enabled
 };
 
 class Endpoint {
  public:
   using WireOut = std::function<void(wire::ConstBytes sctp_packet)>;
   // One DDP segment, in DDP-SSN order, of an established session.
-  using SegmentSink = std::function<void(std::uint16_t stream, std::uint16_t ddp_ssn,
-                                         wire::ConstBytes ddp_segment)>;
+  using SegmentSink = std::function<void(std::uint16_t stream, std::uint16_t ddp_ssn, wire::ConstBytes ddp_segment)>;
   using SessionHandler = std::function<void(const SessionNotice&)>;
 
   // Throws rnic::Error kInvalidArgument for a bad config or an empty wire_out, kBackend if usrsctp
@@ -110,8 +110,8 @@ class Endpoint {
   void set_segment_sink(SegmentSink s) { sink_ = std::move(s); }
   void set_session_handler(SessionHandler h) { handler_ = std::move(h); }
 
-  void listen();                         // passive
-  void connect(std::uint16_t peer_port); // active: sends INIT
+  void listen();                          // passive
+  void connect(std::uint16_t peer_port);  // active: sends INIT
   // One SCTP packet from the wire, addressed to this endpoint.
   void input(wire::ConstBytes sctp_packet);
   // Reads everything usrsctp has for us (notifications, data), runs the session machines and the
@@ -147,8 +147,7 @@ class Endpoint {
   // The whole message is checked and segmented before the first segment is queued.
   std::uint64_t send_tagged(std::uint16_t stream, std::uint32_t stag, std::uint64_t tagged_offset,
                             std::uint8_t rsvd_ulp, wire::ConstBytes message);
-  std::uint64_t send_untagged(std::uint16_t stream, std::uint32_t qn, std::uint64_t rsvd_ulp,
-                              wire::ConstBytes message);
+  std::uint64_t send_untagged(std::uint16_t stream, std::uint32_t qn, std::uint64_t rsvd_ulp, wire::ConstBytes message);
 
   // Conformance testing only: one unordered DATA chunk with any PPID and user data, bypassing the
   // session machine and the DDP-SSN numbering (to play a peer that breaks RFC 5043 6). Needs kReady.
@@ -176,10 +175,9 @@ class Endpoint {
   void configure_socket();
   void require_ready(const char* what) const;
   Stream& stream_for(std::uint16_t stream, const char* what);
-  void local_control(std::uint16_t stream, wire::SessionFunction f, wire::ConstBytes private_data,
-                     SessionEvent event, const char* what);
-  void queue_control(std::uint16_t stream, Stream& s, wire::SessionFunction f,
-                     wire::ConstBytes private_data);
+  void local_control(std::uint16_t stream, wire::SessionFunction f, wire::ConstBytes private_data, SessionEvent event,
+                     const char* what);
+  void queue_control(std::uint16_t stream, Stream& s, wire::SessionFunction f, wire::ConstBytes private_data);
   void queue_chunk(std::uint16_t stream, std::uint32_t ppid, std::vector<std::uint8_t> data);
   void end_session(Stream& s);
   std::uint64_t send_message(std::uint16_t stream, const wire::MessageSegmenter& m, wire::ConstBytes message);

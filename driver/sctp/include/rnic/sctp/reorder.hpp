@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5043 10: restoring submission order from the DDP-SSN of unordered DATA chunks, per SCTP stream.
 //
 // The receiver accepts a DDP-SSN only if the gap to the next expected one can be accounted for by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5043 6: DDP Stream Sessions as an explicit state machine, one per DDP stream.
 //
 // The table session_transition(state, event) is the whole protocol: every pair of (state, event) has one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rnic-sim message protocol: how a host program (the driver's sim backend, rnicctl, a traffic
 // source) talks to the simulated card. This header is the protocol's one definition; sim/README.md
 // explains it in prose.
@@ -94,17 +95,17 @@ inline constexpr std::uint32_t kRoleOwner = 1;
 struct HelloReq {
   std::uint16_t version;  // kVersion
   std::uint16_t reserved;
-  std::uint32_t role;     // kRoleOwner / kRoleObserver
-  std::uint32_t pid;      // for messages ("owned by pid N")
+  std::uint32_t role;  // kRoleOwner / kRoleObserver
+  std::uint32_t pid;   // for messages ("owned by pid N")
   std::uint32_t reserved2;
 };
 struct HelloRep {
   std::uint16_t version;
   std::uint16_t reserved;
-  std::uint32_t owner_pid;   // pid of the current owner (0: none)
-  std::uint64_t mem_base;    // device address of byte 0 of the memfd
-  std::uint64_t mem_bytes;   // size of the memfd
-  std::uint64_t cycles;      // simulated cycles so far
+  std::uint32_t owner_pid;  // pid of the current owner (0: none)
+  std::uint64_t mem_base;   // device address of byte 0 of the memfd
+  std::uint64_t mem_bytes;  // size of the memfd
+  std::uint64_t cycles;     // simulated cycles so far
 };
 struct MmioReq {
   std::uint32_t offset;
@@ -142,30 +143,44 @@ struct StatusRep {
   std::uint64_t ingress_queued;  // segments waiting at the ingress
   std::uint64_t mem_base;
   std::uint64_t mem_bytes;
-  std::uint64_t mem_used;        // bytes allocated
-  std::uint32_t owner_pid;       // 0: none
-  std::uint32_t clients;         // connected clients
-  std::uint64_t axi_errors;      // AXI accesses outside the memory region (answered SLVERR)
+  std::uint64_t mem_used;    // bytes allocated
+  std::uint32_t owner_pid;   // 0: none
+  std::uint32_t clients;     // connected clients
+  std::uint64_t axi_errors;  // AXI accesses outside the memory region (answered SLVERR)
 };
 
 static_assert(std::is_trivially_copyable_v<StatusRep>);
 
 inline const char* status_name(Status s) {
   switch (s) {
-    case Status::kOk: return "ok";
-    case Status::kBadMagic: return "bad magic";
-    case Status::kBadOp: return "unknown operation";
-    case Status::kBadLength: return "bad message length";
-    case Status::kBadAddress: return "address outside the register map";
-    case Status::kNotOwner: return "operation needs the owner role";
-    case Status::kOwned: return "the card is owned by another client";
-    case Status::kNoMemory: return "out of simulated host memory";
-    case Status::kNotAllocated: return "address was not allocated by this client";
-    case Status::kBusy: return "ingress queue full";
-    case Status::kTimeout: return "timed out";
-    case Status::kBadVersion: return "protocol version mismatch";
-    case Status::kNoHello: return "first message must be HELLO";
-    case Status::kBadArgument: return "bad argument";
+    case Status::kOk:
+      return "ok";
+    case Status::kBadMagic:
+      return "bad magic";
+    case Status::kBadOp:
+      return "unknown operation";
+    case Status::kBadLength:
+      return "bad message length";
+    case Status::kBadAddress:
+      return "address outside the register map";
+    case Status::kNotOwner:
+      return "operation needs the owner role";
+    case Status::kOwned:
+      return "the card is owned by another client";
+    case Status::kNoMemory:
+      return "out of simulated host memory";
+    case Status::kNotAllocated:
+      return "address was not allocated by this client";
+    case Status::kBusy:
+      return "ingress queue full";
+    case Status::kTimeout:
+      return "timed out";
+    case Status::kBadVersion:
+      return "protocol version mismatch";
+    case Status::kNoHello:
+      return "first message must be HELLO";
+    case Status::kBadArgument:
+      return "bad argument";
   }
   return "unknown status";
 }

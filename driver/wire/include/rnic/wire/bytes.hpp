@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Non-owning byte views, network-byte-order (big-endian) and little-endian access.
 #pragma once
 
@@ -26,16 +27,11 @@ struct ConstBytes {
 };
 
 // Big-endian loads; the caller has checked that offset + width <= size.
-inline std::uint16_t load_be16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
-}
+inline std::uint16_t load_be16(const std::uint8_t* p) { return static_cast<std::uint16_t>((p[0] << 8) | p[1]); }
 inline std::uint32_t load_be32(const std::uint8_t* p) {
-  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
-         std::uint32_t{p[3]};
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
 }
-inline std::uint64_t load_be64(const std::uint8_t* p) {
-  return (std::uint64_t{load_be32(p)} << 32) | load_be32(p + 4);
-}
+inline std::uint64_t load_be64(const std::uint8_t* p) { return (std::uint64_t{load_be32(p)} << 32) | load_be32(p + 4); }
 
 // Big-endian appends.
 inline void put_be16(std::vector<std::uint8_t>& out, std::uint16_t v) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5041 section 4: the DDP control field and the tagged / untagged headers.
 // Encoders append in network byte order; decoders never read past the buffer they are given.
 #pragma once
@@ -14,9 +15,9 @@
 
 namespace rnic::wire {
 
-inline constexpr std::uint8_t kDdpVersion = 1;             // DV for RFC 5041 (4.1)
-inline constexpr std::size_t kTaggedHeaderSize = 14;       // control + RsvdULP(8) + STag + TO (4.2)
-inline constexpr std::size_t kUntaggedHeaderSize = 18;     // control + RsvdULP(40) + QN + MSN + MO (4.3)
+inline constexpr std::uint8_t kDdpVersion = 1;          // DV for RFC 5041 (4.1)
+inline constexpr std::size_t kTaggedHeaderSize = 14;    // control + RsvdULP(8) + STag + TO (4.2)
+inline constexpr std::size_t kUntaggedHeaderSize = 18;  // control + RsvdULP(40) + QN + MSN + MO (4.3)
 inline constexpr std::uint64_t kUntaggedRsvdUlpMax = (std::uint64_t{1} << 40) - 1;
 
 // Bits of the control byte, MSB first on the wire: T L Rsvd(4) DV(2).
@@ -55,8 +56,7 @@ struct UntaggedHeader {
   std::uint32_t msn = 0;
   std::uint32_t mo = 0;
   bool operator==(const UntaggedHeader& o) const {
-    return last == o.last && dv == o.dv && rsvd_ulp == o.rsvd_ulp && qn == o.qn && msn == o.msn &&
-           mo == o.mo;
+    return last == o.last && dv == o.dv && rsvd_ulp == o.rsvd_ulp && qn == o.qn && msn == o.msn && mo == o.mo;
   }
 };
 
@@ -66,9 +66,7 @@ inline bool is_tagged(const DdpHeader& h) { return std::holds_alternative<Tagged
 inline bool is_last(const DdpHeader& h) {
   return std::visit([](const auto& x) { return x.last; }, h);
 }
-inline std::size_t header_size(const DdpHeader& h) {
-  return is_tagged(h) ? kTaggedHeaderSize : kUntaggedHeaderSize;
-}
+inline std::size_t header_size(const DdpHeader& h) { return is_tagged(h) ? kTaggedHeaderSize : kUntaggedHeaderSize; }
 
 // Appends the header to out. Fails (and appends nothing) if a field does not fit its width.
 Status encode_header(const DdpHeader& h, std::vector<std::uint8_t>& out);

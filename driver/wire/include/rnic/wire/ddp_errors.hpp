@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The RFC 5041 7.2 error table as one enum: value = (type << 8) | code.
 #pragma once
 
@@ -22,7 +23,9 @@ inline constexpr std::array kAllDdpErrors{
 
 // 4-bit Error Type and 8-bit Error Code of RFC 5041 7.2.
 constexpr std::uint8_t error_type(DdpError e) { return static_cast<std::uint8_t>(static_cast<std::uint16_t>(e) >> 8); }
-constexpr std::uint8_t error_code(DdpError e) { return static_cast<std::uint8_t>(static_cast<std::uint16_t>(e) & 0xFF); }
+constexpr std::uint8_t error_code(DdpError e) {
+  return static_cast<std::uint8_t>(static_cast<std::uint16_t>(e) & 0xFF);
+}
 
 // "TaggedInvalidStag"; "?" for a value outside the table.
 const char* error_name(DdpError e) noexcept;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5043: DDP over SCTP. Payload formats (5.2), the Adaptation Layer Indication (5.1) and PPIDs.
 #pragma once
 
@@ -10,14 +11,14 @@
 
 namespace rnic::wire {
 
-inline constexpr std::uint32_t kPpidDdpSegment = 16;         // DDP Segment Chunk (5.2)
-inline constexpr std::uint32_t kPpidDdpSessionControl = 17;  // DDP Stream Session Control (5.2)
+inline constexpr std::uint32_t kPpidDdpSegment = 16;                     // DDP Segment Chunk (5.2)
+inline constexpr std::uint32_t kPpidDdpSessionControl = 17;              // DDP Stream Session Control (5.2)
 inline constexpr std::uint16_t kAdaptationIndicationParamType = 0xC006;  // RFC 5061 parameter (5.1)
 inline constexpr std::uint16_t kAdaptationIndicationParamLength = 8;
 inline constexpr std::uint32_t kDdpAdaptationIndication = 0x00000001;
-inline constexpr std::size_t kMaxPrivateData = 512;           // 5.2.3
+inline constexpr std::size_t kMaxPrivateData = 512;  // 5.2.3
 inline constexpr std::size_t kDdpSsnSize = 2;
-inline constexpr std::size_t kSessionControlHeaderSize = 4;   // DDP-SSN + function code
+inline constexpr std::size_t kSessionControlHeaderSize = 4;  // DDP-SSN + function code
 
 // 5.2.2: 16-bit DDP-SSN followed by one DDP segment.
 std::vector<std::uint8_t> encode_segment_chunk(std::uint16_t ddp_ssn, ConstBytes ddp_segment);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RFC 5041 5.2 / 5.3: the Data Source splits a ULP message into DDP segments no larger than MULPDU.
 #pragma once
 
@@ -29,12 +30,10 @@ struct SegmentPlan {
 // a zero-length message is exactly one segment with L set (5.2).
 class MessageSegmenter {
  public:
-  static Result<MessageSegmenter> tagged(std::uint32_t stag, std::uint64_t initial_to,
-                                         std::uint8_t rsvd_ulp, std::uint64_t message_length,
-                                         std::size_t mulpdu);
-  static Result<MessageSegmenter> untagged(std::uint32_t qn, std::uint32_t msn,
-                                           std::uint64_t rsvd_ulp, std::uint64_t message_length,
-                                           std::size_t mulpdu);
+  static Result<MessageSegmenter> tagged(std::uint32_t stag, std::uint64_t initial_to, std::uint8_t rsvd_ulp,
+                                         std::uint64_t message_length, std::size_t mulpdu);
+  static Result<MessageSegmenter> untagged(std::uint32_t qn, std::uint32_t msn, std::uint64_t rsvd_ulp,
+                                           std::uint64_t message_length, std::size_t mulpdu);
 
   std::uint64_t segment_count() const { return count_; }
   std::uint64_t message_length() const { return length_; }
@@ -61,10 +60,9 @@ class DataSource {
  public:
   explicit DataSource(std::size_t mulpdu) : mulpdu_(mulpdu) {}
 
-  Result<MessageSegmenter> send_tagged(std::uint32_t stag, std::uint64_t initial_to,
-                                       std::uint8_t rsvd_ulp, std::uint64_t message_length) const;
-  Result<MessageSegmenter> send_untagged(std::uint32_t qn, std::uint64_t rsvd_ulp,
-                                         std::uint64_t message_length);
+  Result<MessageSegmenter> send_tagged(std::uint32_t stag, std::uint64_t initial_to, std::uint8_t rsvd_ulp,
+                                       std::uint64_t message_length) const;
+  Result<MessageSegmenter> send_untagged(std::uint32_t qn, std::uint64_t rsvd_ulp, std::uint64_t message_length);
 
   std::uint32_t next_msn(std::uint32_t qn) const;
   void set_next_msn(std::uint32_t qn, std::uint32_t msn) { next_msn_[qn] = msn; }

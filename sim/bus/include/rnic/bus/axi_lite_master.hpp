@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AXI4-Lite master on rnic_kernel's s_axi_control: blocking read32/write32 that tick the clock until
 // the transaction is done and report a non-OKAY response (or a response without a request) as an error.
 #pragma once
@@ -82,8 +83,8 @@ class AxiLiteMaster : public Component<Top> {
   void wait(Done done, const char* what, std::uint32_t addr) {
     for (unsigned i = 0; !done(); ++i) {
       if (i >= kTimeout) {
-        throw std::runtime_error(std::string("AXI-Lite ") + what + " of 0x" + hex(addr) +
-                                 " did not complete in " + std::to_string(kTimeout) + " cycles");
+        throw std::runtime_error(std::string("AXI-Lite ") + what + " of 0x" + hex(addr) + " did not complete in " +
+                                 std::to_string(kTimeout) + " cycles");
       }
       sim_.tick();
     }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AXI-Stream source on rnic_kernel's s_axis_rx: one packet per DDP segment, tuser = (ssn << 16) | stream
 // on every beat, tkeep all ones but on the last beat (low bytes), optional random idle cycles between
 // beats. Counts packets and the cycles the kernel held the input off (tvalid && !tready); its state does
@@ -32,9 +33,7 @@ struct AxisTiming {
 template <class Top>
 class AxisSource : public Component<Top> {
  public:
-  AxisSource(Sim<Top>& sim, unsigned bus_bytes, std::uint64_t seed) : bytes_(bus_bytes), rng_(seed) {
-    sim.add(this);
-  }
+  AxisSource(Sim<Top>& sim, unsigned bus_bytes, std::uint64_t seed) : bytes_(bus_bytes), rng_(seed) { sim.add(this); }
 
   // Probability of an idle cycle before each beat that is not yet presented.
   void set_idle(double p) { idle_ = p; }

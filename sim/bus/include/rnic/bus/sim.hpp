@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Clock/reset driver for a Verilated rnic_kernel (ap_clk / ap_rst_n), FST dump on request, and the
 // byte/bit accessors for Verilator port types (integers up to 64 bits, VlWide<N> above).
 //
@@ -19,9 +20,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "rnic/bus/verilated_context.hpp"
 #include "verilated.h"
 #include "verilated_fst_c.h"
-#include "rnic/bus/verilated_context.hpp"
 
 namespace rnic::bus {
 

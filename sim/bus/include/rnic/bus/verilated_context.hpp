@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Making a Verilated model's own context current around its construction and destruction.
 //
 // Verilator 5.006 registers a model's scopes (every model built with --assert has some) in the calling

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seed of a randomised test, the one reader of RNIC_TEST_SEED for every testbench:
 //   unset or empty  the test's fixed default seed if it has one, else a fresh random seed;
 //   <decimal>       e.g. RNIC_TEST_SEED=1234;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AXI4 slave on rnic_kernel's m_axi_gmem: a flat host memory (byte addresses from 0) filled with a
 // known pattern, with seeded random ready/latency, checks of the AXI rules the architecture promises
 // (docs/rtl-architecture.md "AXI") and a record of every byte the kernel wrote.
@@ -44,7 +45,7 @@ struct HostMemConfig {
   unsigned r_latency_min = 8;  // cycles from AR to the first R beat
   unsigned r_latency_max = 8;
   bool commit_on_b = true;
-  bool log_w = false;  // keep a log of every W beat (benchmarks)
+  bool log_w = false;       // keep a log of every W beat (benchmarks)
   bool aw_waits_w = false;  // AWREADY only once WVALID of that burst has been seen
   // Bursts touching [lo, hi) get SLVERR (empty when lo >= hi): BRESP (the data is dropped), RRESP
   // on every beat (RDATA still from memory).
@@ -78,12 +79,7 @@ template <class Top>
 class AxiHostMemory : public Component<Top> {
  public:
   AxiHostMemory(Sim<Top>& sim, unsigned bus_bytes, const HostMemConfig& cfg)
-      : sim_(sim),
-        bytes_(bus_bytes),
-        cfg_(cfg),
-        rng_(cfg.seed),
-        mem_(cfg.size),
-        kernel_written_(cfg.size, 0) {
+      : sim_(sim), bytes_(bus_bytes), cfg_(cfg), rng_(cfg.seed), mem_(cfg.size), kernel_written_(cfg.size, 0) {
     for (std::size_t a = 0; a < mem_.size(); ++a) mem_[a] = pattern_byte(a);
     unsigned l = 0;
     while ((1u << l) < bytes_) ++l;
@@ -106,8 +102,8 @@ class AxiHostMemory : public Component<Top> {
   // Called for every kernel write as it lands in memory (the bytes of a burst whose strobes were
   // set, before they change memory), with the cycle. Checks against who owns memory go here: the
   // time a write lands is the time it is checked.
-  using LandHook = std::function<void(const std::vector<std::pair<std::uint64_t, std::uint8_t>>& bytes,
-                                      std::uint64_t cycle)>;
+  using LandHook =
+      std::function<void(const std::vector<std::pair<std::uint64_t, std::uint8_t>>& bytes, std::uint64_t cycle)>;
   void set_land_hook(LandHook h) { land_hook_ = std::move(h); }
 
   // ---- statistics -------------------------------------------------------------------------------
@@ -115,9 +111,9 @@ class AxiHostMemory : public Component<Top> {
   std::uint64_t b_count() const { return b_count_; }
   std::uint64_t ar_count() const { return ar_count_; }
   std::uint64_t w_beats() const { return w_beats_; }
-  std::uint64_t b_errors() const { return b_errors_; }          // B responses SLVERR
+  std::uint64_t b_errors() const { return b_errors_; }            // B responses SLVERR
   std::uint64_t r_error_beats() const { return r_error_beats_; }  // R beats SLVERR
-  std::uint64_t w_before_aw() const { return w_before_aw_; }    // bursts whose W began before their AW
+  std::uint64_t w_before_aw() const { return w_before_aw_; }      // bursts whose W began before their AW
   // Nothing accepted and not yet answered.
   bool idle() const { return bursts_.empty() && b_q_.empty() && reads_.empty(); }
   std::uint64_t last_activity() const { return last_activity_; }
@@ -312,8 +308,7 @@ class AxiHostMemory : public Component<Top> {
       // W ahead of its AW handshake: allowed for the burst whose AW is presented now (and not
       // accepted in this cycle: that one is in bursts_ already), if no other W went ahead.
       const bool presented = t.m_axi_gmem_awvalid && !awready_;
-      const bool other_ahead =
-          std::any_of(bursts_.begin(), bursts_.end(), [](const Burst& x) { return !x.aw_done; });
+      const bool other_ahead = std::any_of(bursts_.begin(), bursts_.end(), [](const Burst& x) { return !x.aw_done; });
       if (!presented || other_ahead) {
         error(cycle, "W beat without an outstanding AW");
         return;
@@ -326,8 +321,8 @@ class AxiHostMemory : public Component<Top> {
     const std::uint64_t base = b.addr + std::uint64_t{b.beat} * bytes_;
     const bool last = b.beat == b.len;
     if (static_cast<bool>(t.m_axi_gmem_wlast) != last) {
-      error(cycle, "WLAST " + std::to_string(t.m_axi_gmem_wlast) + " on beat " + std::to_string(b.beat) +
-                       " of a " + std::to_string(b.len + 1) + "-beat burst at 0x" + hex(b.addr));
+      error(cycle, "WLAST " + std::to_string(t.m_axi_gmem_wlast) + " on beat " + std::to_string(b.beat) + " of a " +
+                       std::to_string(b.len + 1) + "-beat burst at 0x" + hex(b.addr));
     }
     unsigned strobes = 0;
     for (unsigned i = 0; i < bytes_; ++i) {

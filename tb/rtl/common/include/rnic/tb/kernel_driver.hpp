@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the host driver does to rnic_kernel, over AXI4-Lite and host memory (hw.def is the contract):
 // identification, the completion ring, commands, receive-buffer posting and completion polling.
 #pragma once
@@ -13,8 +14,8 @@
 
 #include "rnic/hw/command.hpp"
 #include "rnic/hw/hw.hpp"
-#include "rnic/tb/sim.hpp"
 #include "rnic/tb/host_memory.hpp"
+#include "rnic/tb/sim.hpp"
 #include "rnic/wire/bytes.hpp"
 
 namespace rnic::tb {
@@ -64,8 +65,8 @@ inline std::string Cqe::str() const {
   std::snprintf(b, sizeof b,
                 "stream %u flags 0x%x (%s%s) type 0x%x code 0x%02x ssn %u stag/qn 0x%08x msn 0x%08x "
                 "length %u rsvd_ulp 0x%llx",
-                stream, flags, error() ? "error" : "delivery", tagged() ? ", tagged" : "", err_type, err_code,
-                ssn, stag_qn, msn, length, static_cast<unsigned long long>(rsvd_ulp));
+                stream, flags, error() ? "error" : "delivery", tagged() ? ", tagged" : "", err_type, err_code, ssn,
+                stag_qn, msn, length, static_cast<unsigned long long>(rsvd_ulp));
   return b;
 }
 
@@ -114,8 +115,8 @@ class KernelDriver {
     mmio_.write32(kRegCQ_BASE_HI, static_cast<std::uint32_t>(base >> 32));
     mmio_.write32(kRegCQ_LOG2_SIZE, log2);
     if (mmio_.read32(kRegCQ_BASE_LO) != static_cast<std::uint32_t>(base) || mmio_.read32(kRegCQ_LOG2_SIZE) != log2) {
-      throw std::runtime_error("cq_setup: the card did not take the ring configuration (log2 " +
-                               std::to_string(log2) + ")");
+      throw std::runtime_error("cq_setup: the card did not take the ring configuration (log2 " + std::to_string(log2) +
+                               ")");
     }
     mmio_.write32(kRegCQ_CTRL, 1);
     cq_base_ = base;
@@ -149,10 +150,10 @@ class KernelDriver {
   // the refused bit.
   bool command(std::uint32_t op, const std::vector<std::uint32_t>& args) {
     const std::uint64_t t0 = sim_.cycle();
-    const std::optional<hw::CmdStatus> st = hw::run_command(
-        [this](std::uint32_t off) { return mmio_.read32(off); },
-        [this](std::uint32_t off, std::uint32_t v) { mmio_.write32(off, v); },
-        [&] { return sim_.cycle() - t0 <= kCmdTimeout; }, op, args.data(), args.size());
+    const std::optional<hw::CmdStatus> st =
+        hw::run_command([this](std::uint32_t off) { return mmio_.read32(off); },
+                        [this](std::uint32_t off, std::uint32_t v) { mmio_.write32(off, v); },
+                        [&] { return sim_.cycle() - t0 <= kCmdTimeout; }, op, args.data(), args.size());
     if (!st) {
       throw std::runtime_error("command " + std::to_string(op) + " still busy after " + std::to_string(kCmdTimeout) +
                                " cycles");
@@ -171,16 +172,16 @@ class KernelDriver {
     if (a.remote_read) flags |= hw::kStagArgRemoteRead;
     if (a.bound_stream) flags |= hw::kStagArgBound;
     const bool refused =
-        command(hw::kCmdSTAG_WRITE, {a.index, flags, a.pd, a.bound_stream.value_or(0), lo(a.base_to),
-                                     hi(a.base_to), lo(a.length), hi(a.length), lo(a.host_addr), hi(a.host_addr)});
+        command(hw::kCmdSTAG_WRITE, {a.index, flags, a.pd, a.bound_stream.value_or(0), lo(a.base_to), hi(a.base_to),
+                                     lo(a.length), hi(a.length), lo(a.host_addr), hi(a.host_addr)});
     const std::uint32_t stag = mmio_.read32(hw::kRegCMD_RESULT);
     if (refused) {
       if (stag != 0) sim_.errors().add(sim_.cycle(), "CMD_RESULT not 0 after a refused STAG_WRITE");
       return true;
     }
     if ((stag >> 8) != a.index) {
-      sim_.errors().add(sim_.cycle(), "CMD_RESULT " + std::to_string(stag) + " names another index than " +
-                                          std::to_string(a.index));
+      sim_.errors().add(sim_.cycle(),
+                        "CMD_RESULT " + std::to_string(stag) + " names another index than " + std::to_string(a.index));
     }
     a.key = static_cast<std::uint8_t>(stag & 0xFFu);
     return false;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rnic_kernel verification environment: the Verilated kernel with its bus functional models,
 // a test driver, and the software Data Sink (driver/model) as scoreboard.
 //
@@ -39,9 +40,9 @@
 
 #include "rnic/hw/hw.hpp"
 #include "rnic/model/data_sink.hpp"
-#include "rnic/tb/sim.hpp"
 #include "rnic/tb/host_memory.hpp"
 #include "rnic/tb/kernel_driver.hpp"
+#include "rnic/tb/sim.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/ddp_errors.hpp"
 #include "rnic/wire/segmentation.hpp"
@@ -101,8 +102,7 @@ inline std::vector<std::vector<std::uint8_t>> untagged_message(std::uint32_t qn,
   return out;
 }
 // One segment with an explicit header (DV, L, TO, MO... as the test wants them).
-inline std::vector<std::uint8_t> segment(const rnic::wire::DdpHeader& h,
-                                         const std::vector<std::uint8_t>& payload) {
+inline std::vector<std::uint8_t> segment(const rnic::wire::DdpHeader& h, const std::vector<std::uint8_t>& payload) {
   return rnic::wire::encode_segment(h, payload).value();
 }
 
@@ -453,8 +453,8 @@ class KernelEnv {
     const std::uint8_t* m = mem_->data();
     for (std::size_t a = 0; a < w.size(); ++a) {
       if (!allowed_[a] && !host_owned_[a] && m[a] != pattern_byte(a)) {
-        const std::size_t b = run_end(
-            a, [&](std::size_t x) { return !allowed_[x] && !host_owned_[x] && m[x] != pattern_byte(x); });
+        const std::size_t b =
+            run_end(a, [&](std::size_t x) { return !allowed_[x] && !host_owned_[x] && m[x] != pattern_byte(x); });
         if (reported++ < 8) out += "host memory changed outside every buffer: " + range_str(a, b) + "\n";
         a = b;
       }
@@ -475,8 +475,8 @@ class KernelEnv {
         const std::size_t b = run_end(a, [&](std::size_t x) { return k[x] != m[x]; });
         if (reported++ < 8) {
           char buf[96];
-          std::snprintf(buf, sizeof buf, " (first byte: kernel 0x%02x model 0x%02x, pattern 0x%02x)", k[a],
-                        m[a], pattern_byte(a));
+          std::snprintf(buf, sizeof buf, " (first byte: kernel 0x%02x model 0x%02x, pattern 0x%02x)", k[a], m[a],
+                        pattern_byte(a));
           out += "host memory differs from the model: " + range_str(a, b) + buf + "\n";
         }
         a = b;
@@ -491,9 +491,8 @@ class KernelEnv {
       const auto it = counter_offsets_.find(c.name);
       const std::uint64_t off = it == counter_offsets_.end() ? 0 : it->second;
       if (c.kernel - off != c.model)
-        out += "counter " + c.name + ": kernel " + std::to_string(c.kernel) + ", model " +
-               std::to_string(c.model) + (off != 0 ? " (+ " + std::to_string(off) + " since a resync)" : "") +
-               "\n";
+        out += "counter " + c.name + ": kernel " + std::to_string(c.kernel) + ", model " + std::to_string(c.model) +
+               (off != 0 ? " (+ " + std::to_string(off) + " since a resync)" : "") + "\n";
     }
     return out;
   }
@@ -513,17 +512,16 @@ class KernelEnv {
     std::string str() const {
       char b[200];
       if (c.is_error && c.order) {
-        std::snprintf(b, sizeof b, "order error %s ssn %u qn %u msn 0x%08x", rnic::wire::error_name(c.error),
-                      ssn, c.qn, c.msn);
+        std::snprintf(b, sizeof b, "order error %s ssn %u qn %u msn 0x%08x", rnic::wire::error_name(c.error), ssn, c.qn,
+                      c.msn);
       } else if (c.is_error) {
-        std::snprintf(b, sizeof b, "error %s ssn %u length %u", rnic::wire::error_name(c.error), ssn,
-                      c.segment_length);
+        std::snprintf(b, sizeof b, "error %s ssn %u length %u", rnic::wire::error_name(c.error), ssn, c.segment_length);
       } else if (c.tagged) {
         std::snprintf(b, sizeof b, "tagged delivery stag 0x%08x ssn %u rsvd_ulp 0x%llx", c.stag, ssn,
                       static_cast<unsigned long long>(c.rsvd_ulp));
       } else {
-        std::snprintf(b, sizeof b, "untagged delivery qn %u msn 0x%08x length %u ssn %u rsvd_ulp 0x%llx",
-                      c.qn, c.msn, c.length, ssn, static_cast<unsigned long long>(c.rsvd_ulp));
+        std::snprintf(b, sizeof b, "untagged delivery qn %u msn 0x%08x length %u ssn %u rsvd_ulp 0x%llx", c.qn, c.msn,
+                      c.length, ssn, static_cast<unsigned long long>(c.rsvd_ulp));
       }
       return b;
     }
@@ -539,13 +537,12 @@ class KernelEnv {
   std::vector<CounterPair> counter_pairs() {
     using namespace rnic::hw;
     const auto& mc = model_->counters();
-    std::vector<CounterPair> v = {
-        {"SEGMENTS", counter(kRegCNT_SEGMENTS_LO), mc.segments},
-        {"BYTES", counter(kRegCNT_BYTES_LO), mc.bytes_placed},
-        {"MESSAGES", counter(kRegCNT_MESSAGES_LO), mc.messages_delivered},
-        {"DROPS", counter(kRegCNT_DROPS_LO), mc.drops},
-        {"ACCESS", counter(kRegCNT_ACCESS_LO), mc.access_violations},
-        {"DUPLICATES", counter(kRegCNT_DUPLICATES_LO), mc.duplicates}};
+    std::vector<CounterPair> v = {{"SEGMENTS", counter(kRegCNT_SEGMENTS_LO), mc.segments},
+                                  {"BYTES", counter(kRegCNT_BYTES_LO), mc.bytes_placed},
+                                  {"MESSAGES", counter(kRegCNT_MESSAGES_LO), mc.messages_delivered},
+                                  {"DROPS", counter(kRegCNT_DROPS_LO), mc.drops},
+                                  {"ACCESS", counter(kRegCNT_ACCESS_LO), mc.access_violations},
+                                  {"DUPLICATES", counter(kRegCNT_DUPLICATES_LO), mc.duplicates}};
     for (auto e : rnic::wire::kAllDdpErrors) {
       auto it = mc.errors.find(e);
       v.push_back({rnic::wire::error_name(e), error_counter(e), it == mc.errors.end() ? 0 : it->second});
@@ -606,7 +603,7 @@ class KernelEnv {
       if (e.c.is_error) {
         e.ssn = e.c.ssn;
         if (e.c.order) sh.placed.clear();  // nothing more is delivered on the stream
-      } else {  // walk the shadow exactly as the model's in-order delivery did
+      } else {                             // walk the shadow exactly as the model's in-order delivery did
         for (;;) {
           auto it = sh.placed.find(sh.next);
           if (it == sh.placed.end())
@@ -658,8 +655,7 @@ class KernelEnv {
         if (buf == nullptr || r.addr < buf->first || r.addr + r.len > buf->first + buf->second) {
           ++mismatches_;
           errors().add(cyc, "completion names a buffer its message was not (only) placed in: " + e.str() +
-                                ", a placement at 0x" + hex(r.addr) + " of " + std::to_string(r.len) +
-                                " bytes");
+                                ", a placement at 0x" + hex(r.addr) + " of " + std::to_string(r.len) + " bytes");
           break;
         }
       }
@@ -670,8 +666,8 @@ class KernelEnv {
     for (const Range& r : e.ranges) {
       for (std::uint64_t a = r.addr; a < r.addr + r.len; ++a) {
         if (owner_[a] == r.serial && !excused_[a] && km[a] != mm[a]) {
-          errors().add(cyc, "completion visible before its data: " + e.str() + " byte 0x" + hex(a) +
-                                " not yet written");
+          errors().add(cyc,
+                       "completion visible before its data: " + e.str() + " byte 0x" + hex(a) + " not yet written");
           break;
         }
       }
@@ -691,8 +687,7 @@ class KernelEnv {
     const auto& c = e.c;
     std::string d;
     auto chk = [&d](const char* what, std::uint64_t got, std::uint64_t want) {
-      if (got != want)
-        d += std::string(what) + " " + std::to_string(got) + " != " + std::to_string(want) + "; ";
+      if (got != want) d += std::string(what) + " " + std::to_string(got) + " != " + std::to_string(want) + "; ";
     };
     chk("error flag", k.error(), c.is_error);
     chk("ssn", k.ssn, e.ssn);
@@ -748,15 +743,13 @@ class KernelEnv {
   }
   void mark(std::vector<std::uint8_t>& map, std::uint64_t addr, std::uint64_t len) {
     if (addr >= map.size()) return;
-    const std::uint64_t end =
-        std::min<std::uint64_t>(map.size(), len > map.size() - addr ? map.size() : addr + len);
-    std::fill(map.begin() + static_cast<std::ptrdiff_t>(addr), map.begin() + static_cast<std::ptrdiff_t>(end),
-              1);
+    const std::uint64_t end = std::min<std::uint64_t>(map.size(), len > map.size() - addr ? map.size() : addr + len);
+    std::fill(map.begin() + static_cast<std::ptrdiff_t>(addr), map.begin() + static_cast<std::ptrdiff_t>(end), 1);
   }
   void expect_eq(const char* what, std::uint64_t got, std::uint64_t want) {
     if (got != want) {
-      errors().add(sim_->cycle(), std::string(what) + " reads " + std::to_string(got) + ", expected " +
-                                      std::to_string(want));
+      errors().add(sim_->cycle(),
+                   std::string(what) + " reads " + std::to_string(got) + ", expected " + std::to_string(want));
     }
   }
 
@@ -771,8 +764,7 @@ class KernelEnv {
   std::unique_ptr<rnic::model::HostMemory> model_mem_;
   std::unique_ptr<rnic::model::DataSink> model_;
   std::map<std::uint32_t, StagArgs> stags_;
-  std::map<std::pair<std::uint32_t, std::uint32_t>,
-           std::map<std::uint32_t, std::pair<std::uint64_t, std::uint32_t>>>
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::map<std::uint32_t, std::pair<std::uint64_t, std::uint32_t>>>
       bufs_;
   std::vector<std::uint32_t> owner_;
   std::vector<std::uint8_t> allowed_, host_owned_, excused_;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The packed types rnic_kernel's stages hand each other (rnic_seg_t, rnic_lookup_t, rnic_verdict_t,
 // rnic_dlv_t and their enums) in C++, expanded from driver/hw/include/rnic/hw/structs.def, the rows
 // rtl/rnic_structs.svh is generated from: a member added, removed, resized or moved there changes the
@@ -86,8 +87,7 @@ template <class T>
 void take_bytes(const T& sig, std::uint8_t* p, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     if constexpr (std::is_integral_v<T>) {
-      p[i] =
-          i < sizeof(T) ? static_cast<std::uint8_t>(static_cast<std::uint64_t>(sig) >> (8 * i)) : 0;
+      p[i] = i < sizeof(T) ? static_cast<std::uint8_t>(static_cast<std::uint64_t>(sig) >> (8 * i)) : 0;
     } else {
       constexpr std::size_t kWords = sizeof(sig.m_storage) / sizeof(sig.m_storage[0]);
       p[i] = i / 4 < kWords ? static_cast<std::uint8_t>(sig.m_storage[i / 4] >> (8 * (i % 4))) : 0;
@@ -113,9 +113,9 @@ template <unsigned W>
 struct FieldType<W, std::enable_if_t<(W >= 1 && W <= 64)>> {
   using type = std::conditional_t<
       W == 1, bool,
-      std::conditional_t<W <= 8, std::uint8_t,
-                         std::conditional_t<W <= 16, std::uint16_t,
-                                            std::conditional_t<W <= 32, std::uint32_t, std::uint64_t>>>>;
+      std::conditional_t<
+          W <= 8, std::uint8_t,
+          std::conditional_t<W <= 16, std::uint16_t, std::conditional_t<W <= 32, std::uint32_t, std::uint64_t>>>>;
 };
 template <unsigned W>
 using field_t = typename FieldType<W>::type;
@@ -128,29 +128,29 @@ inline constexpr bool kIsRtlStruct = false;
 
 // Enums (C++ names and values from the .def), each also named by its SV type (rnic_item_e, ...), and
 // structs with every member zero.
-#define RNIC_ENUM(type, cpp, bits, typed, desc) \
-  enum cpp : std::uint32_t;                     \
-  using type = cpp;                             \
-  template <>                                   \
+#define RNIC_ENUM(type, cpp, bits, typed, desc)  \
+  enum cpp : std::uint32_t;                      \
+  using type = cpp;                              \
+  template <>                                    \
   inline constexpr unsigned kBitsOf<cpp> = bits; \
   enum cpp : std::uint32_t {
 #define RNIC_ENUM_VALUE(type, name, cpp, value, desc) cpp = value,
 #define RNIC_ENUM_END(type) \
   }                         \
   ;
-#define RNIC_STRUCT(type, cpp, desc)             \
-  struct cpp;                                    \
-  using type = cpp;                              \
-  template <>                                    \
+#define RNIC_STRUCT(type, cpp, desc)              \
+  struct cpp;                                     \
+  using type = cpp;                               \
+  template <>                                     \
   inline constexpr bool kIsRtlStruct<cpp> = true; \
   struct cpp {
 #define RNIC_MEMBER(type, field, bits, desc) field_t<bits> field{};
 #define RNIC_MEMBER_T(type, field, member_type, desc) member_type field{};
-#define RNIC_STRUCT_END(type)                 \
-  std::string str() const;                    \
-  bool operator==(const type& o) const;       \
+#define RNIC_STRUCT_END(type)                                    \
+  std::string str() const;                                       \
+  bool operator==(const type& o) const;                          \
   bool operator!=(const type& o) const { return !(*this == o); } \
-  }                                           \
+  }                                                              \
   ;
 #include "rnic/hw/structs.def"
 
@@ -165,8 +165,8 @@ inline constexpr bool kIsRtlStruct = false;
 
 // visit_fields(s, v): v(name, bits, member) for each member of s in declaration order (most
 // significant first); s const or not.
-#define RNIC_STRUCT(type, cpp, desc)                                                        \
-  template <class S, class V>                                                               \
+#define RNIC_STRUCT(type, cpp, desc) \
+  template <class S, class V>        \
   std::enable_if_t<std::is_same_v<std::remove_const_t<S>, cpp>> visit_fields(S& s, V&& v) {
 #define RNIC_MEMBER(type, field, bits, desc) v(#field, bits, s.field);
 #define RNIC_MEMBER_T(type, field, member_type, desc) v(#field, kBitsOf<member_type>, s.field);
@@ -314,13 +314,13 @@ S get(const Sig& sig) {
 
 // str(): "{member value ...}" (1..8-bit members decimal, wider ones hex, byte arrays byte 0 first);
 // ==: equal as packed (every member within its width).
-#define RNIC_STRUCT(type, cpp, desc)                                                 \
-  inline std::string cpp::str() const {                                              \
-    std::string out = "{";                                                           \
-    detail::Printer p{out};                                                          \
-    visit_fields(*this, p);                                                          \
-    return out + "}";                                                                \
-  }                                                                                  \
+#define RNIC_STRUCT(type, cpp, desc)    \
+  inline std::string cpp::str() const { \
+    std::string out = "{";              \
+    detail::Printer p{out};             \
+    visit_fields(*this, p);             \
+    return out + "}";                   \
+  }                                     \
   inline bool cpp::operator==(const cpp& o) const { return pack(*this).bytes() == pack(o).bytes(); }
 #include "rnic/hw/structs.def"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The testbenches' view of the simulation bus models (sim/bus: clock/reset, FST dump, port accessors,
 // AXI4-Lite master, AXI-Stream source), which the simulator uses too, plus the seed of a test.
 #pragma once

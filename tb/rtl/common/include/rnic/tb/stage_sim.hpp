@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The clock harness of the unit testbenches (datapath, validate): a Verilated block with clk_i and
 // rst_ni. The whole kernel (ap_clk / ap_rst_n) has rnic/tb/sim.hpp.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A real rnic-sim process for a system test: started on a unique socket in a fresh temporary
 // directory, ready once it accepts connections, stopped with SIGTERM (it must exit 0 and remove its
 // socket). Header-only; link rnic_systest_common (RNIC_SIM_BINARY is the built rnic-sim).
@@ -85,7 +86,7 @@ class SimProcess {
 
   const std::string& socket() const { return socket_; }
   std::string device_string() const { return "sim:" + socket_; }  // what Device::open takes
-  const std::string& dir() const { return dir_; }  // private temporary directory, removed at the end
+  const std::string& dir() const { return dir_; }                 // private temporary directory, removed at the end
   pid_t pid() const { return pid_; }
   bool running() const { return pid_ > 0; }
 
