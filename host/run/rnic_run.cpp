@@ -413,7 +413,6 @@ int run(const Options& o) {
       std::fflush(stdout);
     }
   }
-  const std::uint64_t cycles = data_cycles;  // the data phase: injection to quiet, summed over the batches
 
   const Counters mid = dev->counters();
   check(mid.segments - start.segments == total_segments,
@@ -573,8 +572,8 @@ int run(const Options& o) {
   fmt::print(
       "rnic-run: summary: {} messages, {} segments, {} bytes, {} errors reported as expected, dropped {}, "
       "{} cycles, {:.2f} bytes per cycle (data phase)\n",
-      o.messages, total_segments, total_bytes, errs, end.drops - start.drops, cycles,
-      cycles == 0 ? 0.0 : static_cast<double>(total_bytes) / static_cast<double>(cycles));
+      o.messages, total_segments, total_bytes, errs, end.drops - start.drops, data_cycles,
+      data_cycles == 0 ? 0.0 : static_cast<double>(total_bytes) / static_cast<double>(data_cycles));
   // Every completion the card wrote named a buffer or STag the driver held (issue 11: none unmatched).
   const std::uint64_t unmatched = end.unmatched_completions.value_or(0);
   fmt::print("rnic-run: completions the driver could not match: {}\n", unmatched);

@@ -75,7 +75,8 @@ struct Row {
   std::string note;
 };
 
-Row run_case(const Options& o, bool tagged, unsigned size, unsigned align) {
+// The kernel at its default parameters (what a card is built with) and the host memory's fixed latencies.
+EnvConfig bench_config(const Options& o) {
   EnvConfig cfg;
   cfg.params.data_width = 512;
   cfg.params.stag_entries = 4096;
@@ -88,6 +89,11 @@ Row run_case(const Options& o, bool tagged, unsigned size, unsigned align) {
   cfg.mem.b_latency_min = cfg.mem.b_latency_max = o.b_latency;
   cfg.mem.r_latency_min = cfg.mem.r_latency_max = o.r_latency;
   cfg.mem.commit_on_b = false;
+  return cfg;
+}
+
+Row run_case(const Options& o, bool tagged, unsigned size, unsigned align) {
+  EnvConfig cfg = bench_config(o);
   cfg.mem.log_w = true;
   cfg.quiet_cycles = 100;
   Env env(cfg);
@@ -219,18 +225,7 @@ double median(std::vector<double> v) {
 }
 
 Speed measure_speed(const Options& o) {
-  EnvConfig cfg;
-  cfg.params.data_width = 512;
-  cfg.params.stag_entries = 4096;
-  cfg.params.num_streams = 256;
-  cfg.params.num_qns = 4;
-  cfg.params.ssn_window = 64;
-  cfg.params.max_seg_bytes = 16384;
-  cfg.use_model = false;
-  cfg.seed = 1;
-  cfg.mem.b_latency_min = cfg.mem.b_latency_max = o.b_latency;
-  cfg.mem.r_latency_min = cfg.mem.r_latency_max = o.r_latency;
-  cfg.mem.commit_on_b = false;
+  EnvConfig cfg = bench_config(o);
   cfg.mem.log_w = false;  // the log would grow with the run
   Env env(cfg);
   env.start(10);
