@@ -338,13 +338,9 @@ class SimBackend final : public Backend, public SimPort {
   // a blocking send once its queue is full).
   static void send_request(Conn& c, const std::string& where, Op op, std::uint32_t seq, const void* payload,
                            std::size_t n, Clock::time_point deadline, std::chrono::milliseconds timeout) {
-    proto::Header h{proto::kMagic, static_cast<std::uint16_t>(op), 0, seq, static_cast<std::uint32_t>(n)};
-    iovec out[2] = {{&h, sizeof h}, {const_cast<void*>(payload), n}};
-    msghdr m{};
-    m.msg_iov = out;
-    m.msg_iovlen = n > 0 ? 2 : 1;
+    const proto::Header h{proto::kMagic, static_cast<std::uint16_t>(op), 0, seq, static_cast<std::uint32_t>(n)};
     for (;;) {
-      const ssize_t s = ::sendmsg(c.fd.get(), &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+      const ssize_t s = proto::send_message(c.fd.get(), h, payload, n);
       if (s >= 0) return;
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) throw Error(Errc::kBackend, where + ": " + sys_error("send"));

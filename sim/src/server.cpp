@@ -296,23 +296,10 @@ class Server::Impl {
   void reply(Client& c, const proto::Header& req, Status st, const void* payload = nullptr, std::size_t n = 0,
              int pass_fd = -1) {
     if (c.dead) return;
-    proto::Header h{proto::kMagic, req.op, static_cast<std::uint16_t>(st), req.seq, static_cast<std::uint32_t>(n)};
-    iovec iov[2] = {{&h, sizeof h}, {const_cast<void*>(payload), n}};
-    msghdr m{};
-    m.msg_iov = iov;
-    m.msg_iovlen = n > 0 ? 2 : 1;
-    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-    if (pass_fd >= 0) {
-      m.msg_control = ctl;
-      m.msg_controllen = sizeof ctl;
-      cmsghdr* cm = CMSG_FIRSTHDR(&m);
-      cm->cmsg_level = SOL_SOCKET;
-      cm->cmsg_type = SCM_RIGHTS;
-      cm->cmsg_len = CMSG_LEN(sizeof(int));
-      std::memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-    }
+    const proto::Header h{proto::kMagic, req.op, static_cast<std::uint16_t>(st), req.seq,
+                          static_cast<std::uint32_t>(n)};
     // Never block on a client that does not read its replies: it is dropped instead.
-    if (::sendmsg(c.fd.get(), &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+    if (proto::send_message(c.fd.get(), h, payload, n, pass_fd) < 0) {
       log("rnic-sim: client {}: {}", c.id, errno_text("send"));
       c.dead = true;
     }

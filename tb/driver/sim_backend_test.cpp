@@ -97,22 +97,8 @@ class FakeSim {
   };
 
   void send_reply(int fd, const proto::Header& req, const void* p, std::size_t n, int pass_fd = -1) {
-    proto::Header h{proto::kMagic, req.op, 0, req.seq, static_cast<std::uint32_t>(n)};
-    iovec iov[2] = {{&h, sizeof h}, {const_cast<void*>(p), n}};
-    msghdr m{};
-    m.msg_iov = iov;
-    m.msg_iovlen = n > 0 ? 2 : 1;
-    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-    if (pass_fd >= 0) {
-      m.msg_control = ctl;
-      m.msg_controllen = sizeof ctl;
-      cmsghdr* cm = CMSG_FIRSTHDR(&m);
-      cm->cmsg_level = SOL_SOCKET;
-      cm->cmsg_type = SCM_RIGHTS;
-      cm->cmsg_len = CMSG_LEN(sizeof(int));
-      std::memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
-    }
-    ::sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
+    const proto::Header h{proto::kMagic, req.op, 0, req.seq, static_cast<std::uint32_t>(n)};
+    proto::send_message(fd, h, p, n, pass_fd);
   }
 
   void serve(std::size_t index, int fd) {

@@ -22,6 +22,11 @@
 // every stream the owner programmed, then frees its memory, so nothing it left behind can be written.
 #pragma once
 
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -183,6 +188,28 @@ inline const char* status_name(Status s) {
       return "bad argument";
   }
   return "unknown status";
+}
+
+// Sends one message, header and payload, with `pass_fd` attached (SCM_RIGHTS) when >= 0. Never blocks
+// (MSG_DONTWAIT) and never raises SIGPIPE; returns sendmsg's result (errno set on failure). Both sides send
+// with it: the simulator its replies, the driver its requests.
+inline ssize_t send_message(int fd, const Header& h, const void* payload, std::size_t n, int pass_fd = -1) {
+  Header copy = h;
+  iovec iov[2] = {{&copy, sizeof copy}, {const_cast<void*>(payload), n}};
+  msghdr m{};
+  m.msg_iov = iov;
+  m.msg_iovlen = n > 0 ? 2 : 1;
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+  if (pass_fd >= 0) {
+    m.msg_control = ctl;
+    m.msg_controllen = sizeof ctl;
+    cmsghdr* cm = CMSG_FIRSTHDR(&m);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    std::memcpy(CMSG_DATA(cm), &pass_fd, sizeof(int));
+  }
+  return ::sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 }  // namespace rnic::sim::proto
