@@ -18,6 +18,7 @@ PACKAGES=(
   libusrsctp-dev                     # RFC 5043 adaptation layer over a real SCTP stack (driver/sctp)
   z3                                 # formal: yosys-smtbmc's solver (scripts/formal.sh --engine smtbmc)
   gnuplot-nox                        # scripts/bench.sh: the bytes/cycle plot (docs/bench.png)
+  libsystemc-dev                     # the SystemC-HLS model of the pipeline (rtl/hls)
   clang-format                       # scripts/format.sh and the Style.FormatAndSpdx test
 )
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Dependencies run one way: tb -> sim -> driver, host -> driver.
+"""Dependencies run one way: tb -> sim -> (rtl, driver), rtl -> driver, host -> driver.
 
 Reads the build's compile_commands.json: a source file of the product may see (-I, -isystem) only the
-folders its layer may depend on. driver/ sees driver/ only; host/ sees driver/ only; sim/ sees sim/ and
-driver/ (and the Verilated model in the build tree). Nothing of the product sees tb/.
+folders its layer may depend on. driver/ sees driver/ only; host/ sees driver/ only; rtl/ (the SystemC
+model, rtl/hls) sees rtl/ and driver/ (the hw.def contract); sim/ sees sim/, rtl/ and driver/ (and the
+Verilated model in the build tree). Nothing of the product sees tb/.
   check_deps.py SOURCE_DIR BUILD_DIR [--expect-offenders N]
 --expect-offenders: the check of the check (exit 0 only when exactly N files break the rule).
 """
@@ -25,7 +26,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     src, build = (os.path.realpath(a) for a in args)
-    allowed = {"driver": ["driver"], "host": ["driver"], "sim": ["sim", "driver"]}
+    allowed = {"driver": ["driver"], "host": ["driver"], "rtl": ["rtl", "driver"], "sim": ["sim", "rtl", "driver"]}
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
         entries = json.load(f)
     offenders = 0
@@ -56,7 +57,7 @@ def main():
         if bad:
             offenders += 1
             print(f"deps: {rel} ({layer}/) sees {', '.join(sorted(set(bad)))}: {layer}/ may depend on "
-                  f"{' and '.join(allowed[layer])} only (tb -> sim -> driver, host -> driver)")
+                  f"{' and '.join(allowed[layer])} only (tb -> sim -> (rtl, driver), rtl -> driver, host -> driver)")
     if checked == 0:
         print("deps: no product source in compile_commands.json: nothing was checked", file=sys.stderr)
         return 1

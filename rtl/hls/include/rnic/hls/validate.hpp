@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: Apache-2.0
+// Validate: the RFC 5041 7.1 checks of the SystemC-HLS kernel (the model of rnic_rx_validate). One
+// Lookup item per cycle becomes one Verdict, in order:
+//   - FENCE, STREAM_RESET and QUEUE_SET items are tokens (Action::kToken), kind, arg and seg passed on;
+//   - a segment of a stream not in the normal state, or of a stream that failed here since its last
+//     STREAM_RESET item, is DROPped (7.1: every later segment of a stream in error is dropped);
+//   - otherwise the checks in the order of docs/rtl-architecture.md "Validation order" (the order of the
+//     software Data Sink, driver/model), the first failing one giving the ERROR's 7.2 type and code
+//     (section 7.2) and the row of driver/wire ddp_errors.def (the per-error counter index):
+//       oversize packet, packet shorter than its header, failed descriptor read -> Local Catastrophic;
+//       DDP-SSN outside [next_ssn, next_ssn + SSN_WINDOW) -> LLP error (RFC 5043 10);
+//       tagged (4.2): DV != 1 -> Invalid version; then, only with payload (5.2: a zero-length tagged
+//         segment is not checked): entry invalid or key differs -> Invalid STag (7.1 tagged #1); PD
+//         differs or the STag is bound to another stream -> STag not associated (#1, 8.2); no remote
+//         write right (#2) -> Invalid STag, counted as an access violation; TO + length wraps 2^64 -> TO
+//         wrap (#5, before the bounds: after a wrap they are meaningless); TO < base or past the end ->
+//         Base or bounds (#3, #4);
+//       untagged (4.3): DV != 1 -> Invalid version; QN -> Invalid QN (#1); MSN before the first
+//         available buffer -> MSN range (#5), not yet posted -> No buffer (#2); MO at or past the buffer end
+//         (past it for a zero-length segment) -> Invalid MO (#3); MO + length past it -> Message too
+//         long (#4);
+//     and PLACE: addr = the host address of the first payload byte (tagged: the STag's address + TO -
+//     base TO; untagged: the buffer's address + MO), pay_bytes, hdr_bytes (14 / 18), msg_len = MO +
+//     payload (5.4).
+// Each ERROR also goes to lookup as a StreamErr (stream, its PD), which puts the stream into the error
+// state there; until then lookup may still emit segments of that stream as normal, so validate keeps a
+// per-stream "failed" bit (set by an ERROR, cleared by the stream's STREAM_RESET item) and drops them.
+// `busy` is high while a verdict or a StreamErr of a taken item has not been taken yet: lookup runs
+// table commands only when it is low. Counter events (ev_drop, ev_access, ev_error + ev_error_idx, the
+// RTL's drop / access / error events, counted once per verdict) pulse in the cycle after the item is taken.
+//
+// Structure: one loop iteration per cycle; the verdict and the StreamErr each wait in a two-entry queue
+// (output register and one spare), so an item is taken every cycle while place takes the verdicts.
+#pragma once
+
+#include <systemc.h>
+
+#include "rnic/hls/base.hpp"
+#include "rnic/hw/hw.hpp"
+
+namespace rnic::hls {
+
+namespace validate_detail {
+// RFC 5041 7.2, one row per error: the row index (ddp_errors.def order: the per-error counter index),
+// its type and code.
+enum ErrRow : unsigned {
+#define RNIC_DDP_ERROR(name, type, code, desc) k##name,
+#include "rnic/wire/ddp_errors.def"
+#undef RNIC_DDP_ERROR
+  kNumErrRows
+};
+constexpr unsigned kErrType[kNumErrRows] = {
+#define RNIC_DDP_ERROR(name, type, code, desc) type,
+#include "rnic/wire/ddp_errors.def"
+#undef RNIC_DDP_ERROR
+};
+constexpr unsigned kErrCode[kNumErrRows] = {
+#define RNIC_DDP_ERROR(name, type, code, desc) code,
+#include "rnic/wire/ddp_errors.def"
+#undef RNIC_DDP_ERROR
+};
+}  // namespace validate_detail
+
+template <class C>
+SC_MODULE(Validate) {
+  sc_core::sc_in<bool> clk;
+  sc_core::sc_in<bool> rst_n;
+
+  p2p_in<Lookup> in;
+  p2p_out<Verdict> out;
+  p2p_out<StreamErr> err;
+  sc_core::sc_out<bool> busy;
+  sc_core::sc_out<bool> ev_drop, ev_access, ev_error;
+  sc_core::sc_out<sc_dt::sc_uint<5>> ev_error_idx;
+
+  SC_CTOR(Validate) {
+    SC_CTHREAD(run, clk.pos());
+    reset_signal_is(rst_n, false);
+    power_on();
+  }
+
+  // The failed bits start cleared on a fresh card; after that only a stream's STREAM_RESET item clears
+  // its bit (reset does not: see run()).
+  void power_on() {
+    for (int i = 0; i < C::NUM_STREAMS; ++i) failed_[i] = false;
+  }
+
+ private:
+  static constexpr int QDEPTH = 2;
+  static constexpr unsigned kTaggedHdrBytes = 14;    // RFC 5041 4.2
+  static constexpr unsigned kUntaggedHdrBytes = 18;  // 4.3
+
+  bool failed_[C::NUM_STREAMS];  // the stream failed here since its last STREAM_RESET item
+  Verdict vq_[QDEPTH];
+  int vcount_;
+  StreamErr eq_[QDEPTH];
+  int ecount_;
+
+  // What one item produced besides its verdict.
+  struct Events {
+    bool drop = false;
+    bool access = false;
+    bool error = false;
+  };
+
+  static void fail(Verdict & v, validate_detail::ErrRow row) {
+    v.action = Action::kError;
+    v.err_type = validate_detail::kErrType[row];
+    v.err_code = validate_detail::kErrCode[row];
+    v.err_idx = static_cast<unsigned>(row);
+  }
+
+  bool stream_failed(const sc_dt::sc_uint<16>& s) const {
+    return s.to_uint() < static_cast<unsigned>(C::NUM_STREAMS) && failed_[s.to_uint()];
+  }
+
+  // The checks, in their order (see the header comment).
+  Verdict decide(const Lookup& lk, Events& ev) const {
+    using namespace validate_detail;
+    const Seg& s = lk.seg;
+    Verdict v;
+    v.kind = lk.kind;
+    v.arg = lk.arg;
+    v.seg = s;
+    v.action = Action::kPlace;
+
+    // Lengths: a packet shorter than its header has no payload (and fails below).
+    const bool tagged = s.is_tagged == 1;
+    const unsigned hdr = tagged ? kTaggedHdrBytes : kUntaggedHdrBytes;
+    const bool short_seg = s.seg_bytes.to_uint() < hdr;
+    const sc_dt::sc_uint<16> pay = short_seg ? 0u : s.seg_bytes.to_uint() - hdr;
+    v.hdr_bytes = hdr;
+    v.pay_bytes = pay;
+    const sc_dt::sc_uint<33> mo_end = sc_dt::uint64(s.mo.to_uint()) + pay.to_uint();  // MO + payload
+    v.msg_len = mo_end.range(31, 0);
+
+    if (lk.kind != ItemKind::kSeg) {
+      v.action = Action::kToken;
+      return v;
+    }
+    if (lk.stream_state != rnic::hw::kSTREAM_NORMAL || stream_failed(s.stream)) {
+      v.action = Action::kDrop;  // 7.1: silently dropped
+      ev.drop = true;
+      return v;
+    }
+    if (s.oversize == 1 || short_seg || lk.local_fault == 1) {
+      fail(v, kLocalCatastrophic);
+    } else if (sc_dt::sc_uint<16>(s.ssn - lk.next_ssn) >= static_cast<unsigned>(C::SSN_WINDOW)) {
+      fail(v, kLlpError);  // RFC 5043 10: outside the reorder window
+    } else if (tagged) {
+      const sc_dt::sc_uint<64> to_off = s.to - lk.stag_base_to;  // mod 2^64
+      if (s.dv != 1) {
+        fail(v, kTaggedInvalidVersion);
+      } else if (pay != 0) {  // 5.2: STag and TO of a zero-length segment are not checked
+        const bool stag_bad = lk.stag_valid != 1 || lk.stag_key != s.stag.range(7, 0);
+        const bool assoc_bad = lk.stag_pd != lk.stream_pd || (lk.stag_bound == 1 && lk.stag_stream != s.stream);
+        const sc_dt::uint64 all_ones = ~sc_dt::uint64(0);
+        const bool wraps = s.to.to_uint64() > all_ones - pay.to_uint64();  // TO + payload > 2^64 - 1
+        const sc_dt::uint64 len = lk.stag_length.to_uint64();
+        const bool past_end = pay.to_uint64() > len || to_off.to_uint64() > len - pay.to_uint64();
+        if (stag_bad) {
+          fail(v, kTaggedInvalidStag);
+        } else if (assoc_bad) {
+          fail(v, kTaggedStagNotAssociated);  // 8.2: PD and stream binding
+        } else if (lk.stag_remote_write != 1) {
+          fail(v, kTaggedInvalidStag);  // access rights: no 7.2 code of their own (as Linux siw)
+          ev.access = true;
+        } else if (wraps) {
+          fail(v, kTaggedToWrap);
+        } else if (s.to < lk.stag_base_to || past_end) {
+          fail(v, kTaggedBaseBounds);
+        }
+      }
+      v.addr = lk.stag_addr + to_off;
+    } else {
+      const bool mo_bad = pay != 0 ? s.mo >= lk.rq_length : s.mo > lk.rq_length;
+      if (s.dv != 1) {
+        fail(v, kUntaggedInvalidVersion);
+      } else if (lk.rq_status == RqStatus::kRqBadQn) {
+        fail(v, kUntaggedInvalidQn);
+      } else if (lk.rq_status == RqStatus::kRqMsnRange) {
+        fail(v, kUntaggedMsnRange);
+      } else if (lk.rq_status == RqStatus::kRqNoBuf) {
+        fail(v, kUntaggedNoBuffer);
+      } else if (mo_bad) {
+        fail(v, kUntaggedInvalidMo);
+      } else if (mo_end > lk.rq_length) {
+        fail(v, kUntaggedMessageTooLong);
+      }
+      v.addr = lk.rq_addr + sc_dt::uint64(s.mo.to_uint());
+    }
+    ev.error = v.action == Action::kError;
+    return v;
+  }
+
+  void run() {
+    // Reset does not clear failed_ (a block RAM cannot be cleared in the reset state), and need not: a
+    // failed bit only ever drops a segment lookup said was NORMAL, and after a reset no stream is NORMAL
+    // before its STREAM_ENABLE. Lookup's reset walk tears every stream down (it takes no segment
+    // before the walk ends), and only STREAM_ENABLE makes a stream NORMAL again, on deliver's echo of
+    // its STREAM_RESET item, which passed here first and cleared the bit (items arrive in lookup's
+    // order; lookup takes no segment between the command and the echo). A bit left over from before
+    // the reset therefore meets only segments of a stream torn down or in error, which are dropped
+    // anyway (same verdict, same drop event).
+    vcount_ = 0;
+    ecount_ = 0;
+    in.reset();
+    out.reset();
+    err.reset();
+    busy.write(false);
+    ev_drop.write(false);
+    ev_access.write(false);
+    ev_error.write(false);
+    ev_error_idx.write(0);
+    wait();
+    while (true) {
+      // What moved at the edge just passed.
+      if (out.taken()) {
+        vq_[0] = vq_[1];
+        --vcount_;
+      }
+      if (err.taken()) {
+        eq_[0] = eq_[1];
+        --ecount_;
+      }
+      Events ev;
+      sc_dt::sc_uint<5> idx = 0;
+      if (in.fired()) {
+        const Lookup lk = in.data();
+        const Verdict v = decide(lk, ev);
+        vq_[vcount_] = v;
+        ++vcount_;
+        if (ev.error) {
+          StreamErr e;
+          e.stream = lk.seg.stream;
+          e.pd = lk.stream_pd;
+          eq_[ecount_] = e;
+          ++ecount_;
+          idx = v.err_idx;
+          // An ERROR needs a stream in the normal state, i.e. one in range of the stream table.
+          if (lk.seg.stream.to_uint() < static_cast<unsigned>(C::NUM_STREAMS)) failed_[lk.seg.stream.to_uint()] = true;
+        }
+        if (lk.kind == ItemKind::kStreamReset && lk.arg.to_uint() < static_cast<unsigned>(C::NUM_STREAMS)) {
+          failed_[lk.arg.to_uint()] = false;  // STREAM_ENABLE: the stream starts over
+        }
+      }
+      if (vcount_ != 0) {
+        out.offer(vq_[0]);
+      } else {
+        out.idle();
+      }
+      if (ecount_ != 0) {
+        err.offer(eq_[0]);
+      } else {
+        err.idle();
+      }
+      // Take an item at the next edge only if its verdict and StreamErr will have room even when
+      // neither head is taken at that edge.
+      in.ready(vcount_ < QDEPTH && ecount_ < QDEPTH);
+      busy.write(vcount_ != 0 || ecount_ != 0);
+      ev_drop.write(ev.drop);
+      ev_access.write(ev.access);
+      ev_error.write(ev.error);
+      ev_error_idx.write(idx);
+      wait();
+    }
+  }
+};
+
+}  // namespace rnic::hls
