@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared set-up of the rnic_kernel tests: the environment at the Verilated test configuration and a
-// standard programming (streams enabled, a tagged buffer, untagged queues).
+// Shared set-up of the rnic_kernel tests: the environment at the test configuration and a standard
+// programming (streams enabled, a tagged buffer, untagged queues).
+//
+// The implementation under test is chosen when the test program is built (tb/rtl/kernel/CMakeLists.txt
+// builds each program three ways): the Verilated RTL (default), RNIC_TB_IMPL_SYSTEMC the SystemC-HLS
+// model (rtl/hls) alone, RNIC_TB_IMPL_LOCKSTEP both at once, every host-memory write and completion of
+// the model compared with the RTL's (rnic/tb/lockstep.hpp).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -20,9 +25,28 @@
 #error "RNIC_TB_DATA_WIDTH must match the Verilated model"
 #endif
 
+#if defined(RNIC_TB_IMPL_SYSTEMC) || defined(RNIC_TB_IMPL_LOCKSTEP)
+#include "rnic/bus/sc_kernel.hpp"
+#include "rnic/tb/lockstep.hpp"
+#endif
+
 namespace rnic::tb::test {
 
-using Env = KernelEnv<Vrnic_kernel>;
+#if defined(RNIC_TB_IMPL_SYSTEMC) || defined(RNIC_TB_IMPL_LOCKSTEP)
+// The parameters of tb/rtl/kernel/CMakeLists.txt's Verilated models (test_params()).
+using ModelConfig = rnic::hls::Config<RNIC_TB_DATA_WIDTH, 256, 16, 4, 64, 16384, 8>;
+#endif
+#if defined(RNIC_TB_IMPL_SYSTEMC)
+using Top = rnic::bus::ScKernel<ModelConfig>;
+inline constexpr const char* kImpl = "systemc";
+#elif defined(RNIC_TB_IMPL_LOCKSTEP)
+using Top = LockstepKernel<Vrnic_kernel, ModelConfig>;
+inline constexpr const char* kImpl = "lockstep";
+#else
+using Top = Vrnic_kernel;
+inline constexpr const char* kImpl = "rtl";
+#endif
+using Env = KernelEnv<Top>;
 using rnic::wire::DdpError;
 using rnic::wire::TaggedHeader;
 using rnic::wire::UntaggedHeader;

@@ -42,6 +42,7 @@
 #include "rnic/model/data_sink.hpp"
 #include "rnic/tb/host_memory.hpp"
 #include "rnic/tb/kernel_driver.hpp"
+#include "rnic/tb/lockstep_hooks.hpp"
 #include "rnic/tb/sim.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/ddp_errors.hpp"
@@ -119,6 +120,7 @@ class KernelEnv {
     drv_ = std::make_unique<KernelDriver<Top>>(*sim_, *mmio_, *mem_, cfg.params.num_qns);
     model_mem_ = std::make_unique<rnic::model::HostMemory>(mem_->size());
     std::copy(mem_->data(), mem_->data() + mem_->size(), model_mem_->data());
+    lockstep_attach(sim_->top(), mem_->data(), mem_->size(), cfg.seed);
     rnic::model::DataSink::Config mcfg;
     mcfg.num_stags = cfg.params.stag_entries;
     mcfg.num_streams = cfg.params.num_streams;
@@ -367,6 +369,7 @@ class KernelEnv {
   void diverge(std::uint16_t stream) {
     diverged_.at(stream) = 1;
     exp_.at(stream).clear();
+    lockstep_diverge(sim_->top(), stream);
   }
   bool diverged(std::uint16_t stream) const { return diverged_.at(stream) != 0; }
   // With the kernel quiet: the model's host memory takes the kernel's bytes in [addr, addr + len), and
@@ -382,7 +385,10 @@ class KernelEnv {
   // Memory a diverged stream may write (a tagged buffer it shares with other streams of its PD): the
   // kernel's bytes there need not be the model's until resync(), also when another stream's
   // completion is checked for its data.
-  void excuse(std::uint64_t addr, std::uint64_t len) { mark(excused_, addr, len); }
+  void excuse(std::uint64_t addr, std::uint64_t len) {
+    mark(excused_, addr, len);
+    lockstep_excuse(sim_->top(), addr, len);
+  }
   void resync_counters() {
     counter_offsets_.clear();
     for (const auto& c : counter_pairs()) counter_offsets_[c.name] = c.kernel - c.model;
@@ -434,6 +440,7 @@ class KernelEnv {
       out += compare_counters();
     }
     out += check_writes();
+    out += lockstep_finish(sim_->top());
     if (!errors().empty()) out += errors().text();
     return out;
   }
