@@ -5,18 +5,24 @@
 # After the Debian packages and a build of only what it runs:
 # 1. rnic-demo (seconds): the software Data Source against the reference Data Sink (driver/model), with
 #    its capture decoded by tshark: checks the wire side before the card is involved.
-# 2. rnic-sim (the Verilated rnic_kernel as a simulated card) starts on a temporary socket and
-#    captures every segment it is given; rnicctl shows the card; rnic-run (the driver: STags,
+# 2. rnic-sim (rnic_kernel as a simulated card: the Verilated RTL, then the SystemC-HLS model) starts on
+#    a temporary socket and captures every segment it is given; rnicctl shows the card; rnic-run (the driver: STags,
 #    streams, queues, posted buffers) injects random tagged and untagged messages out of order,
 #    verifies every placed byte and completion, injects one invalid segment per RFC 5041 7.2 error and
 #    checks the reported type/code; rnicctl prints the counters; the simulator stops (SIGTERM) and
 #    tshark decodes its capture: the DDP segments with a good SCTP CRC32c must be exactly the ones
 #    rnic-run injected.
 # Extra arguments go to rnic-run (try --help). Environment: RNIC_PRESET selects a CMake preset
-# (default, debug, asan).
+# (default, debug, asan). Step 2 runs twice: on the Verilated RTL and on the SystemC-HLS model of the
+# pipeline (rtl/hls, rnic-sim --model systemc); RNIC_SIM_MODEL=rtl or =systemc runs only that one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${RNIC_PRESET:-default}
+model=${RNIC_SIM_MODEL:-}
+[[ -z "$model" || "$model" == rtl || "$model" == systemc ]] || {
+  echo "run: RNIC_SIM_MODEL must be rtl or systemc" >&2
+  exit 2
+}
 
 build=build/$preset
 fail() { echo "run: FAILED: $*" >&2; exit 1; }
@@ -25,7 +31,7 @@ t_start=$SECONDS
 
 step "1/4 Debian packages"
 ./scripts/deps.sh
-step "2/4 build what the job runs: rnic-sim (the Verilated kernel), rnic-run, rnicctl, rnic-demo"
+step "2/4 build what the job runs: rnic-sim (the Verilated kernel and the SystemC model), rnic-run, rnicctl, rnic-demo"
 mkdir -p "$build"
 ./scripts/build.sh "$preset" --log "$build/run-build.log" \
   --target rnic-sim --target rnic-run --target rnicctl --target rnic-demo
@@ -54,14 +60,12 @@ echo "run: tshark decoded $ddp DDP segments with good SCTP CRC32c and $adapt INI
 [[ "$ddp" -eq $((sent - 1)) && "$adapt" -eq 1 ]] || fail "the capture holds $((sent - 1)) DDP segments and 1 INIT"
 
 # ---- 4. The simulated card through the driver ----------------------------------------------------------
-step "4/4 the card: rnic-sim with the driver loaded against it (rnic-run), capture decoded by tshark"
+step "4/4 the card: rnic-sim with the driver loaded against it (rnic-run), capture decoded by tshark, on the" \
+     "Verilated RTL and on the SystemC-HLS model"
 sim=$build/sim/rnic-sim
 rnicctl=$build/host/rnicctl/rnicctl
-pcap=$build/rnic-run.pcap
-log=$build/rnic-run.log
-sim_log=$build/rnic-sim.log
-sock=$(mktemp -u "${TMPDIR:-/tmp}/rnic-sim.XXXXXX.sock")
 sim_pid=
+sock=
 stop_sim() {  # SIGTERM, then the simulator's own exit status
   local pid=$sim_pid status=0
   sim_pid=
@@ -70,36 +74,54 @@ stop_sim() {  # SIGTERM, then the simulator's own exit status
   wait "$pid" || status=$?
   return "$status"
 }
-trap 'stop_sim || true; rm -f "$sock"' EXIT
+trap 'stop_sim || true; [[ -z "$sock" ]] || rm -f "$sock"' EXIT
 
-rm -f "$pcap"
-"$sim" --socket "$sock" --pcap "$pcap" >"$sim_log" 2>&1 &
-sim_pid=$!
-for _ in $(seq 1 300); do
-  [[ -S "$sock" ]] && break
-  kill -0 "$sim_pid" 2>/dev/null || fail "rnic-sim exited at start (see $sim_log)"
-  sleep 0.1
+# One run of the card on implementation $1 (rtl or systemc); sets injected and data.
+run_card() {
+  local m=$1
+  local pcap=$build/rnic-run.$m.pcap log=$build/rnic-run.$m.log sim_log=$build/rnic-sim.$m.log
+  sock=$(mktemp -u "${TMPDIR:-/tmp}/rnic-sim.XXXXXX.sock")
+  rm -f "$pcap"
+  "$sim" --socket "$sock" --pcap "$pcap" --model "$m" >"$sim_log" 2>&1 &
+  sim_pid=$!
+  for _ in $(seq 1 300); do
+    [[ -S "$sock" ]] && break
+    kill -0 "$sim_pid" 2>/dev/null || fail "rnic-sim exited at start (see $sim_log)"
+    sleep 0.1
+  done
+  [[ -S "$sock" ]] || fail "rnic-sim did not open $sock within 30 s (see $sim_log)"
+  export RNIC_DEVICE=sim:$sock
+  echo "run: rnic-sim --model $m (pid $sim_pid) on $sock, capture $pcap"
+
+  "$rnicctl" info
+  "$build/host/run/rnic-run" "${rnic_run_args[@]}" | tee "$log"
+  "$rnicctl" counters >"$build/rnic-counters.$m.txt" || fail "rnicctl counters"
+  echo "run: the card's counters: $build/rnic-counters.$m.txt (rnicctl counters)"
+  stop_sim || fail "rnic-sim exited with status $? on SIGTERM (see $sim_log)"
+  rm -f "$sock"
+
+  # rnic-run says: "injected <all> segments (<data> data, <n> invalid or after an error)".
+  injected=$(sed -n 's/^rnic-run: injected \([0-9]*\) segments.*/\1/p' "$log")
+  data=$(sed -n 's/^rnic-run: injected [0-9]* segments (\([0-9]*\) data.*/\1/p' "$log")
+  [[ -n "$injected" && -n "$data" ]] || fail "rnic-run did not say how many segments it injected"
+  local chunks ddp
+  chunks=$(tshark_count "$pcap" "ddp_sctp && $good_crc")
+  ddp=$(tshark_count "$pcap" "iwarp_ddp && $good_crc")
+  echo "run: tshark found $chunks DDP Segment Chunks with good SCTP CRC32c in $pcap ($ddp decoded as iWARP DDP);" \
+       "rnic-run injected $injected ($data data segments)"
+  [[ "$chunks" -eq "$injected" ]] || fail "the capture holds $chunks DDP segments, rnic-run injected $injected"
+  [[ "$ddp" -ge "$data" ]] || fail "Wireshark decoded $ddp DDP segments, fewer than the $data data segments"
+}
+
+rnic_run_args=("$@")
+models=(rtl systemc)
+[[ -z "${RNIC_SIM_MODEL:-}" ]] || models=("$model")
+cards=""
+for m in "${models[@]}"; do
+  printf '\n-- the card on %s\n' "$m"
+  run_card "$m"
+  cards+="${cards:+, }$injected segments on $m"
 done
-[[ -S "$sock" ]] || fail "rnic-sim did not open $sock within 30 s (see $sim_log)"
-export RNIC_DEVICE=sim:$sock
-echo "run: rnic-sim (pid $sim_pid) on $sock, capture $pcap"
-
-"$rnicctl" info
-"$build/host/run/rnic-run" "$@" | tee "$log"
-"$rnicctl" counters >"$build/rnic-counters.txt" || fail "rnicctl counters"
-echo "run: the card's counters: $build/rnic-counters.txt (rnicctl counters)"
-stop_sim || fail "rnic-sim exited with status $? on SIGTERM (see $sim_log)"
-
-# rnic-run says: "injected <all> segments (<data> data, <n> invalid or after an error)".
-injected=$(sed -n 's/^rnic-run: injected \([0-9]*\) segments.*/\1/p' "$log")
-data=$(sed -n 's/^rnic-run: injected [0-9]* segments (\([0-9]*\) data.*/\1/p' "$log")
-[[ -n "$injected" && -n "$data" ]] || fail "rnic-run did not say how many segments it injected"
-chunks=$(tshark_count "$pcap" "ddp_sctp && $good_crc")
-ddp=$(tshark_count "$pcap" "iwarp_ddp && $good_crc")
-echo "run: tshark found $chunks DDP Segment Chunks with good SCTP CRC32c in $pcap ($ddp decoded as iWARP DDP);" \
-     "rnic-run injected $injected ($data data segments)"
-[[ "$chunks" -eq "$injected" ]] || fail "the capture holds $chunks DDP segments, rnic-run injected $injected"
-[[ "$ddp" -ge "$data" ]] || fail "Wireshark decoded $ddp DDP segments, fewer than the $data data segments"
 echo
-echo "run: PASS in $((SECONDS - t_start)) s: the wire side ($sent packets), the card ($injected segments through" \
-     "the driver, every byte and completion checked, every RFC 5041 7.2 error reported as expected)"
+echo "run: PASS in $((SECONDS - t_start)) s: the wire side ($sent packets), the card ($cards through the" \
+     "driver, every byte and completion checked, every RFC 5041 7.2 error reported as expected)"

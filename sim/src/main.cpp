@@ -15,7 +15,7 @@
 
 int main(int argc, char** argv) {
   rnic::sim::Options o;
-  CLI::App app{"rnic-sim: the rnic_kernel RTL (Verilated) as a simulated card on a UNIX socket"};
+  CLI::App app{"rnic-sim: the rnic_kernel (Verilated RTL or SystemC model) as a simulated card on a UNIX socket"};
   app.add_option("--socket", o.socket, "socket path (refused if another rnic-sim listens there)")
       ->capture_default_str();
   app.add_option("--mem-mib", o.mem_mib, "simulated host memory in MiB")
@@ -27,6 +27,10 @@ int main(int argc, char** argv) {
                  "cycles without activity after which the clock stops until a message arrives")
       ->capture_default_str()
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+  app.add_option("--model", o.model,
+                 "the kernel implementation: rtl (the Verilated RTL) or systemc (the SystemC-HLS model, rtl/hls)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"rtl", "systemc"}));
   app.add_flag("--verbose", o.verbose, "log connections, errors and cleanup to stderr");
   CLI11_PARSE(app, argc, argv);
 

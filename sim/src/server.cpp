@@ -25,6 +25,7 @@
 #include "host_memory.hpp"
 #include "rnic/bus/axi_lite_master.hpp"
 #include "rnic/bus/axis_source.hpp"
+#include "rnic/bus/sc_kernel.hpp"
 #include "rnic/bus/sim.hpp"
 #include "rnic/hw/command.hpp"
 #include "rnic/hw/hw.hpp"
@@ -37,14 +38,10 @@
 namespace rnic::sim {
 namespace {
 
-using Top = Vrnic_kernel;
 namespace proto = rnic::sim::proto;
 using proto::Op;
 using proto::Status;
 
-// Bus width of the Verilated model (DATA_WIDTH / 8), checked against CAP_DATA_WIDTH at start.
-constexpr unsigned kBusBytes =
-    static_cast<unsigned>(sizeof(std::remove_reference_t<decltype(std::declval<Top&>().s_axis_rx_tdata)>));
 // rnic_kernel's MAX_SEG_BYTES at its default parameters (not a register): longer packets are cut
 // and reported by the kernel, so the ingress takes up to this plus the largest header.
 constexpr std::uint32_t kMaxSegBytes = 16384;
@@ -114,9 +111,16 @@ constexpr std::uint32_t kRegRows[] = {
 
 }  // namespace
 
-class Server::Impl {
+// The card of one implementation (Top: the Verilated rnic_kernel, or the SystemC model behind the same
+// ports).
+template <class Top>
+class KernelServer final : public Server::Impl {
+  // Bus width of the model (DATA_WIDTH / 8), checked against CAP_DATA_WIDTH at start.
+  static constexpr unsigned kBusBytes =
+      static_cast<unsigned>(sizeof(std::remove_reference_t<decltype(std::declval<Top&>().s_axis_rx_tdata)>));
+
  public:
-  explicit Impl(const Options& o) : opt_(o), alloc_(mem_bytes(o)) {
+  explicit KernelServer(const Options& o) : opt_(o), alloc_(mem_bytes(o)) {
     mem_ = std::make_unique<MemRegion>(kMemBase, mem_bytes(o));
     if (o.fst.empty()) {
       unsetenv("RNIC_FST");
@@ -150,14 +154,14 @@ class Server::Impl {
         o.mem_mib, kMemBase, streams_, qns_, 8 * kBusBytes);
   }
 
-  ~Impl() {
+  ~KernelServer() override {
     clients_.clear();
     listen_.reset();
     if (bound_) ::unlink(opt_.socket.c_str());
     if (pcap_) pcap_->close();
   }
 
-  void run(int signal_fd) {
+  void run(int signal_fd) override {
     std::vector<pollfd> pf;
     std::vector<Client*> polled;
     for (;;) {
@@ -633,7 +637,18 @@ class Server::Impl {
   std::vector<std::uint8_t> rx_;
 };
 
-Server::Server(const Options& o) : impl_(std::make_unique<Impl>(o)) {}
+// The SystemC model at the Verilated model's default parameters (rnic_kernel's defaults).
+using HlsDefault = rnic::hls::Config<>;
+
+std::unique_ptr<Server::Impl> make_impl(const Options& o) {
+  if (o.model == "rtl") return std::make_unique<KernelServer<Vrnic_kernel>>(o);
+  if (o.model == "systemc" && !o.fst.empty())
+    throw std::runtime_error("--fst writes the Verilated RTL's waveform: use it with --model rtl");
+  if (o.model == "systemc") return std::make_unique<KernelServer<rnic::bus::ScKernel<HlsDefault>>>(o);
+  throw std::runtime_error("--model must be rtl or systemc, not '" + o.model + "'");
+}
+
+Server::Server(const Options& o) : impl_(make_impl(o)) {}
 Server::~Server() = default;
 void Server::run(int signal_fd) { impl_->run(signal_fd); }
 

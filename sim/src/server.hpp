@@ -16,6 +16,7 @@ struct Options {
   std::string fst;   // empty: none
   std::uint64_t quiet_cycles = 2000;
   bool verbose = false;
+  std::string model = "rtl";  // the kernel implementation: "rtl" (Verilated) or "systemc" (rtl/hls)
 };
 
 // Device address of the first byte of the host memory: above 4 GiB so 64-bit addressing is used.
@@ -34,8 +35,14 @@ class Server {
   // on a signal; the destructor then closes the pcap/FST and unlinks the socket.
   void run(int signal_fd);
 
+  // One implementation's card (server.cpp).
+  class Impl {
+   public:
+    virtual ~Impl() = default;
+    virtual void run(int signal_fd) = 0;
+  };
+
  private:
-  class Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -43,6 +43,9 @@ class SimProcess {
     dir_ = tmpl;
     socket_ = dir_ + "/sim.sock";
     std::vector<std::string> args{RNIC_SIM_BINARY, "--socket", socket_};
+    // RNIC_SIM_MODEL=systemc: the same tests against the SystemC model (rnic-sim --model).
+    const char* model = std::getenv("RNIC_SIM_MODEL");
+    if (model != nullptr && *model != '\0') args.insert(args.end(), {"--model", model});
     args.insert(args.end(), extra_args.begin(), extra_args.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
