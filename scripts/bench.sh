@@ -13,7 +13,8 @@
 #     --no-build  use the executables already in the build directory
 # Output: a table on stdout (= DIR/bench_summary.md); DIR/bench.json (metric names in docs/bench.md),
 # DIR/bench.png (bytes per cycle against payload size, the 64 B/cycle bus limit and the input-beat
-# limits), DIR/bench.md (every row), DIR/kernel.json, sim.json, driver.json, synth.json, DIR/*.log.
+# limits), DIR/bench.md (every row), DIR/kernel.json, sim.json (the Verilated RTL's speed),
+# sim_systemc.json (the SystemC-HLS model's), driver.json, synth.json, DIR/*.log.
 # Cycle figures are exact (the simulation is deterministic); wall-clock figures are medians.
 # Environment: RNIC_BUILD_DIR (default build/default; built under flock /tmp/rnic-build.lock).
 set -euo pipefail
@@ -66,8 +67,9 @@ bdir=${RNIC_BUILD_DIR:-$root/build/default}
 [[ "$bdir" = /* ]] || bdir="$root/$bdir"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out"/{bench.json,bench.png,bench.md,bench_summary.md,bench_plot.dat,kernel.json,sim.json,driver.json,synth.json}
+rm -f "$out"/{bench.json,bench.png,bench.md,bench_summary.md,bench_plot.dat,kernel.json,sim.json,sim_systemc.json,driver.json,synth.json}
 kbench="$bdir/tb/rtl/kernel/rnic_kernel_bench"
+kbench_sc="$bdir/tb/rtl/kernel/rnic_kernel_bench_systemc"
 dbench="$bdir/tb/system/driver/rnic_driver_bench"
 now() { date +%s.%N; }
 declare -A secs=()
@@ -76,14 +78,14 @@ if [[ $build -eq 1 ]]; then
   [[ -f "$bdir/build.ninja" || -f "$bdir/Makefile" ]] ||
     { echo "bench.sh: $bdir is not configured (cmake --preset default)" >&2; exit 1; }
   t=$(now)
-  echo "bench.sh: building rnic_kernel_bench rnic_driver_bench rnic-sim in $bdir"
+  echo "bench.sh: building rnic_kernel_bench rnic_kernel_bench_systemc rnic_driver_bench rnic-sim in $bdir"
   lock=()
   [[ "$bdir" == "$root/build/default" ]] && lock=(flock /tmp/rnic-build.lock)
-  "${lock[@]}" cmake --build "$bdir" --target rnic_kernel_bench rnic_driver_bench rnic-sim -j2 > "$out/build.log" 2>&1 ||
+  "${lock[@]}" cmake --build "$bdir" --target rnic_kernel_bench rnic_kernel_bench_systemc rnic_driver_bench rnic-sim -j2 > "$out/build.log" 2>&1 ||
     { tail -40 "$out/build.log" >&2; echo "bench.sh: build failed (log: $out/build.log)" >&2; exit 1; }
   secs[build]=$(python3 -c "print(round($(now) - $t, 1))")
 fi
-for x in "$kbench" "$dbench"; do
+for x in "$kbench" "$kbench_sc" "$dbench"; do
   [[ -x "$x" ]] || { echo "bench.sh: $x not built" >&2; exit 1; }
 done
 
@@ -98,6 +100,13 @@ echo "bench.sh: simulation speed ($runs windows of $speed_cycles cycles, loaded 
 "$kbench" --no-rows --speed-cycles "$speed_cycles" --speed-runs "$runs" --json "$out/sim.json" > "$out/sim.log" 2>&1 ||
   { cat "$out/sim.log" >&2; echo "bench.sh: rnic_kernel_bench (speed) failed" >&2; exit 1; }
 secs[sim]=$(python3 -c "print(round($(now) - $t, 1))")
+
+t=$(now)
+echo "bench.sh: simulation speed of the SystemC-HLS model (rtl/hls), the same windows"
+"$kbench_sc" --no-rows --speed-cycles "$speed_cycles" --speed-runs "$runs" --json "$out/sim_systemc.json" \
+  > "$out/sim_systemc.log" 2>&1 ||
+  { cat "$out/sim_systemc.log" >&2; echo "bench.sh: rnic_kernel_bench_systemc (speed) failed" >&2; exit 1; }
+secs[sim_systemc]=$(python3 -c "print(round($(now) - $t, 1))")
 
 t=$(now)
 echo "bench.sh: driver ($runs runs of $driver_count registrations and invalidates against rnic-sim)"
@@ -123,10 +132,14 @@ dirty=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null | hea
 python3 - "$out" "{$timings}" "$commit${dirty:+ (work tree modified)}" "$quick" <<'PY'
 import json, os, sys, time
 out, timings, commit, quick = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
+SIM_KEYS = ("cycles_per_second_median", "cycles_per_second_runs", "idle_cycles_per_second_median",
+            "idle_cycles_per_second_runs", "cycles_per_run", "runs", "trace", "loaded_traffic",
+            "loaded_segments", "loaded_input_beats", "loaded_backpressure_cycles", "ok")
 def load(name):
     p = os.path.join(out, name)
     return json.load(open(p)) if os.path.exists(p) else None
 k, s, d, y = load("kernel.json"), load("sim.json"), load("driver.json"), load("synth.json")
+sc = load("sim_systemc.json")
 bus = k["limit_bytes_per_cycle"]
 rows = []
 for r in k["rows"]:
@@ -159,10 +172,8 @@ res = {
                "untagged_header_bytes": k["untagged_header_bytes"],
                "segments_per_row": k["segments_per_row"], "segments_per_message": k["segments_per_message"],
                "b_latency_cycles": k["b_latency"], "r_latency_cycles": k["r_latency"], "rows": rows},
-    "sim": {key: s["sim"][key] for key in (
-        "cycles_per_second_median", "cycles_per_second_runs", "idle_cycles_per_second_median",
-        "idle_cycles_per_second_runs", "cycles_per_run", "runs", "trace", "loaded_traffic",
-        "loaded_segments", "loaded_input_beats", "loaded_backpressure_cycles", "ok")},
+    "sim": {key: s["sim"][key] for key in SIM_KEYS},
+    "sim_systemc": {key: sc["sim"][key] for key in SIM_KEYS},
     "driver": {"count": d["count"], "runs": d["runs"],
                "counts_equal_in_every_run": d["counts_equal_in_every_run"],
                "register": d["register"], "invalidate": d["invalidate"],
@@ -224,6 +235,12 @@ lines.append("|---|---|")
 lines.append("| simulation speed, loaded (%s), no trace | %.0f cycles/s (median of %d x %d cycles) |" % (
     sm["loaded_traffic"], sm["cycles_per_second_median"], sm["runs"], sm["cycles_per_run"]))
 lines.append("| simulation speed, idle | %.0f cycles/s (median) |" % sm["idle_cycles_per_second_median"])
+ss = res["sim_systemc"]
+lines.append("| simulation speed of the SystemC-HLS model, loaded (same traffic), no trace | %.0f cycles/s (median of %d x %d cycles; %.2fx the Verilated RTL's) |" % (
+    ss["cycles_per_second_median"], ss["runs"], ss["cycles_per_run"],
+    ss["cycles_per_second_median"] / sm["cycles_per_second_median"]))
+lines.append("| simulation speed of the SystemC-HLS model, idle | %.0f cycles/s (median; %.2fx the RTL's) |" % (
+    ss["idle_cycles_per_second_median"], ss["idle_cycles_per_second_median"] / sm["idle_cycles_per_second_median"]))
 lines.append("| machine: CPUs, load average at the end | %d, %.2f |" % (res["machine"]["cpus"], res["machine"]["load_average_1min"]))
 for op, name, plural in (("register", "STag registration", "registrations"),
                          ("invalidate", "STag invalidate", "invalidates")):

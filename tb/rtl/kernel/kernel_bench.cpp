@@ -41,12 +41,23 @@
 #include "Vrnic_kernel.h"
 #include "rnic/hw/hw.hpp"
 #include "rnic/tb/kernel_env.hpp"
+#ifdef RNIC_BENCH_SYSTEMC
+#include "rnic/bus/sc_kernel.hpp"
+#endif
 
 namespace {
 
 using rnic::tb::EnvConfig;
 using rnic::tb::KernelEnv;
+// rnic_kernel_bench measures the Verilated RTL, rnic_kernel_bench_systemc the SystemC-HLS model (rtl/hls),
+// both at the kernel's default parameters.
+#ifdef RNIC_BENCH_SYSTEMC
+using Env = KernelEnv<rnic::bus::ScKernel<rnic::hls::Config<>>>;
+constexpr const char* kImplementation = "systemc";
+#else
 using Env = KernelEnv<Vrnic_kernel>;
+constexpr const char* kImplementation = "rtl";
+#endif
 using Bytes = std::vector<std::uint8_t>;
 
 struct Options {
@@ -408,10 +419,10 @@ int main(int argc, char** argv) {
     sp = measure_speed(o);
     all_ok = all_ok && sp.ok;
     std::printf(
-        "simulation speed (%llu cycles per run, %u runs, no trace): loaded %.0f cycles/s median "
+        "simulation speed of the %s (%llu cycles per run, %u runs, no trace): loaded %.0f cycles/s median "
         "(%.0f..%.0f; %llu segments, %llu beats in, %llu backpressure cycles, %llu completions), "
         "idle %.0f cycles/s median%s%s\n",
-        static_cast<unsigned long long>(o.speed_cycles), o.speed_runs, median(sp.loaded),
+        kImplementation, static_cast<unsigned long long>(o.speed_cycles), o.speed_runs, median(sp.loaded),
         *std::min_element(sp.loaded.begin(), sp.loaded.end()), *std::max_element(sp.loaded.begin(), sp.loaded.end()),
         static_cast<unsigned long long>(sp.loaded_segments), static_cast<unsigned long long>(sp.loaded_beats),
         static_cast<unsigned long long>(sp.loaded_bp_cycles), static_cast<unsigned long long>(sp.loaded_completions),
@@ -424,7 +435,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     f.precision(10);
-    f << "{\n  \"data_width\": 512,\n  \"limit_bytes_per_cycle\": 64,\n  \"tagged_header_bytes\": " << kTaggedHeader
+    f << "{\n  \"implementation\": \"" << kImplementation
+      << "\",\n  \"data_width\": 512,\n  \"limit_bytes_per_cycle\": 64,\n  \"tagged_header_bytes\": " << kTaggedHeader
       << ",\n  \"untagged_header_bytes\": " << kUntaggedHeader << ",\n  \"segments_per_row\": " << o.segments
       << ",\n  \"segments_per_message\": " << o.segs_per_msg << ",\n  \"b_latency\": " << o.b_latency
       << ",\n  \"r_latency\": " << o.r_latency << ",\n  \"rows\": [\n";
