@@ -214,6 +214,31 @@ TEST(KernelOrder, TeardownIsFenced) {
   EXPECT_EQ(env.finish(), "");
 }
 
+// hw.def QUEUE_CONFIG is fenced like STAG_INVALIDATE (write safety 2 in docs/rtl-architecture.md, RFC
+// 5041 8.3.1 #6): when CMD_STATUS.busy clears, every completion decided before the command is in the ring.
+// Ten tagged messages pass lookup; their writes wait 300-400 cycles for B; QUEUE_CONFIG of an unused
+// queue then runs (no drain) and, once it returns, all ten completions must be there. (Found by the
+// SystemC model's second reading: its regs once cleared busy on lookup's QUEUE_CONFIG echo, before the
+// fence.)
+TEST(KernelOrder, QueueConfigIsFenced) {
+  EnvConfig cfg = test_config(609);
+  cfg.mem.b_latency_min = 300;
+  cfg.mem.b_latency_max = 400;
+  Env env(cfg);
+  Std s(env);
+  for (unsigned i = 0; i < 10; ++i) {
+    env.send_all(0, tagged_message(Std::kStag, Std::kBaseTo + 1500 * i, 0x30, env.random_bytes(1500), 2000));
+  }
+  for (unsigned i = 0; i < 5000 && !env.src().empty(); ++i) env.run(1);
+  env.run(40);  // the last segment through parse and lookup
+  const std::size_t n_before = env.cqes().size();
+  ASSERT_LT(n_before, 10u) << "the command must meet completions waiting for their writes' B";
+  ASSERT_FALSE(env.drv().queue_config(2, 1, env.rq_ring_addr(2, 1), 4, 0));
+  env.service();
+  EXPECT_EQ(env.cqes().size(), 10u) << "QUEUE_CONFIG completed before the completions decided before it";
+  EXPECT_EQ(env.finish(), "");
+}
+
 // A queue is configured again only after STREAM_ENABLE: QUEUE_CONFIG of a configured queue, with
 // traffic in flight, is refused (CMD_STATUS refused) and changes nothing: every message completes
 // into the buffer posted for its MSN.

@@ -3,7 +3,7 @@
 // is driver/hw/include/rnic/hw/hw.def; this stage holds every piece of state the map names:
 //   - identification and capabilities (RO, from hw.def and the Config);
 //   - the command interface: CMD_ARG0..15 (RW), CMD (WO: a CmdReq to lookup), CMD_STATUS / CMD_RESULT
-//     (completed by lookup's cmd_done or deliver's fence_done);
+//     (completed by lookup's cmd_done, deliver's fence_done, or both for QUEUE_CONFIG);
 //   - the receive-queue doorbells (WO: a Doorbell to lookup, RFC 5041 5.3 untagged buffers posted);
 //   - the completion ring registers (CQ_BASE, CQ_LOG2_SIZE, CQ_CTRL, CQ_PROD, CQ_CONS) toward deliver;
 //   - the 64-bit event counters, one per hw.def CNT_* row and one per RFC 5041 7.2 error row of
@@ -171,6 +171,7 @@ SC_MODULE(Regs) {
     LiteR r_val;
     // Command interface.
     bool cmd_pend = false, busy = false, refused = false;
+    bool wait_done = false, wait_fence = false;  // the pulses the busy command still waits for
     CmdReq cmd_val;
     sc_dt::sc_uint<8> cmd_op = 0;
     sc_dt::sc_uint<32> result = 0;
@@ -248,17 +249,27 @@ SC_MODULE(Regs) {
         w_strb = w.data().strb;
       }
 
-      // ---- command completion: one pulse per command (cross-stage agreement) ----
-      // Lookup pulses cmd_done for NOP, STAG_WRITE, STREAM_ENABLE and every refused command (with
-      // cmd_refused); deliver pulses fence_done for STAG_INVALIDATE, STREAM_TEARDOWN and QUEUE_CONFIG once
-      // their fence is complete. Pulses while idle are ignored.
+      // ---- command completion (hw.def RNIC_CMD rows; RFC 5041 8.3.1 #6 for the fenced ones) ----
+      // Lookup pulses cmd_done for NOP, STAG_WRITE, STREAM_ENABLE (after its echo), QUEUE_CONFIG (once
+      // deliver echoed it and the queue table took it) and every refused command (with cmd_refused);
+      // deliver pulses fence_done for STAG_INVALIDATE, STREAM_TEARDOWN and QUEUE_CONFIG once every write
+      // and completion before their fence is acknowledged. A command is done once each pulse it waits for
+      // has come (QUEUE_CONFIG: both), or at once when refused. Pulses while idle are ignored.
       const bool cq_idle = !cqe && !cq_busy.read();  // the ring is not the card's: it may be reconfigured
       bool cq_rst = false;
-      if (busy && (cmd_done.read() || fence_done.read())) {
-        const bool ref = cmd_done.read() && cmd_refused.read();
+      if (busy && cmd_done.read() && cmd_refused.read()) {
+        wait_done = wait_fence = false;
+        refused = true;
+        result = 0;
+      } else if (busy) {
+        if (cmd_done.read()) {
+          wait_done = false;
+          result = cmd_result.read();
+        }
+        if (fence_done.read()) wait_fence = false;
+      }
+      if (busy && !wait_done && !wait_fence) {
         busy = false;
-        refused = ref;
-        result = (cmd_done.read() && !ref) ? cmd_result.read() : sc_dt::sc_uint<32>(0);
         cmd_pend = false;  // (lookup takes a command before it answers it; kept as the RTL)
       }
 
@@ -296,6 +307,12 @@ SC_MODULE(Regs) {
                 refused = false;
                 result = 0;
                 cmd_op = w_data.range(7, 0);
+                {
+                  const unsigned op = cmd_op.to_uint();
+                  wait_fence = op == rnic::hw::kCmdSTAG_INVALIDATE || op == rnic::hw::kCmdSTREAM_TEARDOWN ||
+                               op == rnic::hw::kCmdQUEUE_CONFIG;
+                  wait_done = !wait_fence || op == rnic::hw::kCmdQUEUE_CONFIG;
+                }
                 cmd_val.op = cmd_op;
                 for (int k = 0; k < NUM_ARGS_OUT; ++k) cmd_val.arg[k] = args_[k];
                 cmd_pend = true;
