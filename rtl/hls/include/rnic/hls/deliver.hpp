@@ -101,6 +101,7 @@ SC_MODULE(Deliver) {
   static constexpr int EQ_DEPTH = 4;           // expected-MSN updates not yet taken by place
   static constexpr int SQ_DEPTH = 4;           // next-SSN updates not yet taken by lookup
   static constexpr int ACK_DEPTH = 32;         // completion writes awaiting their B
+  static constexpr int WQ_DEPTH = 2;           // completion entries loaded whose W beats are not all taken
   static_assert(rnic::hw::kCQE_BYTES == 64, "a completion entry is 64 bytes");
 
   // RFC 5041 7.2 Invalid MSN range: the order error (docs/rtl-architecture.md, "What the card reports").
@@ -165,10 +166,16 @@ SC_MODULE(Deliver) {
   u16 rel_s_;
   bool ev_msg_, ev_order_;
   // Completion writer.
-  bool wv_, aw_pend_, w_pend_, drop_;  // an entry is written: AW / W not yet all taken; uncounted (cq_reset)
-  u8 beat_;
+  // AW and W are independent (AXI A3.3.1): an entry's AW waits in the AW register, its data in the W
+  // queue; the next entry loads as soon as the AW register is free and the W queue has room, so one
+  // entry's W beats leave while the next one's AW is offered (one completion per cycle at 512 bits).
+  bool aw_pend_;  // the AW register holds the AW of the entry loaded last, not yet taken
+  bool drop_;     // a cq_reset came since the entry in the AW register was loaded: its AW is not counted
   sc_dt::sc_uint<64> waddr_;
-  sc_dt::sc_biguint<512> cqe_;
+  sc_dt::sc_biguint<512> wq_[static_cast<std::size_t>(WQ_DEPTH)];  // entries whose W beats are not all taken
+  sc_dt::sc_uint<1> wq_rd_;
+  sc_dt::sc_uint<2> wq_cnt_;
+  u8 beat_;          // the next beat of the W queue's head
   u32 widx_, prod_;  // entries started / acknowledged since the last cq_reset
   u32 infl_;         // started, not yet acknowledged
   u32 aw1_;          // this port's AW handshakes (b1_count counts their B)
@@ -432,9 +439,9 @@ SC_MODULE(Deliver) {
     hold_v_ = false;
     rel_v_ = false;
     rel_s_ = 0;
-    wv_ = false;
     aw_pend_ = false;
-    w_pend_ = false;
+    wq_rd_ = 0;
+    wq_cnt_ = 0;
     drop_ = false;
     beat_ = 0;
     waddr_ = 0;
@@ -489,12 +496,15 @@ SC_MODULE(Deliver) {
       }
       if (w.taken()) {
         if (beat_ == BEATS - 1) {
-          w_pend_ = false;
+          beat_ = 0;
+          wq_rd_ = wq_rd_ + 1;
+          wq_cnt_ = wq_cnt_ - 1;
         } else {
           beat_ = beat_ + 1;
         }
       }
-      if (wv_ && !aw_pend_ && !w_pend_) wv_ = false;
+      // A completion write not yet handed to the mux whole (its AW or a W beat still here).
+      const bool writing = aw_pend_ || wq_cnt_ != 0;
 
       // ---- acknowledgements: CQ_PROD in order, each entry after its own B ----
       if (rst_cq) {  // producer 0, phase 1; entries in flight finish uncounted
@@ -527,7 +537,7 @@ SC_MODULE(Deliver) {
         const bool gate = ce_rd_ != ce_mk_ && reached(b_segs.read(), ce_mark_[i]);
         bool pop = false;
         if (h.marker) {  // every completion before it written and acknowledged
-          mk_done = gate && !wv_ && infl_ == 0 && !rst_cq;
+          mk_done = gate && !writing && infl_ == 0 && !rst_cq;
           pop = mk_done;
         } else if (!cq_enable.read()) {
           pop = !rst_cq;  // ring disabled: decided completions are discarded
@@ -535,17 +545,16 @@ SC_MODULE(Deliver) {
           const unsigned lg = cq_log2.read().to_uint();
           const u32 size = u32(1) << lg;
           const u32 in_ring = widx_ - cq_cons.read();
-          if (gate && !rst_cq && !wv_ && in_ring < size && infl_ < static_cast<unsigned>(ACK_DEPTH)) {
+          const bool wr_room = !aw_pend_ && wq_cnt_.to_uint() < static_cast<unsigned>(WQ_DEPTH);
+          if (gate && !rst_cq && wr_room && in_ring < size && infl_ < static_cast<unsigned>(ACK_DEPTH)) {
             const u32 index = widx_ & (size - 1);
             const u32 lap = widx_ >> lg;
             sc_dt::sc_uint<64> base = cq_base.read();
             base.range(5, 0) = 0;
             waddr_ = base + (sc_dt::sc_uint<64>(index) << 6);
-            cqe_ = cqe_of(h, !lap[0]);
-            wv_ = true;
+            wq_[(wq_rd_.to_uint() + wq_cnt_.to_uint()) % WQ_DEPTH] = cqe_of(h, !lap[0]);
+            wq_cnt_ = wq_cnt_ + 1;
             aw_pend_ = true;
-            w_pend_ = true;
-            beat_ = 0;
             drop_ = false;
             widx_ = widx_ + 1;
             infl_ = infl_ + 1;
@@ -611,10 +620,11 @@ SC_MODULE(Deliver) {
       } else {
         aw.idle();
       }
-      if (w_pend_) {
+      if (wq_cnt_ != 0) {
         AxiW<W> b;
+        const sc_dt::sc_biguint<512>& q = wq_[wq_rd_.to_uint()];
         for (int i = 0; i < BEATS; ++i) {
-          if (beat_ == static_cast<unsigned>(i)) b.data = cqe_.range(W * i + W - 1, W * i);
+          if (beat_ == static_cast<unsigned>(i)) b.data = q.range(W * i + W - 1, W * i);
         }
         b.strb = 0;
         b.strb = ~b.strb;
@@ -624,7 +634,7 @@ SC_MODULE(Deliver) {
         w.idle();
       }
       cq_prod.write(prod_);
-      cq_busy.write(wv_ || !reached(b1, last_aw_));
+      cq_busy.write(aw_pend_ || wq_cnt_ != 0 || !reached(b1, last_aw_));
       fence_done.write(mk_done);
       ev_msg.write(ev_msg_);
       ev_dup.write(dup);

@@ -479,6 +479,12 @@ SC_MODULE(LookupStage) {
     sc_dt::sc_uint<5> cfg_log2 = 0;
     sc_dt::sc_uint<32> cfg_first = 0;
     bool seg_rdy = false, cmd_rdy = false;
+    // The stream table has one write port (a block RAM). A delivery failure (kConsFail) that meets
+    // another writer waits here and is written in a later cycle no other writer uses; while it waits
+    // the consume channel is not ready (an echo behind it could write in its cycle) and no command
+    // runs (as the RTL's fail_q, docs/rtl-architecture.md "Error state").
+    bool fail_v = false;
+    sc_dt::sc_uint<16> fail_stream = 0;
     wait();
 
     // ---- the reset walk (the RTL's C_INIT): in cycle i, entry i of every table that must start
@@ -500,6 +506,10 @@ SC_MODULE(LookupStage) {
     while (true) {
       bool done = false, refused = false;
       sc_dt::sc_uint<32> result = 0;
+      // This cycle's stream-table write (at most one), applied before the segment reads the table.
+      bool sw = false;
+      sc_dt::sc_uint<16> sw_stream = 0, sw_pd = 0;
+      unsigned sw_state = rnic::hw::kSTREAM_ERROR;
 
       // ---- what moved at the edge just passed
       if (out.taken()) out_v = false;
@@ -508,7 +518,10 @@ SC_MODULE(LookupStage) {
       // Side channels, taken every cycle (deliver and validate never wait on lookup's pipeline).
       if (err.fired()) {  // 7.1: the stream enters the error state
         const StreamErr e = err.data();
-        streams_.write(e.stream, rnic::hw::kSTREAM_ERROR, e.pd);
+        sw = true;
+        sw_stream = e.stream;
+        sw_state = rnic::hw::kSTREAM_ERROR;
+        sw_pd = e.pd;
       }
       if (ssn.fired()) {
         const SsnUpd u = ssn.data();
@@ -530,13 +543,18 @@ SC_MODULE(LookupStage) {
             rq_.consume(q);
             pf_.hint(q);
           }
-        } else if (c.kind == ConsKind::kConsFail) {  // delivery found the stream out of order
-          streams_.write(c.stream, rnic::hw::kSTREAM_ERROR, 0);
+        } else if (c.kind == ConsKind::kConsFail) {  // delivery found the stream out of order: parked
+          fail_v = true;                             // (cons is not ready while one waits: none is)
+          fail_stream = c.stream;
         } else if (c.kind == ConsKind::kConsReset && cst == kEcho) {
           // STREAM_ENABLE: every earlier item of the stream is through deliver: NORMAL with its PD,
           // and every queue of it unconfigured, one per cycle from this one (kQclr below; no segment
           // is taken before the command is done).
-          streams_.write(cmd_stream, rnic::hw::kSTREAM_NORMAL, cmd_pd);
+          // (validate is idle while a command runs: no StreamErr meets this write.)
+          sw = true;
+          sw_stream = cmd_stream;
+          sw_state = rnic::hw::kSTREAM_NORMAL;
+          sw_pd = cmd_pd;
           qclr = 0;
           cst = kQclr;
         } else if (c.kind == ConsKind::kConsQset && cst == kQecho) {
@@ -646,7 +664,12 @@ SC_MODULE(LookupStage) {
         } else if (op == rnic::hw::kCmdSTREAM_TEARDOWN) {
           // No lookup after this places for the stream; the FENCE completes it in deliver.
           if (LookupStreamTable<C>::in_range(c.arg[0])) {
-            streams_.write(c.arg[0].range(15, 0), rnic::hw::kSTREAM_TORN_DOWN, 0);
+            // (Taken drained with validate idle: no StreamErr meets this write; a failure taken at the
+            // same edge waits and is written after it, as in the RTL.)
+            sw = true;
+            sw_stream = c.arg[0].range(15, 0);
+            sw_state = rnic::hw::kSTREAM_TORN_DOWN;
+            sw_pd = 0;
             lk.kind = ItemKind::kFence;
             lk.arg = c.arg[0].range(15, 0);
             emit = true;
@@ -678,6 +701,14 @@ SC_MODULE(LookupStage) {
           out_lk = lk;
           out_v = true;
         }
+      }
+
+      // ---- the stream table's one write: the writer of this cycle, else the parked delivery failure
+      if (sw) {
+        streams_.write(sw_stream, sw_state, sw_pd);
+      } else if (fail_v) {
+        streams_.write(fail_stream, rnic::hw::kSTREAM_ERROR, 0);
+        fail_v = false;
       }
 
       // ---- the segment: decided from the tables as they are now (re-read every cycle while it waits)
@@ -785,7 +816,7 @@ SC_MODULE(LookupStage) {
       // Ready only for a command already waiting (cmd.vld): the segment input is then closed, so a
       // command and a segment never move at the same edge.
       cmd_rdy = cst == kIdle && cmd.vld.read() && !cur_v && !seg_rdy && !seg.fired() && !out_v && quiet >= 3 &&
-                reads_idle && !validate_busy.read() && !cmd.fired();
+                reads_idle && !validate_busy.read() && !cmd.fired() && !fail_v;
       seg_rdy = cst == kIdle && !cur_v && !cmd.vld.read() && !cmd.fired();
 
       // ---- outputs
@@ -801,7 +832,7 @@ SC_MODULE(LookupStage) {
       cmd.ready(cmd_rdy);
       db.ready(true);
       err.ready(true);
-      cons.ready(true);
+      cons.ready(!fail_v);
       ssn.ready(true);
       r.ready(true);
       cmd_done.write(done);
