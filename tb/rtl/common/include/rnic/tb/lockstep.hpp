@@ -117,6 +117,8 @@ class LockstepKernel : public Rtl {
     } catch (const LockstepDivergence& e) {
       return e.what();
     }
+    std::printf("[ LOCKSTEP ] RTL and SystemC model agreed on %llu host-memory bytes and %llu completions\n",
+                static_cast<unsigned long long>(cmp_bytes_), static_cast<unsigned long long>(cmp_cqes_));
     std::string out;
     if (!beats_.empty() || !mmio_.empty())
       out += "lockstep: the model did not take " + std::to_string(beats_.size()) + " beats and " +
