@@ -38,13 +38,10 @@ using ModelConfig = rnic::hls::Config<RNIC_TB_DATA_WIDTH, 256, 16, 4, 64, 16384,
 #endif
 #if defined(RNIC_TB_IMPL_SYSTEMC)
 using Top = rnic::bus::ScKernel<ModelConfig>;
-inline constexpr const char* kImpl = "systemc";
 #elif defined(RNIC_TB_IMPL_LOCKSTEP)
 using Top = LockstepKernel<Vrnic_kernel, ModelConfig>;
-inline constexpr const char* kImpl = "lockstep";
 #else
 using Top = Vrnic_kernel;
-inline constexpr const char* kImpl = "rtl";
 #endif
 using Env = KernelEnv<Top>;
 using rnic::wire::DdpError;

@@ -80,7 +80,6 @@ class LockstepKernel : public Rtl {
       runs.swap(kept);
     }
   }
-  std::uint64_t cycle() const { return cycle_; }
   // The harness's own test: the next beat replayed to the model has byte `index` XORed with `mask` (a
   // model that disagrees with the RTL), so the comparison must report a divergence.
   void corrupt_next_model_beat(unsigned index, std::uint8_t mask) {
