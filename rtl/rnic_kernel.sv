@@ -59,13 +59,18 @@ module rnic_kernel #(
   input  logic                    m_axi_gmem_rlast,
   input  logic                    m_axi_gmem_rvalid,
   output logic                    m_axi_gmem_rready,
-  // AXI-Stream network ingress: one DDP segment per packet; tuser = {DDP-SSN, stream}
+  // AXI-Stream DDP segment ingress: one DDP segment per packet; tuser = {net, DDP-SSN, stream}
+  // (net = 1: from the network front end, docs/network.md)
   input  logic [DATA_WIDTH-1:0]   s_axis_rx_tdata,
   input  logic [DATA_WIDTH/8-1:0] s_axis_rx_tkeep,
   input  logic                    s_axis_rx_tlast,
   input  logic                    s_axis_rx_tvalid,
   output logic                    s_axis_rx_tready,
-  input  logic [31:0]             s_axis_rx_tuser
+  input  logic [32:0]             s_axis_rx_tuser,
+  // AXI-Stream (no tready: always taken) to the network front end: the fate of every segment with
+  // net = 1, in order, tdata = rnic_fate_e (taken / duplicate / declined)
+  output logic                    m_axis_fate_tvalid,
+  output logic [7:0]              m_axis_fate_tdata
 );
   localparam int Bytes = DATA_WIDTH / 8;
   localparam int RxFifoBeats = 2 ** $clog2(2 * ((MAX_SEG_BYTES + Bytes - 1) / Bytes + 1));
@@ -222,13 +227,16 @@ module rnic_kernel #(
     .m_axi_rready_o(m_axi_gmem_rready),
     .lk_o(lk), .lk_valid_o(lk_valid), .lk_ready_i(lk_ready));
 
+  rnic_fate_e fate;
   rnic_rx_validate #(.SsnWindow(SSN_WINDOW)) u_validate (
     .clk_i(clk), .rst_ni(rst_n),
     .lk_i(lk), .lk_valid_i(lk_valid), .lk_ready_o(lk_ready),
     .vd_o(vd), .vd_valid_o(vd_valid), .vd_ready_i(vd_ready),
     .err_valid_o(err_valid), .err_stream_o(err_stream), .err_pd_o(err_pd), .busy_o(vd_busy),
+    .fate_valid_o(m_axis_fate_tvalid), .fate_o(fate),
     .drop_event_o(ev_drop), .error_event_o(ev_error), .error_idx_o(ev_error_idx),
     .access_event_o(ev_access));
+  assign m_axis_fate_tdata = {6'b0, fate};
 
   rnic_skid #(.Width(VdBits)) u_vd_skid (
     .clk_i(clk), .rst_ni(rst_n),

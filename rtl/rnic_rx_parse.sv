@@ -26,7 +26,7 @@ module rnic_rx_parse #(
   input  logic                   s_axis_tlast_i,
   input  logic                   s_axis_tvalid_i,
   output logic                   s_axis_tready_o,
-  input  logic [31:0]            s_axis_tuser_i,  // [15:0] stream, [31:16] DDP-SSN (first beat)
+  input  logic [32:0]            s_axis_tuser_i,  // [15:0] stream, [31:16] DDP-SSN, [32] net (first beat)
   output logic [DataWidth-1:0]   beat_data_o,     // -> data FIFO
   output logic [DataWidth/8-1:0] beat_keep_o,
   output logic                   beat_last_o,
@@ -62,6 +62,7 @@ module rnic_rx_parse #(
   logic [HdrBits-1:0] hdr_cur;             // ... including the current input beat
   logic [HdrBits-1:0] hdr_be;              // the same, byte 0 in the top bits (network order)
   logic [15:0] stream_d, stream_q, ssn_d, ssn_q;
+  logic        net_d, net_q;
   logic [TotW-1:0] total;
   logic unused_ctrl_rsvd;                  // control field bits 5:2 (RFC 5041 4.1: Rsvd)
 
@@ -108,6 +109,7 @@ module rnic_rx_parse #(
     hdr_d    = hdr_q;
     stream_d = stream_q;
     ssn_d    = ssn_q;
+    net_d    = net_q;
     if (accept) begin
       hdr_d = hdr_cur;
       if (s_axis_tlast_i) begin
@@ -118,6 +120,7 @@ module rnic_rx_parse #(
       if (first) begin
         stream_d = s_axis_tuser_i[15:0];
         ssn_d    = s_axis_tuser_i[31:16];
+        net_d    = s_axis_tuser_i[32];
       end
     end
   end
@@ -144,6 +147,7 @@ module rnic_rx_parse #(
       seg_valid_d       = 1'b1;
       seg_d.stream      = first ? s_axis_tuser_i[15:0] : stream_q;
       seg_d.ssn         = first ? s_axis_tuser_i[31:16] : ssn_q;
+      seg_d.net         = first ? s_axis_tuser_i[32] : net_q;
       seg_d.seg_bytes   = total;
       seg_d.oversize    = cut || over_max;
       seg_d.is_tagged   = hdr_be[143];
@@ -176,6 +180,7 @@ module rnic_rx_parse #(
     hdr_q       <= hdr_d;
     stream_q    <= stream_d;
     ssn_q       <= ssn_d;
+    net_q       <= net_d;
     beat_data_q <= beat_data_d;
     beat_keep_q <= beat_keep_d;
     beat_last_q <= beat_last_d;

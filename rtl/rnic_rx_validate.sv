@@ -34,7 +34,9 @@ module rnic_rx_validate #(
   output logic [15:0]   err_pd_o,        //   its stream's PD (lookup writes the stream word whole)
   output logic          busy_o,          // V1 holds an item not yet decided, or err_valid_o is up
                                          //   (lookup's commands wait)
-  output logic          drop_event_o,    // counter events
+  output logic          fate_valid_o,    // one per segment with seg.net = 1, in order, the cycle
+  output rnic_fate_e    fate_o,          //   after V2 decides it (a register): taken / dup / declined
+  output logic          drop_event_o,    // counter events (not for net duplicates and declines)
   output logic          error_event_o,
   output logic [4:0]    error_idx_o,
   output logic          access_event_o
@@ -54,6 +56,7 @@ module rnic_rx_validate #(
   logic [63:0] room;        // length - payload (when it does not borrow)
   logic        room_neg;    // payload > length
   logic        to_wraps;    // TO + len > 2^64 - 1                 (#5)
+  logic [15:0] ssn_dist;    // DDP-SSN - next DDP-SSN (mod 2^16)
   logic        ssn_out;     // DDP-SSN outside the window          (RFC 5043 10)
   logic        mo_bad;      // MO at or past the buffer end
   logic [32:0] mo_end;      // MO + len, 33 bits
@@ -74,7 +77,8 @@ module rnic_rx_validate #(
     room_neg = room_lo[16] && lk_i.stag_length[63:16] == 48'd0;
     // TO + payload > 2^64 - 1: TO[63:16] all ones and TO[15:0] + payload carries out.
     to_wraps = (&lk_i.seg.to[63:16]) && ({1'b0, lk_i.seg.to[15:0]} + {1'b0, pay} > 17'h0FFFF);
-    ssn_out = (lk_i.seg.ssn - lk_i.next_ssn) >= 16'(SsnWindow);
+    ssn_dist = lk_i.seg.ssn - lk_i.next_ssn;
+    ssn_out = ssn_dist >= 16'(SsnWindow);
     mo_bad = pay != 16'd0 ? lk_i.seg.mo >= lk_i.rq_length : lk_i.seg.mo > lk_i.rq_length;
     mo_end = {1'b0, lk_i.seg.mo} + {17'b0, pay};
     stag_bad = !lk_i.stag_valid || lk_i.stag_key != lk_i.seg.stag[7:0];
@@ -92,6 +96,7 @@ module rnic_rx_validate #(
   logic [63:0] v1_room_q;
   logic        v1_room_neg_q;
   logic        v1_wraps_q, v1_ssn_out_q, v1_mo_bad_q, v1_stag_bad_q, v1_assoc_bad_q;
+  logic        v1_ssn_behind_q;  // DDP-SSN behind the next one (distance >= 2^15): a duplicate
   logic [32:0] v1_mo_end_q;
   logic        v1_same_q;   // a segment of the stream of the segment ahead of it
   logic        v1_pend_q;   // a segment of the stream err_valid_o named while it waited in lookup
@@ -106,6 +111,10 @@ module rnic_rx_validate #(
   rnic_verdict_t vd_d, vd_q;
   logic vd_valid_q;
   logic access_d;
+  rnic_fate_e fate_d;       // a net segment's fate
+  logic netdrop_d;          // a net segment dropped as duplicate or declined (not a CNT_DROPS drop)
+  logic fate_valid_q;
+  rnic_fate_e fate_q;
   logic past_end;           // TO - base + len > length             (#4)
   logic mo_long;            // MO + len > buffer length
 
@@ -129,10 +138,19 @@ module rnic_rx_validate #(
     vd_d.msg_len = v1_mo_end_q[31:0];
     vd_d.action = RNIC_ACT_PLACE;
     access_d = 1'b0;
+    fate_d = RNIC_FATE_TAKEN;
+    netdrop_d = 1'b0;
     if (v1_q.kind != RNIC_ITEM_SEG) begin
       vd_d.action = RNIC_ACT_TOKEN;
     end else if (v1_q.stream_state != 2'(RNIC_STREAM_NORMAL) || (v1_same_q && err_last_q) || v1_pend_q) begin
       vd_d.action = RNIC_ACT_DROP;                         // 7.1: silently drop after an error
+    end else if (v1_q.seg.net && v1_ssn_out_q) begin
+      // From the network (docs/network.md): behind the window a retransmission already taken,
+      // ahead of it a segment SCTP will bring again once the front end cut it from the host copy.
+      // Neither is checked further nor changes the stream (RFC 5043 10: a pause, not an error).
+      vd_d.action = RNIC_ACT_DROP;
+      fate_d = v1_ssn_behind_q ? RNIC_FATE_DUP : RNIC_FATE_DECLINED;
+      netdrop_d = 1'b1;
     end else if (v1_q.seg.oversize || v1_short_q || v1_q.local_fault) begin
       `RNIC_FAIL(LocalCatastrophic)
     end else if (v1_ssn_out_q) begin
@@ -189,7 +207,9 @@ module rnic_rx_validate #(
       err_q <= 1'b0;
       err_pend_q <= 1'b0;
       busy_q <= 1'b0;
+      fate_valid_q <= 1'b0;
     end else begin
+      fate_valid_q <= v2_accept && v1_q.kind == RNIC_ITEM_SEG && v1_q.seg.net;
       if (v1_accept) v1_valid_q <= 1'b1;
       else if (v2_accept) v1_valid_q <= 1'b0;
       if (v2_accept) vd_valid_q <= 1'b1;
@@ -215,6 +235,7 @@ module rnic_rx_validate #(
       v1_room_neg_q <= room_neg;
       v1_wraps_q <= to_wraps;
       v1_ssn_out_q <= ssn_out;
+      v1_ssn_behind_q <= ssn_dist[15];
       v1_mo_bad_q <= mo_bad;
       v1_mo_end_q <= mo_end;
       v1_stag_bad_q <= stag_bad;
@@ -227,6 +248,7 @@ module rnic_rx_validate #(
       v1_pend_q <= err_pend_q && lk_i.kind == RNIC_ITEM_SEG && lk_i.seg.stream == err_stream_q;
     end
     if (v2_accept) vd_q <= vd_d;
+    fate_q <= fate_d;
     if (v2_accept && vd_d.action == RNIC_ACT_ERROR) begin
       err_stream_q <= v1_q.seg.stream;
       err_pd_q <= v1_q.stream_pd;
@@ -239,7 +261,9 @@ module rnic_rx_validate #(
   assign err_stream_o = err_stream_q;
   assign err_pd_o = err_pd_q;
   assign busy_o = busy_q;
-  assign drop_event_o = v2_accept && vd_d.action == RNIC_ACT_DROP;
+  assign drop_event_o = v2_accept && vd_d.action == RNIC_ACT_DROP && !netdrop_d;
+  assign fate_valid_o = fate_valid_q;
+  assign fate_o = fate_q;
   assign error_event_o = v2_accept && vd_d.action == RNIC_ACT_ERROR;
   assign error_idx_o = vd_d.err_idx;
   assign access_event_o = v2_accept && access_d;

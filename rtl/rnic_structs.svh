@@ -20,6 +20,7 @@ localparam logic [1:0] RNIC_CONS_FAIL    = 2'd3;  // delivery found the stream o
 typedef struct packed {
   logic [15:0]  stream;     // tuser[15:0] of the first beat
   logic [15:0]  ssn;        // tuser[31:16] of the first beat: DDP-SSN (RFC 5043 5.2.1)
+  logic         net;        // tuser[32] of the first beat: the segment came from the network front end; outside the DDP-SSN window it is declined or a duplicate, not an LLP error (docs/network.md)
   logic [15:0]  seg_bytes;  // header + payload bytes in the packet (valid when !oversize)
   logic         oversize;   // packet longer than MAX_SEG_BYTES: its payload was not kept
   logic         is_tagged;  // control field T
@@ -72,6 +73,13 @@ typedef struct packed {
   logic [31:0]     rq_length;
   logic            local_fault;        // the descriptor read failed (AXI error response)
 } rnic_lookup_t;
+
+// validate -> network front end: what became of a segment with seg.net = 1 (docs/network.md)
+typedef enum logic [1:0] {
+  RNIC_FATE_TAKEN    = 2'd0,  // checked: placed, dropped on a stream not normal, or an RFC 5041 error; SCTP may acknowledge it
+  RNIC_FATE_DUP      = 2'd1,  // DDP-SSN behind the stream's next one: a copy of a segment taken before; dropped, SCTP acknowledges it again
+  RNIC_FATE_DECLINED = 2'd2   // DDP-SSN at or beyond the reorder window: dropped; cut from the host copy so that SCTP never acknowledges it and the peer sends it again (RFC 5043 10)
+} rnic_fate_e;
 
 // what validate decided for an item
 typedef enum logic [1:0] {

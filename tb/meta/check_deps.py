@@ -3,9 +3,10 @@
 """Dependencies run one way: tb -> sim -> (rtl, driver), rtl -> driver, host -> driver.
 
 Reads the build's compile_commands.json: a source file of the product may see (-I, -isystem) only the
-folders its layer may depend on. driver/ sees driver/ only; host/ sees driver/ only; rtl/ (the SystemC
-model, rtl/hls) sees rtl/ and driver/ (the hw.def contract); sim/ sees sim/, rtl/ and driver/ (and the
-Verilated model in the build tree). Nothing of the product sees tb/.
+folders its layer may depend on. driver/ sees driver/ only; host/ sees host/ (its shared libraries,
+such as host/ulp) and driver/; rtl/ (the SystemC model, rtl/hls) sees rtl/ and driver/ (the hw.def
+contract); sim/ sees sim/, rtl/ and driver/ (and the Verilated model in the build tree). Nothing of
+the product sees tb/.
   check_deps.py SOURCE_DIR BUILD_DIR [--expect-offenders N]
 --expect-offenders: the check of the check (exit 0 only when exactly N files break the rule).
 """
@@ -26,7 +27,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     src, build = (os.path.realpath(a) for a in args)
-    allowed = {"driver": ["driver"], "host": ["driver"], "rtl": ["rtl", "driver"], "sim": ["sim", "rtl", "driver"]}
+    allowed = {"driver": ["driver"], "host": ["host", "driver"], "rtl": ["rtl", "driver"], "sim": ["sim", "rtl", "driver"]}
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
         entries = json.load(f)
     offenders = 0

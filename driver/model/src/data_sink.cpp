@@ -130,6 +130,25 @@ void DataSink::fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, DdpError
   s.state = StreamState::kError;  // 7.1: every later segment is silently dropped
 }
 
+DataSink::Fate DataSink::net_fate(std::uint32_t stream, std::uint16_t ssn) const {
+  const Stream& s = streams_.at(stream);
+  if (!s.enabled || s.state != StreamState::kNormal) return Fate::kTaken;  // dropped like any segment
+  const auto dist = static_cast<std::uint16_t>(ssn - s.next_ssn);
+  if (dist < cfg_.ssn_window) return Fate::kTaken;
+  return dist >= 0x8000u ? Fate::kDuplicate : Fate::kDeclined;
+}
+
+DataSink::Fate DataSink::receive_net(std::uint32_t stream, std::uint16_t ssn, ConstBytes segment) {
+  const Fate f = net_fate(stream, ssn);
+  if (f == Fate::kTaken) {
+    receive(stream, ssn, segment);
+  } else {
+    ++counters_.segments;
+    ++(f == Fate::kDuplicate ? counters_.net_duplicates : counters_.net_declined);
+  }
+  return f;
+}
+
 void DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segment) {
   ++counters_.segments;
   Stream& s = streams_.at(stream);

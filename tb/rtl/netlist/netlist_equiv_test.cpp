@@ -86,11 +86,13 @@ std::string diff_outputs(const A& a, const B& b) {
   CMP(m_axi_gmem_arvalid);
   CMP(m_axi_gmem_rready);
   CMP(s_axis_rx_tready);
+  CMP(m_axis_fate_tvalid);
   CMP(m_axi_gmem_awsize);
   CMP(m_axi_gmem_awburst);
   CMP(m_axi_gmem_arsize);
   CMP(m_axi_gmem_arburst);
   CMP_IF(s_axi_control_bvalid, s_axi_control_bresp);
+  CMP_IF(m_axis_fate_tvalid, m_axis_fate_tdata);
   CMP_IF(s_axi_control_rvalid, s_axi_control_rdata);
   CMP_IF(s_axi_control_rvalid, s_axi_control_rresp);
   CMP_IF(m_axi_gmem_awvalid, m_axi_gmem_awaddr);
@@ -143,8 +145,9 @@ class Lockstep {
 
   std::vector<std::uint8_t>& mem() { return mem_; }
   void mmio(MmioOp op) { mmio_.push_back(std::move(op)); }
-  void send(std::uint16_t stream, std::uint16_t ssn, std::vector<std::uint8_t> pkt) {
-    packets_.push_back({static_cast<std::uint32_t>(ssn) << 16 | stream, std::move(pkt)});
+  // net: tuser[32], a segment from the network front end (validate's duplicate / declined fates).
+  void send(std::uint16_t stream, std::uint16_t ssn, std::vector<std::uint8_t> pkt, bool net = false) {
+    packets_.push_back({std::uint64_t{net} << 32 | std::uint64_t{ssn} << 16 | stream, std::move(pkt)});
   }
   bool idle() const { return mmio_.empty() && packets_.empty() && !lite_busy_; }
   std::string progress() const {
@@ -313,7 +316,7 @@ class Lockstep {
   std::deque<MmioOp> mmio_;
   MmioOp op_;
   bool lite_busy_ = false, aw_done_ = false, w_done_ = false, ar_done_ = false;
-  std::deque<std::pair<std::uint32_t, std::vector<std::uint8_t>>> packets_;
+  std::deque<std::pair<std::uint64_t, std::vector<std::uint8_t>>> packets_;
   std::size_t beat_ = 0;
   std::deque<std::pair<std::uint64_t, std::uint32_t>> awq_;
   bool w_ahead_ = false;     // awq_.back() came from a presented AW whose handshake is still to come
@@ -381,8 +384,19 @@ TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
                                        : src.send_tagged(stag, 0x1000 + rng() % 0x8000, 0x42, len);
     ASSERT_TRUE(seg.ok());
     for (std::uint64_t i = 0; i < seg->segment_count(); ++i) {
-      k.send(st, ssn[st]++, *wire::encode_planned_segment(seg->segment(i), wire::ConstBytes(body)));
+      // Stream 0's segments come from the network front end (tuser net = 1), stream 1's do not.
+      k.send(st, ssn[st]++, *wire::encode_planned_segment(seg->segment(i), wire::ConstBytes(body)), st == 0);
     }
+  }
+  {  // Stream 0 (net): a copy behind the window (duplicate) and one far ahead (declined), RFC 5043 10.
+    wire::TaggedHeader t;
+    t.last = true;
+    t.stag = 1u << 8 | 0x01;
+    t.to = 0x1000;
+    k.send(0, static_cast<std::uint16_t>(ssn[0] - 1),
+           *wire::encode_segment(t, wire::ConstBytes(std::vector<std::uint8_t>(40, 7))), true);
+    k.send(0, static_cast<std::uint16_t>(ssn[0] + 500),
+           *wire::encode_segment(t, wire::ConstBytes(std::vector<std::uint8_t>(40, 7))), true);
   }
   wire::TaggedHeader bad;  // wrong key on stream 1: an error, then stream 1 drops
   bad.last = true;

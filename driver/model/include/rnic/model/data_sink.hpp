@@ -75,6 +75,8 @@ struct Counters {
   std::uint64_t drops = 0;              // segments silently dropped on a stream in error / torn down
   std::uint64_t duplicates = 0;         // placed again, nothing else changed (5.3)
   std::uint64_t access_violations = 0;  // reported as TaggedInvalidStag, counted here too
+  std::uint64_t net_duplicates = 0;     // receive_net: DDP-SSN behind the delivery point
+  std::uint64_t net_declined = 0;       // receive_net: DDP-SSN at or beyond the window
   std::map<rnic::wire::DdpError, std::uint64_t> errors;
 };
 
@@ -108,6 +110,19 @@ class DataSink {
 
   // One DDP segment from the LLP with its stream and DDP-SSN (RFC 5043 5.2.1).
   void receive(std::uint32_t stream, std::uint16_t ddp_ssn, rnic::wire::ConstBytes segment);
+
+  // What became of a segment the card's network front end handed over (docs/network.md).
+  enum class Fate {
+    kTaken,      // checked like receive(): placed, dropped on a stream not normal, or an RFC 5041 error
+    kDuplicate,  // DDP-SSN behind the delivery point: a copy of a segment taken before; nothing changes
+    kDeclined,   // DDP-SSN at or beyond the window: nothing changes; SCTP brings it again (RFC 5043 10)
+  };
+  // As receive(), but outside the reorder window the segment is a duplicate (behind the delivery
+  // point, distance >= 2^15) or declined (ahead), not an LLP error; that check comes right after the
+  // stream's state, before any other.
+  Fate receive_net(std::uint32_t stream, std::uint16_t ddp_ssn, rnic::wire::ConstBytes segment);
+  // The fate receive_net would give a segment with this DDP-SSN now, changing nothing.
+  Fate net_fate(std::uint32_t stream, std::uint16_t ddp_ssn) const;
 
   std::deque<Completion>& completions() { return completions_; }
   const Counters& counters() const { return counters_; }

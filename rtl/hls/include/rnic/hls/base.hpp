@@ -264,13 +264,13 @@ RNIC_HLS_OPS1(LiteB, resp)
 RNIC_HLS_OPS2(LiteR, data, resp)
 
 // Data-width dependent bundles.
-// AXI-Stream beat into parse: tuser = {DDP-SSN, stream} on the first beat of a packet.
+// AXI-Stream beat into parse: tuser = {net, DDP-SSN, stream} on the first beat of a packet.
 template <int W>
 struct AxisBeat {
   sc_dt::sc_biguint<W> data;
   sc_dt::sc_uint<W / 8> keep;
   bool last = false;
-  sc_dt::sc_uint<32> user;
+  sc_dt::sc_uint<33> user;
 };
 // A packet beat parse -> data FIFO -> place (every beat of a packet, at most MAX_SEG_BEATS kept).
 template <int W>

@@ -49,6 +49,9 @@ SC_MODULE(Kernel) {
   p2p<AxiB> gmem_b{"gmem_b"};
   p2p<AxiAr> gmem_ar{"gmem_ar"};
   p2p<AxiR<W>> gmem_r{"gmem_r"};
+  // The fate of every segment from the network (m_axis_fate: no ready, always taken).
+  sc_core::sc_signal<bool> fate_valid{"fate_valid"};
+  sc_core::sc_signal<sc_dt::sc_uint<2>> fate{"fate"};
 
   Parse<C> parse{"parse"};
   Fifo<Seg, 16> seg_fifo{"seg_fifo"};
@@ -110,6 +113,8 @@ SC_MODULE(Kernel) {
     validate.ev_access(ev_access_);
     validate.ev_error(ev_error_);
     validate.ev_error_idx(ev_error_idx_);
+    validate.fate_valid(fate_valid);
+    validate.fate(fate);
 
     // Place.
     place.dlv.bind(dlv_);

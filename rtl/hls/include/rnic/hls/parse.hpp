@@ -11,7 +11,7 @@
 //     (4.2: RsvdULP byte 1, STag bytes 2..5, TO bytes 6..13) and the untagged header (4.3: RsvdULP bytes
 //     1..5, QN bytes 6..9, MSN bytes 10..13, MO bytes 14..17), all big-endian on the wire. Every field is
 //     decoded whatever T says; the later stages pick the ones of the segment's format;
-//   - takes stream and DDP-SSN (RFC 5043 5.2.1) from tuser of the packet's first beat;
+//   - takes stream, DDP-SSN (RFC 5043 5.2.1) and the net flag from tuser of the packet's first beat;
 //   - at tlast emits the Seg: seg_bytes = the packet's byte count (mod 2^16; tkeep is contiguous from
 //     lane 0 and only the last beat may be partial), hdr_raw = bytes 0..17 (zero past the packet end).
 // A packet shorter than its header is passed on as it is (its missing header bytes read as zero):
@@ -63,6 +63,7 @@ SC_MODULE(Parse) {
   sc_dt::sc_uint<16> cnt_;  // beats accepted in this packet, saturating at KEEP_BEATS (0: next is first)
   Hdr hdr_;                 // bytes 0..17 gathered so far, byte i at [8i+7:8i]
   sc_dt::sc_uint<16> stream_, ssn_;
+  bool net_ = false;
 
   // Output queues (entry 0 is the one offered).
   Beat bq_[QDEPTH];
@@ -118,6 +119,7 @@ SC_MODULE(Parse) {
     if (first) {
       stream_ = in.user.range(15, 0);
       ssn_ = in.user.range(31, 16);
+      net_ = in.user.bit(32);
     }
     // After the cut only the closing beat goes to the data FIFO.
     if (!cut || in.last) {
@@ -135,6 +137,7 @@ SC_MODULE(Parse) {
       Seg s = decode(h);
       s.stream = first ? sc_dt::sc_uint<16>(in.user.range(15, 0)) : stream_;
       s.ssn = first ? sc_dt::sc_uint<16>(in.user.range(31, 16)) : ssn_;
+      s.net = first ? in.user.bit(32) : net_;
       s.seg_bytes = total.range(15, 0);
       s.oversize = cut || total > sc_dt::sc_uint<32>(C::MAX_SEG_BYTES);
       sq_[scount_] = s;
@@ -150,6 +153,7 @@ SC_MODULE(Parse) {
     hdr_ = 0;
     stream_ = 0;
     ssn_ = 0;
+    net_ = false;
     bcount_ = 0;
     scount_ = 0;
     axis.reset();

@@ -8,7 +8,9 @@
 //     software Data Sink, driver/model), the first failing one giving the ERROR's 7.2 type and code
 //     (section 7.2) and the row of driver/wire ddp_errors.def (the per-error counter index):
 //       oversize packet, packet shorter than its header, failed descriptor read -> Local Catastrophic;
-//       DDP-SSN outside [next_ssn, next_ssn + SSN_WINDOW) -> LLP error (RFC 5043 10);
+//       DDP-SSN outside [next_ssn, next_ssn + SSN_WINDOW) -> LLP error (RFC 5043 10); a segment from
+//       the network (seg.net) is instead dropped as a duplicate (behind) or declined (ahead), checked
+//       right after the stream state, and its fate reported on fate / fate_valid;
 //       tagged (4.2): DV != 1 -> Invalid version; then, only with payload (5.2: a zero-length tagged
 //         segment is not checked): entry invalid or key differs -> Invalid STag (7.1 tagged #1); PD
 //         differs or the STag is bound to another stream -> STag not associated (#1, 8.2); no remote
@@ -72,6 +74,9 @@ SC_MODULE(Validate) {
   sc_core::sc_out<bool> busy;
   sc_core::sc_out<bool> ev_drop, ev_access, ev_error;
   sc_core::sc_out<sc_dt::sc_uint<5>> ev_error_idx;
+  // The fate of every segment with seg.net = 1 (docs/network.md), one pulse per segment in order.
+  sc_core::sc_out<bool> fate_valid;
+  sc_core::sc_out<sc_dt::sc_uint<2>> fate;
 
   SC_CTOR(Validate) {
     SC_CTHREAD(run, clk.pos());
@@ -101,6 +106,8 @@ SC_MODULE(Validate) {
     bool drop = false;
     bool access = false;
     bool error = false;
+    bool fate_valid = false;
+    unsigned fate = Fate::kFateTaken;
   };
 
   static void fail(Verdict & v, validate_detail::ErrRow row) {
@@ -138,9 +145,18 @@ SC_MODULE(Validate) {
       v.action = Action::kToken;
       return v;
     }
+    ev.fate_valid = s.net == 1;
     if (lk.stream_state != rnic::hw::kSTREAM_NORMAL || stream_failed(s.stream)) {
       v.action = Action::kDrop;  // 7.1: silently dropped
       ev.drop = true;
+      return v;
+    }
+    const sc_dt::sc_uint<16> ssn_dist = s.ssn - lk.next_ssn;  // mod 2^16
+    if (s.net == 1 && ssn_dist >= static_cast<unsigned>(C::SSN_WINDOW)) {
+      // From the network: behind the window a copy of a segment taken before, at or beyond it one
+      // SCTP brings again once the front end cut it from the host copy (RFC 5043 10: a pause).
+      v.action = Action::kDrop;
+      ev.fate = ssn_dist.bit(15) ? Fate::kFateDup : Fate::kFateDeclined;
       return v;
     }
     if (s.oversize == 1 || short_seg || lk.local_fault == 1) {
@@ -212,6 +228,8 @@ SC_MODULE(Validate) {
     ev_access.write(false);
     ev_error.write(false);
     ev_error_idx.write(0);
+    fate_valid.write(false);
+    fate.write(0);
     wait();
     while (true) {
       // What moved at the edge just passed.
@@ -262,6 +280,8 @@ SC_MODULE(Validate) {
       ev_access.write(ev.access);
       ev_error.write(ev.error);
       ev_error_idx.write(idx);
+      fate_valid.write(ev.fate_valid);
+      fate.write(ev.fate);
       wait();
     }
   }

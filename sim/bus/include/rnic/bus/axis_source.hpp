@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// AXI-Stream source on rnic_kernel's s_axis_rx: one packet per DDP segment, tuser = (ssn << 16) | stream
+// AXI-Stream source on rnic_kernel's s_axis_rx: one packet per DDP segment, tuser = (net << 32) | (ssn << 16) | stream
 // on every beat, tkeep all ones but on the last beat (low bytes), optional random idle cycles between
 // beats. Counts packets and the cycles the kernel held the input off (tvalid && !tready); its state does
 // not grow with the traffic (rnic-sim injects for as long as it runs). A testbench that wants the cycles
@@ -21,6 +21,7 @@ struct AxisPacket {
   std::vector<std::uint8_t> bytes;
   std::uint16_t stream = 0;
   std::uint16_t ssn = 0;
+  bool net = false;           // tuser[32]: from the network front end (docs/network.md)
   unsigned header_bytes = 0;  // beat holding byte header_bytes - 1 is "the last header beat"
 };
 
@@ -75,7 +76,7 @@ class AxisSource : public Component<Top> {
       set_bit(t.s_axis_rx_tkeep, i, true);
     }
     t.s_axis_rx_tlast = off + bytes_ >= p.bytes.size();
-    t.s_axis_rx_tuser = (std::uint32_t{p.ssn} << 16) | p.stream;
+    t.s_axis_rx_tuser = (std::uint64_t{p.net} << 32) | (std::uint64_t{p.ssn} << 16) | p.stream;
   }
 
   void sample(const Top& t, std::uint64_t cycle) override {

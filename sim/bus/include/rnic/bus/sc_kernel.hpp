@@ -113,7 +113,9 @@ class ScKernel {
   CData s_axis_rx_tlast = 0;
   CData s_axis_rx_tvalid = 0;
   CData s_axis_rx_tready = 0;
-  IData s_axis_rx_tuser = 0;
+  QData s_axis_rx_tuser = 0;
+  CData m_axis_fate_tvalid = 0;
+  CData m_axis_fate_tdata = 0;
 
   static constexpr int kInstances = 2;
 
@@ -252,6 +254,8 @@ class ScKernel {
     m_axi_gmem_araddr = ar.addr.to_uint64();
     m_axi_gmem_arlen = static_cast<CData>(ar.len.to_uint());
     m_axi_gmem_rready = m.gmem_r.rdy.read();
+    m_axis_fate_tvalid = m.fate_valid.read();
+    m_axis_fate_tdata = static_cast<CData>(m.fate.read().to_uint());
   }
 
   Model* m_ = nullptr;

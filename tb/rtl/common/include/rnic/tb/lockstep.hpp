@@ -155,7 +155,7 @@ class LockstepKernel : public Rtl {
     std::vector<std::uint8_t> data;
     std::uint64_t keep = 0;
     bool last = false;
-    std::uint32_t user = 0;
+    std::uint64_t user = 0;  // tuser: {net, DDP-SSN, stream}
     // AXI4-Lite
     std::uint16_t addr = 0;
     std::uint32_t wdata = 0;
