@@ -286,7 +286,7 @@ void Endpoint::on_notification(const std::uint8_t* data, std::size_t len) {
         in_streams_ = ac.sac_inbound_streams;
         out_streams_ = ac.sac_outbound_streams;
       } else if (ac.sac_assoc_id == assoc_id_ || !comm_up_) {
-        if (state_ != AssociationState::kRefused) state_ = AssociationState::kLost;
+        lose_association();
       }
       break;
     }
@@ -294,11 +294,22 @@ void Endpoint::on_notification(const std::uint8_t* data, std::size_t len) {
       peer_indication_ = n.sn_adaptation_event.sai_adaptation_ind;
       break;
     case SCTP_SHUTDOWN_EVENT:
-      if (state_ != AssociationState::kRefused) state_ = AssociationState::kLost;
+      lose_association();
       break;
     default:
       break;
   }
+}
+
+// The association went down (abort, shutdown). What SCTP delivered before the event (read earlier in
+// the same read_socket()) still goes through the session machines first, in DDP-SSN order: the peer's
+// last segments and its Terminate often arrive right before its SHUTDOWN.
+void Endpoint::lose_association() {
+  if (state_ == AssociationState::kRefused) return;
+  if (state_ == AssociationState::kReady) {
+    for (std::uint16_t i = 0; i < ddp_streams_; ++i) drain(i);
+  }
+  state_ = AssociationState::kLost;
 }
 
 // RFC 5043 11.1: after INIT / INIT-ACK, DDP is carried only if both sides indicated DDP. usrsctp queues
@@ -502,6 +513,39 @@ void Endpoint::send_raw(std::uint16_t stream, std::uint32_t ppid, ConstBytes dat
   flush();
 }
 
+// usrsctp's read-only SCTP_GET_SNDBUF_USE (netinet/sctp.h, sctp_uio.h; not in the installed usrsctp.h):
+// ss_total_sndbuf is the association's total_output_queue_size, bytes queued or sent and unacknowledged.
+namespace {
+constexpr int kSctpGetSndbufUse = 0x00001101;
+struct SctpSockstat {
+  sctp_assoc_t ss_assoc_id;
+  std::uint32_t ss_total_sndbuf;
+  std::uint32_t ss_total_recv_buf;
+};
+}  // namespace
+
+bool Endpoint::all_acknowledged() const {
+  if (state_ != AssociationState::kReady || !outq_.empty()) return false;
+  SctpSockstat ss{};
+  socklen_t len = static_cast<socklen_t>(sizeof ss);
+  ss.ss_assoc_id = assoc_id_;
+  if (usrsctp_getsockopt(sock_, IPPROTO_SCTP, kSctpGetSndbufUse, &ss, &len) != 0)
+    fail(Errc::kBackend, fmt::format("getsockopt SCTP_GET_SNDBUF_USE: {}", std::strerror(errno)));
+  return ss.ss_total_sndbuf == 0;
+}
+
+void Endpoint::shutdown() {
+  if (state_ != AssociationState::kReady)
+    fail(Errc::kState, fmt::format("shutdown: association is {}, not Ready", association_state_name(state_)));
+  if (!outq_.empty()) fail(Errc::kState, fmt::format("shutdown: {} chunks still queued", outq_.size()));
+  sctp_sndinfo si{};
+  si.snd_flags = SCTP_EOF;
+  si.snd_assoc_id = assoc_id_;
+  const std::uint8_t none = 0;  // usrsctp_sendv refuses a null buffer (EFAULT) even for 0 bytes
+  if (usrsctp_sendv(sock_, &none, 0, nullptr, 0, &si, static_cast<socklen_t>(sizeof si), SCTP_SENDV_SNDINFO, 0) < 0)
+    fail(Errc::kBackend, fmt::format("shutdown (SCTP_EOF): {}", std::strerror(errno)));
+}
+
 // Hands queued chunks to usrsctp, each as one unordered DATA chunk (RFC 5043 10) with its PPID.
 bool Endpoint::flush() {
   if (state_ != AssociationState::kReady) return false;
@@ -537,6 +581,10 @@ bool Endpoint::flush() {
 }
 
 void Endpoint::on_data(std::uint16_t sid, std::uint32_t ppid, std::vector<std::uint8_t> data) {
+  // COMM_UP, the peer's indication and its first DATA can all come in one read_socket() (the DATA in
+  // the same input batch as the COOKIE ECHO, or bundled with it): decide 11.1 before the data, which
+  // usrsctp only delivers after both notifications.
+  decide_association();
   if (state_ != AssociationState::kReady) {  // 11.1: nothing is DDP on an association that is not
     ++counters_.not_ddp_dropped;
     return;

@@ -155,6 +155,12 @@ class Endpoint {
 
   const EndpointCounters& counters() const { return counters_; }
   std::size_t queued_chunks() const { return outq_.size(); }
+  // True when nothing is queued here and usrsctp holds no DATA the peer has not acknowledged
+  // (SCTP_GET_SNDBUF_USE: bytes queued or sent and unacknowledged). False unless kReady.
+  bool all_acknowledged() const;
+  // Graceful SCTP shutdown (RFC 4960 9.2, SCTP_EOF): SHUTDOWN once all data is acknowledged; the state
+  // becomes kLost at SHUTDOWN COMPLETE. kState unless kReady with nothing queued here.
+  void shutdown();
 
   // Internal: called by the usrsctp output hook.
   void emit(wire::ConstBytes packet) { wire_out_(packet); }
@@ -189,6 +195,7 @@ class Endpoint {
   void violation(std::uint16_t stream, Stream& s, std::string detail);
   void notify(SessionNotice n);
   void decide_association();
+  void lose_association();
   void compute_limits();
 
   EndpointConfig config_;
