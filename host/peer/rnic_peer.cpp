@@ -77,8 +77,7 @@ class Peer {
       : link_(Ipv4Endpoint{rnic::sctp::parse_ipv4(o.local_ip), o.local_port}),
         remote_(remote),
         ep_(config(o), [this](ConstBytes p) { wire_out(p); }),
-        deadline_(Clock::now() + std::chrono::milliseconds(o.timeout_ms)),
-        last_tick_(Clock::now()) {
+        deadline_(Clock::now() + std::chrono::milliseconds(o.timeout_ms)) {
     ep_.set_session_handler([this](const rnic::sctp::SessionNotice& n) { notices_.push_back(n); });
   }
 
@@ -100,13 +99,7 @@ class Peer {
       ep_.input(ConstBytes(d->bytes));
     }
     ep_.pump();
-    const auto now = Clock::now();
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_tick_).count();
-    if (ms > 0) {
-      Endpoint::advance_timers(static_cast<std::uint32_t>(ms));
-      last_tick_ += std::chrono::milliseconds(ms);
-      ep_.pump();
-    }
+    if (timers_.advance()) ep_.pump();
   }
   // Steps until done() or the run's deadline (then Failure naming `what`).
   void run_until(const std::function<bool()>& done, const std::string& what) {
@@ -135,7 +128,8 @@ class Peer {
   UdpLink link_;  // before ep_: the Endpoint's packets use it until the Endpoint is gone
   Ipv4Endpoint remote_;
   Endpoint ep_;
-  Clock::time_point deadline_, last_tick_;
+  Clock::time_point deadline_;
+  rnic::sctp::WallClockTimers timers_;
   std::vector<rnic::sctp::SessionNotice> notices_;
   std::uint64_t send_errors_ = 0, foreign_ = 0;
 };

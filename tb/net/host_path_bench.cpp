@@ -88,19 +88,7 @@ struct RunResult {
 
 // b's INIT-ACK names the tag a's packets carry: the driver's table entry (NET_ASSOC_WRITE).
 void learn_association(const Packet& from_b, NetRef& ref, const PacketMeta& meta) {
-  if (from_b.size() < 12 + 8 || from_b[12] != 2) return;  // INIT-ACK first (RFC 9260 3.3.3)
-  AssocEntry e;
-  e.valid = true;
-  e.my_ip = meta.my_ip;
-  e.their_ip = meta.their_ip;
-  e.my_udp_port = meta.my_udp_port;
-  e.their_udp_port = meta.their_udp_port;
-  e.my_sctp_port = rnic::wire::load_be16(from_b.data());
-  e.their_sctp_port = rnic::wire::load_be16(from_b.data() + 2);
-  e.my_vtag = rnic::wire::load_be32(from_b.data() + 12 + 4);
-  e.stream_base = 0;
-  e.stream_count = 8;
-  ref.table() = {e};
+  if (auto e = assoc_from_init_ack(rnic::wire::ConstBytes(from_b), meta, 0, 8)) ref.table() = {*e};
 }
 
 // One association: handshake, Initiate / Accept, then `packets` DATA packets of one maximum-size tagged

@@ -77,18 +77,8 @@ TEST(NetRefUsrsctp, Rfc9260_6_2_TrimmedDataIsTakenAndAcknowledgedDeclinedIsRetra
   pair.tap = [&](bool a_to_b, const Packet& p) {
     for_each_chunk(p, [&](const std::uint8_t* c, std::size_t len) {
       if (!a_to_b && c[0] == kInitAck && len >= 8) {
-        AssocEntry e;
-        e.valid = true;
-        e.my_ip = meta.my_ip;
-        e.their_ip = meta.their_ip;
-        e.my_udp_port = meta.my_udp_port;
-        e.their_udp_port = meta.their_udp_port;
-        e.my_sctp_port = load_be16(p.data());  // b's port (source of its INIT-ACK)
-        e.their_sctp_port = load_be16(p.data() + 2);
-        e.my_vtag = load_be32(c + 4);  // Initiate Tag: what a's packets carry
-        e.stream_base = kStreamBase;
-        e.stream_count = 4;
-        ref.table() = {e};
+        // b's ports and Initiate Tag: what a's packets carry.
+        if (auto e = assoc_from_init_ack(rnic::wire::ConstBytes(p), meta, kStreamBase, 4)) ref.table() = {*e};
       }
       if (!a_to_b && c[0] == kSack && len >= 16) {
         const std::uint32_t ack = load_be32(c + 4);

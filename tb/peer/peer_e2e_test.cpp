@@ -187,11 +187,7 @@ class Receiver {
     }
     ep_.pump();
     handle_notices();
-    const auto now = Clock::now();
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_tick_).count();
-    if (ms > 0) {
-      Endpoint::advance_timers(static_cast<std::uint32_t>(ms));
-      last_tick_ += std::chrono::milliseconds(ms);
+    if (timers_.advance()) {
       ep_.pump();
       handle_notices();
     }
@@ -429,7 +425,7 @@ class Receiver {
   std::deque<std::vector<std::uint8_t>> held_in_;
   std::vector<std::vector<std::uint8_t>> held_out_;
   std::uint64_t dropped_ = 0, duplicated_ = 0, reordered_ = 0;
-  Clock::time_point last_tick_ = Clock::now();
+  rnic::sctp::WallClockTimers timers_;
   std::vector<SessionNotice> notices_;
   std::size_t initiates_ = 0, accepted_ = 0;
   std::vector<std::string> failures_;

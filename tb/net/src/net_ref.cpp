@@ -208,4 +208,22 @@ NetRef::Result NetRef::receive(ConstBytes packet, const PacketMeta& meta, bool c
   return r;
 }
 
+std::optional<AssocEntry> assoc_from_init_ack(wire::ConstBytes packet, const PacketMeta& meta,
+                                              std::uint16_t stream_base, std::uint16_t stream_count) {
+  constexpr std::uint8_t kInitAck = 2;
+  if (packet.size < kCommonHeaderSize + 8 || packet.data[kCommonHeaderSize] != kInitAck) return std::nullopt;
+  AssocEntry e;
+  e.valid = true;
+  e.my_ip = meta.my_ip;
+  e.their_ip = meta.their_ip;
+  e.my_udp_port = meta.my_udp_port;
+  e.their_udp_port = meta.their_udp_port;
+  e.my_sctp_port = wire::load_be16(packet.data);
+  e.their_sctp_port = wire::load_be16(packet.data + 2);
+  e.my_vtag = wire::load_be32(packet.data + kCommonHeaderSize + 4);
+  e.stream_base = stream_base;
+  e.stream_count = stream_count;
+  return e;
+}
+
 }  // namespace rnic::tb::net

@@ -15,15 +15,35 @@
 // Not thread-safe; one owner.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "rnic/sctp/endpoint.hpp"
 #include "rnic/wire/bytes.hpp"
 
 namespace rnic::sctp {
+
+// usrsctp's timers run on the wall clock for an Endpoint that talks to another process: advance() hands
+// Endpoint::advance_timers the whole milliseconds passed since the last call (the rest carries over) and
+// returns true if any did, so the owner knows to pump() again.
+class WallClockTimers {
+ public:
+  bool advance() {
+    const auto now = std::chrono::steady_clock::now();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - last_).count();
+    if (ms <= 0) return false;
+    Endpoint::advance_timers(static_cast<std::uint32_t>(ms));
+    last_ += std::chrono::milliseconds(ms);
+    return true;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 inline constexpr std::uint16_t kSctpUdpEncapsulationPort = 9899;  // RFC 6951 5.1 / IANA sctp-tunneling
 inline constexpr std::uint32_t kIpv4Loopback = 0x7F000001;        // 127.0.0.1

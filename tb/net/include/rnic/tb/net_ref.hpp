@@ -179,6 +179,13 @@ class NetRef {
   Counters counters_;
 };
 
+// The association table entry the driver writes (NET_ASSOC_WRITE) for packets sent to the endpoint
+// that sent `packet`, if its first chunk is an INIT-ACK (RFC 9260 3.3.3): my ports are the INIT-ACK's
+// source and destination ports, my verification tag its Initiate Tag (what the peer's packets carry).
+// nullopt for any other packet.
+std::optional<AssocEntry> assoc_from_init_ack(wire::ConstBytes packet, const PacketMeta& meta,
+                                              std::uint16_t stream_base, std::uint16_t stream_count);
+
 // A pipeline that takes every segment.
 inline std::vector<Fate> take_all(const std::vector<Segment>& s) { return std::vector<Fate>(s.size(), Fate::kTaken); }
 
