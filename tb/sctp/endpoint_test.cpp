@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -116,6 +117,87 @@ TEST(SctpEndpoint, PeerWithoutDdpIndicationIsRefused) {
   }
 }
 
+// Chunk types (RFC 4960 3.2) of one SCTP packet, in order.
+std::vector<std::uint8_t> chunk_types(const Packet& p) {
+  std::vector<std::uint8_t> out;
+  for (std::size_t off = 12; off + 4 <= p.size();) {
+    const std::size_t len = (std::size_t{p[off + 2]} << 8) | p[off + 3];
+    if (len < 4) break;
+    out.push_back(p[off]);
+    off += (len + 3) & ~std::size_t{3};
+  }
+  return out;
+}
+constexpr std::uint8_t kAbortChunk = 6;  // RFC 4960 3.3.7
+
+// RFC 5043 11.1 and 7.1: the refusing side really ABORTs. b (no indication) is never pumped, so it never
+// refuses on its own: only a's ABORT can take its association down (COMM_LOST: no ABORT of its own).
+TEST(SctpEndpoint, RefusalAbortReachesPeerWithoutDdpIndication) {
+  EndpointConfig cb;
+  cb.adaptation_indication = std::nullopt;
+  Pair p({}, cb);
+  std::vector<bool> aborts;  // direction (a to b) of every packet with an ABORT chunk
+  p.tap = [&](bool a_to_b, const Packet& pkt) {
+    const auto t = chunk_types(pkt);
+    if (std::find(t.begin(), t.end(), kAbortChunk) != t.end()) aborts.push_back(a_to_b);
+  };
+  p.b->listen();
+  p.a->connect(5002);
+  for (int i = 0; i < 50; ++i) {
+    p.a->pump();  // b only takes packets in: usrsctp answers the handshake, b decides nothing
+    if (!aborts.empty()) break;
+    std::deque<Packet> to_b, to_a;
+    to_b.swap(p.to_b);
+    to_a.swap(p.to_a);
+    for (const auto& pkt : to_b) p.b->input(ConstBytes(pkt));
+    for (const auto& pkt : to_a) p.a->input(ConstBytes(pkt));
+  }
+  ASSERT_EQ(p.a->state(), AssociationState::kRefused);
+  EXPECT_EQ(p.a->counters().aborts_sent, 1u);
+  ASSERT_EQ(aborts, std::vector<bool>{true});  // one ABORT, a to b
+  ASSERT_EQ(p.to_b.size(), 1u);
+  p.b->input(ConstBytes(p.to_b.front()));
+  p.to_b.clear();
+  p.b->pump();  // reads COMM_UP then COMM_LOST: refused (it has no indication) but already down
+  EXPECT_EQ(p.b->state(), AssociationState::kRefused);
+  EXPECT_EQ(p.b->counters().aborts_sent, 0u);  // usrsctp had no association left for it to abort
+  EXPECT_EQ(aborts.size(), 1u);                // b had nothing left to abort
+}
+
+// One association per endpoint: a second peer's association is ABORTed on the wire and goes down,
+// the first stays Ready.
+TEST(SctpEndpoint, SecondAssociationIsAborted) {
+  Pair p;
+  p.connect();
+  ASSERT_EQ(p.b->state(), AssociationState::kReady);
+  std::deque<Packet> c_out;
+  EndpointConfig cc;
+  cc.port = 5003;
+  Endpoint c(cc, [&](ConstBytes pkt) { c_out.push_back(pkt.to_vector()); });
+  std::size_t aborts_to_c = 0;
+  c.connect(5002);
+  for (int i = 0; i < 50 && c.state() != AssociationState::kLost; ++i) {
+    c.pump();
+    p.b->pump();
+    std::deque<Packet> from_c, from_b;
+    from_c.swap(c_out);
+    from_b.swap(p.to_a);
+    for (const auto& pkt : from_c) p.b->input(ConstBytes(pkt));
+    for (const auto& pkt : from_b) {
+      const bool to_c = ((pkt[2] << 8) | pkt[3]) == 5003;  // destination port
+      const auto t = chunk_types(pkt);
+      if (to_c && std::find(t.begin(), t.end(), kAbortChunk) != t.end()) ++aborts_to_c;
+      if (to_c) c.input(ConstBytes(pkt));
+    }
+  }
+  EXPECT_EQ(aborts_to_c, 1u);
+  EXPECT_EQ(c.state(), AssociationState::kLost);
+  EXPECT_EQ(p.b->counters().aborts_sent, 1u);
+  EXPECT_EQ(p.b->counters().abort_failures, 0u);
+  EXPECT_EQ(p.b->state(), AssociationState::kReady);
+  establish(p, 0);  // the first association still carries DDP
+}
+
 TEST(SctpEndpoint, BadConfigAndArguments) {
   EndpointConfig c;
   c.port = 0;
@@ -203,6 +285,19 @@ TEST(SctpEndpoint, ChunksInFlightBounded) {
   EXPECT_EQ(p.a->queued_chunks(), 0u);
   EXPECT_EQ(tsns_on_wire.size(), 12u);
   for (std::size_t i = 0; i < r.segments.size(); ++i) EXPECT_EQ(r.segments[i].second, i + 1);
+
+  // Chunks usrsctp holds untransmitted (congestion window full: nothing acknowledged, maximum-size
+  // segments) count too: still only 5 handed, whatever SCTP_STATUS sstat_unackdata says.
+  std::vector<std::uint8_t> big(p.a->max_segment_size(), 0x22);
+  big[0] = seg[0];
+  for (int i = 0; i < 12; ++i) p.a->send_segment(1, ConstBytes(big));
+  for (int i = 0; i < 5; ++i) p.a->pump();
+  EXPECT_EQ(p.a->queued_chunks(), 7u);
+  EXPECT_LE(tsns_on_wire.size(), 17u);
+  ASSERT_TRUE(p.run([&] { return r.segments.size() == 24; }));
+  EXPECT_EQ(p.a->queued_chunks(), 0u);
+  EXPECT_EQ(tsns_on_wire.size(), 24u);
+
   EndpointConfig bad;
   bad.max_chunks_in_flight = 32768;
   expect_error(rnic::Errc::kInvalidArgument, [&] { Endpoint e(bad, [](ConstBytes) {}); });

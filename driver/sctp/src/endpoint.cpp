@@ -20,6 +20,8 @@ namespace {
 
 using wire::ConstBytes;
 
+constexpr std::size_t kReceiveBufferSize = 65536;  // one usrsctp_recvv; larger messages arrive in pieces
+
 // usrsctp is process-global: the first Endpoint initialises it, the last one finishes it. The
 // registry lets the output hook refuse a packet for an Endpoint that is being destroyed.
 struct Runtime {
@@ -135,7 +137,8 @@ const char* notice_kind_name(NoticeKind k) noexcept {
   return "?";
 }
 
-Endpoint::Endpoint(EndpointConfig config, WireOut wire_out) : config_(config), wire_out_(std::move(wire_out)) {
+Endpoint::Endpoint(EndpointConfig config, WireOut wire_out)
+    : config_(config), wire_out_(std::move(wire_out)), rx_buf_(kReceiveBufferSize) {
   if (!wire_out_) fail(Errc::kInvalidArgument, "Endpoint: wire_out is empty");
   if (config_.port == 0) fail(Errc::kInvalidArgument, "EndpointConfig.port must be nonzero");
   if (config_.streams == 0) fail(Errc::kInvalidArgument, "EndpointConfig.streams must be >= 1");
@@ -236,7 +239,7 @@ bool Endpoint::pump() {
 
 bool Endpoint::read_socket() {
   bool any = false;
-  std::vector<std::uint8_t> buf(65536);
+  std::vector<std::uint8_t>& buf = rx_buf_;  // one buffer for the endpoint's life: nothing allocated per pump
   for (;;) {
     sctp_rcvinfo rcv{};
     socklen_t infolen = static_cast<socklen_t>(sizeof rcv);
@@ -275,10 +278,9 @@ void Endpoint::on_notification(const std::uint8_t* data, std::size_t len) {
       const auto& ac = n.sn_assoc_change;
       if (ac.sac_state == SCTP_COMM_UP || ac.sac_state == SCTP_RESTART) {
         if (comm_up_ && ac.sac_assoc_id != assoc_id_) {  // one association per endpoint
-          sctp_sndinfo si{};
-          si.snd_flags = SCTP_ABORT;
-          si.snd_assoc_id = ac.sac_assoc_id;
-          usrsctp_sendv(sock_, nullptr, 0, nullptr, 0, &si, static_cast<socklen_t>(sizeof si), SCTP_SENDV_SNDINFO, 0);
+          // Counted, not thrown: this runs inside read_socket() for a stranger's association; a throw
+          // would fail the owner's pump() for its working association and it could do nothing about it.
+          if (send_abort(ac.sac_assoc_id) != 0) ++counters_.abort_failures;
           return;
         }
         comm_up_ = true;
@@ -306,6 +308,15 @@ void Endpoint::on_notification(const std::uint8_t* data, std::size_t len) {
 // last segments and its Terminate often arrive right before its SHUTDOWN.
 void Endpoint::lose_association() {
   if (state_ == AssociationState::kRefused) return;
+  // Up and down in one read, undecided: a peer without the DDP indication ABORTs at once (11.1). Its
+  // refusal is the reason, not a lost association; there is nothing left to abort.
+  if (comm_up_ && (state_ == AssociationState::kConnecting || state_ == AssociationState::kListening)) {
+    refusal_ = refusal_reason_now();
+    if (!refusal_.empty()) {
+      state_ = AssociationState::kRefused;
+      return;
+    }
+  }
   if (state_ == AssociationState::kReady) {
     for (std::uint16_t i = 0; i < ddp_streams_; ++i) drain(i);
   }
@@ -314,30 +325,50 @@ void Endpoint::lose_association() {
 
 // RFC 5043 11.1: after INIT / INIT-ACK, DDP is carried only if both sides indicated DDP. usrsctp queues
 // the adaptation notification right after COMM_UP, so both have been read when this runs.
+std::string Endpoint::refusal_reason_now() const {
+  std::string refusal;
+  if (!config_.adaptation_indication || !wire::indicates_ddp(*config_.adaptation_indication)) {
+    refusal = "this endpoint does not indicate the DDP adaptation layer (RFC 5043 11.1)";
+  } else if (!peer_indication_) {
+    refusal = "peer sent no Adaptation Layer Indication: DDP must not be performed (RFC 5043 11.1)";
+  } else if (!wire::indicates_ddp(*peer_indication_)) {
+    refusal = fmt::format("peer's Adaptation Layer Indication is 0x{:08x}, not DDP 0x{:08x} (RFC 5043 11.1)",
+                          *peer_indication_, wire::kDdpAdaptationIndication);
+  } else if (std::min(in_streams_, out_streams_) == 0) {
+    refusal = "association has no stream pairs";
+  }
+  return refusal;
+}
+
 void Endpoint::decide_association() {
   if (!comm_up_ || (state_ != AssociationState::kConnecting && state_ != AssociationState::kListening)) return;
-  if (!config_.adaptation_indication || !wire::indicates_ddp(*config_.adaptation_indication)) {
-    refusal_ = "this endpoint does not indicate the DDP adaptation layer (RFC 5043 11.1)";
-  } else if (!peer_indication_) {
-    refusal_ = "peer sent no Adaptation Layer Indication: DDP must not be performed (RFC 5043 11.1)";
-  } else if (!wire::indicates_ddp(*peer_indication_)) {
-    refusal_ = fmt::format("peer's Adaptation Layer Indication is 0x{:08x}, not DDP 0x{:08x} (RFC 5043 11.1)",
-                           *peer_indication_, wire::kDdpAdaptationIndication);
-  } else if (std::min(in_streams_, out_streams_) == 0) {
-    refusal_ = "association has no stream pairs";
-  }
+  refusal_ = refusal_reason_now();
   if (!refusal_.empty()) {
     state_ = AssociationState::kRefused;
-    sctp_sndinfo si{};
-    si.snd_flags = SCTP_ABORT;  // 7.1: terminate an association with a different indication
-    si.snd_assoc_id = assoc_id_;
-    usrsctp_sendv(sock_, nullptr, 0, nullptr, 0, &si, static_cast<socklen_t>(sizeof si), SCTP_SENDV_SNDINFO, 0);
+    // 7.1: terminate an association with a different indication. Thrown (kBackend) when usrsctp refuses:
+    // the association is ours and stays up without the ABORT, which the owner must hear of. The state is
+    // already kRefused, so it is thrown once and every DDP call keeps failing with kUnsupported.
+    if (const int e = send_abort(assoc_id_); e != 0)
+      fail(Errc::kBackend,
+           fmt::format("ABORT of the refused association (RFC 5043 11.1): usrsctp_sendv: {}", std::strerror(e)));
     return;
   }
   ddp_streams_ = std::min(in_streams_, out_streams_);
   compute_limits();
   streams_.assign(ddp_streams_, Stream{});
   state_ = AssociationState::kReady;
+}
+
+// SCTP_ABORT on one association. Returns 0, or the errno of usrsctp_sendv.
+int Endpoint::send_abort(std::uint32_t assoc_id) {
+  sctp_sndinfo si{};
+  si.snd_flags = SCTP_ABORT;
+  si.snd_assoc_id = assoc_id;
+  const std::uint8_t none = 0;  // usrsctp_sendv refuses a null buffer (EFAULT) even for 0 bytes
+  if (usrsctp_sendv(sock_, &none, 0, nullptr, 0, &si, static_cast<socklen_t>(sizeof si), SCTP_SENDV_SNDINFO, 0) < 0)
+    return errno;
+  ++counters_.aborts_sent;
+  return 0;
 }
 
 // RFC 5043 9: path MTU minus IPv4, SCTP common, DATA chunk headers and the DDP-SSN, no larger than the
@@ -546,19 +577,40 @@ void Endpoint::shutdown() {
     fail(Errc::kBackend, fmt::format("shutdown (SCTP_EOF): {}", std::strerror(errno)));
 }
 
+// An upper bound on the DATA chunks handed to usrsctp and not yet acknowledged (RFC 5043 10). usrsctp
+// exposes no such count: SCTP_STATUS sstat_unackdata is only its sent queue (transmitted, not yet
+// acknowledged), and sstat_penddata counts *received* chunks awaiting reassembly or delivery to us
+// (cnt_on_reasm_queue + cnt_on_all_streams, sctp_usrreq.c), nothing of ours. Chunks still in its stream
+// and send queues (not yet transmitted: congestion window) are in neither. What usrsctp does expose is
+// SCTP_GET_SNDBUF_USE's total_output_queue_size: the user-data bytes of every chunk it holds, queued or
+// sent and unacknowledged (plus 16 bytes per chunk already built), back to 0 once all are acknowledged.
+// So every chunk it holds was handed since that sum was last 0, and each is at least the smallest of
+// those: held <= min(handed since empty, bytes / smallest). Exact at 0; for DDP segments the byte
+// bound is a few hundred at most (256 KiB of send buffer); for a stream of tiny chunks the count bound
+// can make flush() wait for usrsctp to drain. Never an undercount.
+std::uint64_t Endpoint::sctp_held_bound() {
+  SctpSockstat ss{};
+  socklen_t len = static_cast<socklen_t>(sizeof ss);
+  ss.ss_assoc_id = assoc_id_;
+  if (usrsctp_getsockopt(sock_, IPPROTO_SCTP, kSctpGetSndbufUse, &ss, &len) != 0)
+    fail(Errc::kBackend, fmt::format("getsockopt SCTP_GET_SNDBUF_USE: {}", std::strerror(errno)));
+  if (ss.ss_total_sndbuf == 0) {
+    handed_since_empty_ = 0;
+    smallest_since_empty_ = 0;
+    return 0;
+  }
+  if (handed_since_empty_ == 0) return 0;  // cannot be: every chunk it holds went through here
+  return std::min<std::uint64_t>(handed_since_empty_, ss.ss_total_sndbuf / smallest_since_empty_);
+}
+
 // Hands queued chunks to usrsctp, each as one unordered DATA chunk (RFC 5043 10) with its PPID.
 bool Endpoint::flush() {
   if (state_ != AssociationState::kReady) return false;
   bool any = false;
   if (outq_.empty()) return false;
-  // RFC 5043 10: chunks SCTP holds unacknowledged (sent or pending) count against the limit; the rest
-  // wait in outq_ until SACKs come back.
-  sctp_status st{};
-  socklen_t st_len = static_cast<socklen_t>(sizeof st);
-  st.sstat_assoc_id = assoc_id_;
-  if (usrsctp_getsockopt(sock_, IPPROTO_SCTP, SCTP_STATUS, &st, &st_len) != 0)
-    fail(Errc::kBackend, fmt::format("usrsctp_getsockopt(SCTP_STATUS): {}", std::strerror(errno)));
-  const std::uint64_t held = std::uint64_t{st.sstat_unackdata} + st.sstat_penddata;
+  // RFC 5043 10: chunks handed to SCTP and not yet acknowledged count against the limit; the rest wait
+  // in outq_ until SACKs come back.
+  const std::uint64_t held = sctp_held_bound();
   std::uint64_t budget = held >= config_.max_chunks_in_flight ? 0 : config_.max_chunks_in_flight - held;
   while (!outq_.empty() && budget > 0) {
     const OutChunk& c = outq_.front();
@@ -573,6 +625,8 @@ bool Endpoint::flush() {
       if (errno == EWOULDBLOCK || errno == EAGAIN) break;  // send buffer full: retry on the next pump
       fail(Errc::kBackend, fmt::format("usrsctp_sendv: {}", std::strerror(errno)));
     }
+    ++handed_since_empty_;
+    if (smallest_since_empty_ == 0 || c.data.size() < smallest_since_empty_) smallest_since_empty_ = c.data.size();
     outq_.pop_front();
     --budget;
     any = true;

@@ -89,6 +89,8 @@ struct EndpointCounters {
   std::uint64_t over_limit = 0;       // Initiates answered Terminate (6.4)
   std::uint64_t malformed = 0;        // chunks too short, unknown PPID, or on a stream beyond the count
   std::uint64_t not_ddp_dropped = 0;  // data on an association that is not (yet) DDP-enabled
+  std::uint64_t aborts_sent = 0;      // ABORTs handed to usrsctp (11.1 refusal, a second association)
+  std::uint64_t abort_failures = 0;   // a second association's ABORT that usrsctp refused (not thrown)
 };
 
 class Endpoint {
@@ -195,8 +197,11 @@ class Endpoint {
   void violation(std::uint16_t stream, Stream& s, std::string detail);
   void notify(SessionNotice n);
   void decide_association();
+  std::string refusal_reason_now() const;
   void lose_association();
   void compute_limits();
+  int send_abort(std::uint32_t assoc_id);
+  std::uint64_t sctp_held_bound();
 
   EndpointConfig config_;
   WireOut wire_out_;
@@ -215,6 +220,11 @@ class Endpoint {
   std::deque<OutChunk> outq_;
   std::size_t pending_initiates_ = 0;
   std::vector<std::uint8_t> partial_;  // a message read in pieces (no MSG_EOR yet)
+  std::vector<std::uint8_t> rx_buf_;   // usrsctp_recvv's buffer, allocated once, reused by every pump()
+  // RFC 5043 10 bookkeeping (see flush()): chunks handed to usrsctp since it last held no DATA, and
+  // the smallest of them (bytes of user data).
+  std::uint64_t handed_since_empty_ = 0;
+  std::size_t smallest_since_empty_ = 0;
   EndpointCounters counters_;
 };
 
