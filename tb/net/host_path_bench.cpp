@@ -61,19 +61,6 @@ std::uint64_t clock_overhead_ns() {
   return (thread_ns() - t0) / kN;
 }
 
-// What driver/sctp Endpoint::pump() spends on its receive buffer, a 64 KiB std::vector allocated and
-// zeroed on every call (one call per host packet here): measured alone, to show its share.
-double receive_buffer_ns() {
-  constexpr int kN = 5000;
-  volatile std::uint8_t sink = 0;
-  const std::uint64_t t0 = thread_ns();
-  for (int i = 0; i < kN; ++i) {
-    std::vector<std::uint8_t> buf(65536);
-    sink = static_cast<std::uint8_t>(sink + buf[static_cast<std::size_t>(i) % buf.size()]);
-  }
-  return static_cast<double>(thread_ns() - t0) / kN;
-}
-
 std::uint64_t payload_bytes(std::uint64_t mtu) { return mtu - 20 - 8 - 12 - 16 - 2 - 14; }
 
 struct RunResult {
@@ -273,7 +260,6 @@ int main(int argc, char** argv) {
     usrsctp_sysctl_set_sctp_max_burst_default(0);
     usrsctp_enable_crc32c_offload();
     const std::uint64_t clock_ns = clock_overhead_ns();
-    const double buffer_ns = receive_buffer_ns();
 
     std::vector<std::vector<RunResult>> results(ks.size());
     std::uint16_t port = 6000;
@@ -293,12 +279,8 @@ int main(int argc, char** argv) {
     std::printf("ceiling payload per packet: %llu bytes at MTU 1500, %llu at MTU 9000\n",
                 static_cast<unsigned long long>(payload_bytes(1500)),
                 static_cast<unsigned long long>(payload_bytes(9000)));
-    std::printf(
-        "Endpoint::pump's 64 KiB receive buffer (allocated and zeroed per call, once per host packet, "
-        "included below): %.0f ns\n\n",
-        buffer_ns);
-    std::printf("%4s %10s %10s %8s %12s %12s %10s %11s %11s %8s %14s\n", "K", "wire pkts", "host pkts", "partial",
-                "ns/wire pkt", "ns/host pkt", "Mpps/core", "Gb/s @1500", "Gb/s @9000", "vs K=1", "w/o buffer ns");
+    std::printf("%4s %10s %10s %8s %12s %12s %10s %11s %11s %8s\n", "K", "wire pkts", "host pkts", "partial",
+                "ns/wire pkt", "ns/host pkt", "Mpps/core", "Gb/s @1500", "Gb/s @9000", "vs K=1");
     for (std::size_t i = 0; i < ks.size(); ++i) {
       std::vector<double> ns_wire, ns_host, ratio;
       std::uint64_t wire = 0, host = 0, partial = 0;
@@ -314,12 +296,11 @@ int main(int argc, char** argv) {
       }
       const double ns = median(ns_wire);
       const double pps = 1e9 / ns;
-      std::printf("%4zu %10llu %10llu %8llu %12.0f %12.0f %10.3f %11.1f %11.1f %7.2fx %14.0f\n", ks[i],
+      std::printf("%4zu %10llu %10llu %8llu %12.0f %12.0f %10.3f %11.1f %11.1f %7.2fx\n", ks[i],
                   static_cast<unsigned long long>(wire), static_cast<unsigned long long>(host),
                   static_cast<unsigned long long>(partial), ns, median(ns_host), pps / 1e6,
                   pps * static_cast<double>(payload_bytes(1500)) * 8 / 1e9,
-                  pps * static_cast<double>(payload_bytes(9000)) * 8 / 1e9, median(ratio),
-                  std::max(0.0, median(ns_host) - buffer_ns) / static_cast<double>(ks[i]));
+                  pps * static_cast<double>(payload_bytes(9000)) * 8 / 1e9, median(ratio));
     }
     std::printf(
         "\n(the ratio is per round against K=%zu of the same round, then the median; absolute numbers\n"

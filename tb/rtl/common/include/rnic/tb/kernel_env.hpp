@@ -307,33 +307,28 @@ class KernelEnv {
   std::uint16_t& tx_ssn(std::uint16_t stream) { return tx_ssn_.at(stream); }
 
   // One DDP segment (the whole AXI-Stream packet) on stream with DDP-SSN ssn, to kernel and model.
-  void send(std::uint16_t stream, std::uint16_t ssn, const std::vector<std::uint8_t>& seg) {
+  // net: as the network front end hands it over (tuser net = 1, docs/network.md): outside the window it
+  // is a duplicate or declined instead of an LLP error, and the kernel's fate of every such segment
+  // (m_axis_fate) is checked against the model's, in order.
+  void send(std::uint16_t stream, std::uint16_t ssn, const std::vector<std::uint8_t>& seg, bool net = false) {
     AxisPacket p;
     p.bytes = seg;
     p.stream = stream;
     p.ssn = ssn;
+    p.net = net;
     p.header_bytes = !seg.empty() && (seg[0] & rnic::wire::kCtrlTagged) ? 14 : 18;
     beats_since_drain_ += (seg.size() + bytes_ - 1) / bytes_;
     ++packets_since_drain_;
     src_->push(std::move(p));
     ++sent_;
-    if (cfg_.use_model && stream < cfg_.params.num_streams) model_receive(stream, ssn, seg);
+    if (!cfg_.use_model) return;
+    if (net)
+      net_pending_.push_back({stream, ssn, seg});
+    else if (stream < cfg_.params.num_streams)
+      model_receive(stream, ssn, seg);
   }
-  // One DDP segment as the network front end hands it over (tuser net = 1, docs/network.md): outside
-  // the window it is a duplicate or declined instead of an LLP error. The kernel's fate of every such
-  // segment (m_axis_fate) is checked against the model's, in order.
   void send_net(std::uint16_t stream, std::uint16_t ssn, const std::vector<std::uint8_t>& seg) {
-    AxisPacket p;
-    p.bytes = seg;
-    p.stream = stream;
-    p.ssn = ssn;
-    p.net = true;
-    p.header_bytes = !seg.empty() && (seg[0] & rnic::wire::kCtrlTagged) ? 14 : 18;
-    beats_since_drain_ += (seg.size() + bytes_ - 1) / bytes_;
-    ++packets_since_drain_;
-    src_->push(std::move(p));
-    ++sent_;
-    if (cfg_.use_model) net_pending_.push_back({stream, ssn, seg});
+    send(stream, ssn, seg, true);
   }
   using Fate = rnic::model::DataSink::Fate;
   // The fates m_axis_fate reported so far, in order.
