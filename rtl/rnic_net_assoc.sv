@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: Apache-2.0
+`include "rnic_assert.svh"
+// The association table of the network receive front end (issue 14, docs/network.md "Tables the
+// driver programs") and the per-packet lookup: NetRef's rule 3 (tb/net net_ref.hpp), the lowest-index
+// valid entry whose my_ip, their_ip, my and their UDP port (the packet's metadata, VNx tuser), my SCTP
+// port (the destination port, bytes 2..3), their SCTP port (the source port, bytes 0..1) and my
+// verification tag (bytes 4..7, RFC 9260 3.1: the tag packets to us carry) all match. A miss answers
+// hit 0 with index, stream_base, stream_count and socket 0. Beside it the live bits of the DDP streams
+// (NET_STREAM_LIVE), registered on live_o.
+//
+// Table write port: one-cycle commands, always taken (no ready). wr_i writes entry wr_index_i whole
+// (wr_valid_i 0 clears it: it never matches again); live_wr_i sets live bit live_index_i to
+// live_value_i, an index >= NumStreams is ignored. Reset clears every valid bit and every live bit.
+//
+// Lookup pipeline, one request per cycle sustained, responses in request order, latency 3 cycles
+// (a request taken in cycle T is on resp_valid_o from cycle T+3 on):
+//   A  the request register: the packet's 160-bit key (metadata, SCTP ports, tag; big-endian bytes
+//      of req_hdr_i turned into numbers), loaded when the request is taken;
+//   C  compare (cycle T+1): the key against every entry's key and valid bit -> 16 match bits
+//      (the 160-bit equality as 54 kept 3-bit compares, one LUT each, and their AND: without the
+//      keep, ABC maps it to twice the LUTs);
+//   P  pick (cycle T+2): the lowest match's index (priority encoder) and its payload (stream_base,
+//      stream_count, socket) by a 16:1 mux on that index, written into the response FIFO;
+//   the response FIFO (rnic_fifo, Depth 4, registered valid and ready) with resp_ready_i.
+// A and C, and C and P, never stall: a request is taken only when the FIFO has a slot reserved for
+// it (a credit counter of free slots, in flight and queued items counted), so every item moves on
+// every cycle and each table field is read a fixed number of cycles after its request was taken.
+// req_ready_o is a flip-flop (the credit count's next value != 0).
+//
+// Writes while lookups are in flight: every lookup sees one whole table, never a mix. The key and
+// valid bits (read by C, one cycle after the request is taken) are written at the end of the
+// write's cycle; the payload (read by P, two cycles after) one cycle later, from a register of the
+// write command. So a request taken in cycle T sees exactly the writes of cycles <= T: a request taken
+// in the write's cycle or later sees the new entry (the driver's write is in effect for the next
+// packet), one taken before sees the old entry, whatever the stalls (tests net.assoc.*WriteOrder*).
+module rnic_net_assoc #(
+  parameter int Entries    = 16,  // association table entries, a power of two >= 2
+  parameter int NumStreams = 256  // DDP streams with a live bit, 1..65536
+) (
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+  // Table write command (the register block's NET_ASSOC_WRITE / NET_ASSOC_CLEAR).
+  input  logic                       wr_i,
+  input  logic [$clog2(Entries)-1:0] wr_index_i,
+  input  logic                       wr_valid_i,
+  input  logic [31:0]                wr_my_ip_i,
+  input  logic [31:0]                wr_their_ip_i,
+  input  logic [15:0]                wr_my_udp_port_i,
+  input  logic [15:0]                wr_their_udp_port_i,
+  input  logic [15:0]                wr_my_sctp_port_i,
+  input  logic [15:0]                wr_their_sctp_port_i,
+  input  logic [31:0]                wr_my_vtag_i,
+  input  logic [15:0]                wr_stream_base_i,
+  input  logic [15:0]                wr_stream_count_i,
+  input  logic [15:0]                wr_socket_i,
+  // Live bits (NET_STREAM_LIVE).
+  input  logic                       live_wr_i,
+  input  logic [15:0]                live_index_i,
+  input  logic                       live_value_i,
+  output logic [NumStreams-1:0]      live_o,
+  // Lookup request: one per packet.
+  input  logic                       req_valid_i,
+  output logic                       req_ready_o,
+  input  logic [95:0]                req_meta_i,  // {their_udp_port, my_udp_port, their_ip, my_ip}
+  input  logic [95:0]                req_hdr_i,   // packet bytes 0..11, byte i at [8*i +: 8]
+  // Lookup response, in request order.
+  output logic                       resp_valid_o,
+  input  logic                       resp_ready_i,
+  output logic                       resp_hit_o,
+  output logic [$clog2(Entries)-1:0] resp_index_o,
+  output logic [15:0]                resp_stream_base_o,
+  output logic [15:0]                resp_stream_count_o,
+  output logic [15:0]                resp_socket_o
+);
+  localparam int IdxW = $clog2(Entries);
+  localparam int KeyW = 160;  // my_ip, their_ip, 2 UDP ports, 2 SCTP ports, my_vtag
+  localparam int PayW = 48;   // stream_base, stream_count, socket
+  localparam int RespW = 1 + IdxW + PayW;
+  localparam int Groups = (KeyW + 2) / 3;  // 3-bit pieces of the key compare (one 6-input LUT each)
+  localparam int FifoDepth = 4;  // >= the 3 cycles from a take to the credit's return: full rate
+  localparam int CredW = $clog2(FifoDepth) + 1;
+
+  initial begin
+    if (Entries < 2 || (Entries & (Entries - 1)) != 0)
+      $fatal(1, "rnic_net_assoc: Entries must be a power of two >= 2");
+    if (NumStreams < 1 || NumStreams > 65536)
+      $fatal(1, "rnic_net_assoc: NumStreams must be 1..65536");
+  end
+
+  // ---- The table: flat vectors, entry i at [i*W +: W] (toolchain notes: no arrays of structs) ----
+  // Key layout {my_vtag, my_sctp_port, their_sctp_port, their_udp_port, my_udp_port, their_ip, my_ip}:
+  // the metadata's bit order below it, so the packet's key is {tag, ports, req_meta_i}.
+  logic [Entries-1:0]      valid_q;
+  logic [Entries*KeyW-1:0] key_q;
+  logic [Entries*PayW-1:0] pay_q;
+  logic [KeyW-1:0]         wr_key;
+
+  // The write command, one cycle late, for the payload (see the header: read one cycle after the key).
+  logic            pw_q;
+  logic [IdxW-1:0] pw_index_q;
+  logic [PayW-1:0] pw_pay_q;
+
+  assign wr_key = {wr_my_vtag_i, wr_my_sctp_port_i, wr_their_sctp_port_i, wr_their_udp_port_i,
+                   wr_my_udp_port_i, wr_their_ip_i, wr_my_ip_i};
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) pw_q <= 1'b0;
+    else pw_q <= wr_i;
+  end
+  always_ff @(posedge clk_i) begin
+    if (wr_i) begin
+      pw_index_q <= wr_index_i;
+      pw_pay_q   <= {wr_stream_base_i, wr_stream_count_i, wr_socket_i};
+    end
+  end
+
+  for (genvar i = 0; i < Entries; i++) begin : g_entry
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) valid_q[i] <= 1'b0;
+      else if (wr_i && wr_index_i == IdxW'(i)) valid_q[i] <= wr_valid_i;
+    end
+    always_ff @(posedge clk_i) begin
+      if (wr_i && wr_index_i == IdxW'(i)) key_q[i*KeyW +: KeyW] <= wr_key;
+      if (pw_q && pw_index_q == IdxW'(i)) pay_q[i*PayW +: PayW] <= pw_pay_q;
+    end
+  end
+
+  // ---- Live bits ----
+  // The write's bit, decoded in two halves (index[3:0] and index[15:4]) shared by every bit, so that
+  // each live bit's enable is one AND of two decoded lines; an index >= NumStreams matches no bit.
+  localparam int LiveHi = (NumStreams + 15) / 16;
+  logic [15:0]           live_lo;
+  logic [LiveHi-1:0]     live_hi;
+  logic [NumStreams-1:0] live_q;
+  for (genvar l = 0; l < 16; l++) begin : g_live_lo
+    assign live_lo[l] = live_index_i[3:0] == 4'(l);
+  end
+  for (genvar h = 0; h < LiveHi; h++) begin : g_live_hi
+    assign live_hi[h] = live_wr_i && live_index_i[15:4] == 12'(h);
+  end
+  logic unused_live_lo;  // all 16 lines are used from NumStreams 16 on
+  assign unused_live_lo = ^live_lo;
+  for (genvar s = 0; s < NumStreams; s++) begin : g_live
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) live_q[s] <= 1'b0;
+      else if (live_hi[s/16] && live_lo[s%16]) live_q[s] <= live_value_i;
+    end
+  end
+  assign live_o = live_q;
+
+  // ---- Credits: free response FIFO slots not yet promised to a request in A, C or P ----
+  logic             take, pop, ready_q;
+  logic [CredW-1:0] credit_q, credit_d;
+  assign req_ready_o = ready_q;
+  assign take = req_valid_i && ready_q;
+  assign pop = resp_valid_o && resp_ready_i;
+  always_comb begin
+    credit_d = credit_q;
+    if (take && !pop) credit_d = credit_q - 1'b1;
+    if (pop && !take) credit_d = credit_q + 1'b1;
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      credit_q <= CredW'(FifoDepth);
+      ready_q  <= 1'b1;
+    end else begin
+      credit_q <= credit_d;
+      ready_q  <= credit_d != '0;
+    end
+  end
+
+  // ---- A: the request's key ----
+  logic            a_valid_q;
+  logic [KeyW-1:0] a_key_q;
+  logic [15:0]     hdr_src_port, hdr_dst_port;
+  logic [31:0]     hdr_vtag;
+  // Big-endian in the packet: the byte at the lower offset is the most significant.
+  assign hdr_src_port = {req_hdr_i[7:0], req_hdr_i[15:8]};
+  assign hdr_dst_port = {req_hdr_i[23:16], req_hdr_i[31:24]};
+  assign hdr_vtag = {req_hdr_i[39:32], req_hdr_i[47:40], req_hdr_i[55:48], req_hdr_i[63:56]};
+  logic unused_hdr;  // bytes 8..11: the checksum, judged by rnic_net_hold
+  assign unused_hdr = ^req_hdr_i[95:64];
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) a_valid_q <= 1'b0;
+    else a_valid_q <= take;
+  end
+  always_ff @(posedge clk_i) begin
+    if (take) a_key_q <= {hdr_vtag, hdr_dst_port, hdr_src_port, req_meta_i};
+  end
+
+  // ---- C: compare ----
+  logic               c_valid_q;
+  logic [Entries-1:0] match, c_match_q;
+  logic [3*Groups-1:0] a_key_ext;
+  assign a_key_ext = (3*Groups)'(a_key_q);
+  for (genvar i = 0; i < Entries; i++) begin : g_cmp
+    logic [3*Groups-1:0] key_ext;
+    (* keep *) logic [Groups-1:0] eq3;
+    assign key_ext = (3*Groups)'(key_q[i*KeyW +: KeyW]);
+    for (genvar g = 0; g < Groups; g++) begin : g_grp
+      assign eq3[g] = key_ext[3*g +: 3] == a_key_ext[3*g +: 3];
+    end
+    assign match[i] = valid_q[i] && &eq3;
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) c_valid_q <= 1'b0;
+    else c_valid_q <= a_valid_q;
+  end
+  always_ff @(posedge clk_i) begin
+    if (a_valid_q) c_match_q <= match;
+  end
+
+  // ---- P: the lowest match, its index and payload (all zero on a miss) ----
+  logic            p_hit;
+  logic [IdxW-1:0] p_index;
+  logic [PayW-1:0] p_pay;
+  assign p_hit = |c_match_q;
+  always_comb begin
+    p_index = '0;
+    for (int i = Entries - 1; i >= 0; i--) begin
+      if (c_match_q[i]) p_index = IdxW'(i);
+    end
+  end
+  always_comb begin
+    p_pay = '0;
+    for (int i = 0; i < Entries; i++) begin
+      if (p_hit && p_index == IdxW'(i)) p_pay = pay_q[i*PayW +: PayW];
+    end
+  end
+
+  logic             fifo_in_ready;
+  logic [RespW-1:0] resp;
+  logic [CredW-1:0] fifo_count;
+  rnic_fifo #(.Width(RespW), .Depth(FifoDepth)) u_resp_fifo (
+    .clk_i,
+    .rst_ni,
+    .in_data_i  ({p_hit, p_index, p_pay}),
+    .in_valid_i (c_valid_q),
+    .in_ready_o (fifo_in_ready),
+    .out_data_o (resp),
+    .out_valid_o(resp_valid_o),
+    .out_ready_i(resp_ready_i),
+    .count_o    (fifo_count)
+  );
+  logic unused_fifo;  // never refuses (a_fifo_room); the count is the credits' business
+  assign unused_fifo = fifo_in_ready ^ (^fifo_count);
+
+  assign {resp_hit_o, resp_index_o, resp_stream_base_o, resp_stream_count_o, resp_socket_o} = resp;
+
+  // ---- Assertions (rtl/rnic_assert.svh) ----
+  // The credits: never more promised than the FIFO holds, so a P item always finds a slot; the
+  // responses hold while not taken (AXI-Stream 2.2.1).
+  `RNIC_ASSERT(a_fifo_room, clk_i, rst_ni, !c_valid_q || fifo_in_ready)
+  `RNIC_ASSERT(a_credit_bound, clk_i, rst_ni, credit_q <= CredW'(FifoDepth))
+  `RNIC_ASSERT(a_credit_count, clk_i, rst_ni,
+               credit_q + CredW'(a_valid_q) + CredW'(c_valid_q) + fifo_count == CredW'(FifoDepth))
+  `RNIC_ASSERT_HOLD(a_resp_hold, clk_i, rst_ni, resp_valid_o, resp_ready_i, resp)
+endmodule
