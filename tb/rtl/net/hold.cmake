@@ -17,7 +17,7 @@ foreach(dw 512 64)
   add_executable(net_hold_test_Dw${dw} ${CMAKE_CURRENT_LIST_DIR}/hold_test.cpp)
   target_compile_definitions(net_hold_test_Dw${dw} PRIVATE RNIC_HOLD_DW=${dw} RNIC_HOLD_DEPTH=${depth}
     RNIC_HOLD_NAME=Dw${dw} RNIC_HOLD_CLASS=Vrnic_net_hold_${dw} RNIC_HOLD_HDR="Vrnic_net_hold_${dw}.h")
-  target_link_libraries(net_hold_test_Dw${dw} PRIVATE rnic_tb_common rnic_tb_net ISAL::isal rnic_warnings
+  target_link_libraries(net_hold_test_Dw${dw} PRIVATE rnic_tb_common rnic_tb_net rnic_capture rnic_warnings
                         GTest::gtest GTest::gtest_main)
   rnic_tb_verilated(net_hold_test_Dw${dw} net_hold_model_${dw})
   gtest_discover_tests(net_hold_test_Dw${dw} TEST_PREFIX "net.hold." PROPERTIES LABELS rtl)

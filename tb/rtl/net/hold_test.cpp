@@ -14,7 +14,6 @@
 // duplicated); reset in the middle of a packet, then clean traffic.
 // Seed: random tests print theirs; RNIC_TEST_SEED=<n> replays. Waveform with RNIC_FST=<file>.
 #include <gtest/gtest.h>
-#include <isa-l.h>
 
 #include <algorithm>
 #include <array>
@@ -29,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/tb/net_ref.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/stage_sim.hpp"
@@ -66,9 +66,6 @@ const char* fate_name(Fate f) {
   return "?";
 }
 
-std::uint32_t crc32c(const Bytes& b) {
-  return ~crc32_iscsi(const_cast<std::uint8_t*>(b.data()), static_cast<int>(b.size()), 0xFFFFFFFFU);
-}
 std::uint64_t mask_of(std::size_t n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; }
 
 struct Beat {
@@ -93,13 +90,13 @@ Bytes random_bytes(std::mt19937_64& rng, std::size_t n) {
 // RFC 9260 6.8: the CRC32c over the packet with bytes 8..11 as zero, stored least significant first.
 void fill_crc(Bytes& p) {
   for (std::size_t i = 8; i < 12; ++i) p[i] = 0;
-  rnic::wire::store_le32(p.data() + 8, crc32c(p));
+  rnic::wire::store_le32(p.data() + 8, rnic::capture::SctpPacket::checksum(p));
 }
 bool crc_ok(const Bytes& p) {
   if (p.size() < kHeader) return false;
   Bytes z = p;
   for (std::size_t i = 8; i < 12; ++i) z[i] = 0;
-  return rnic::wire::load_le32(p.data() + 8) == crc32c(z);
+  return rnic::wire::load_le32(p.data() + 8) == rnic::capture::SctpPacket::checksum(z);
 }
 
 // The beats of p, well framed; bytes past the end are noise.

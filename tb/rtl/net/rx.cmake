@@ -6,7 +6,7 @@ set(RNIC_NET_RX_SOURCES ${RNIC_RTL_DIR}/rnic_fifo.sv ${RNIC_RTL_DIR}/rnic_skid.s
     ${RNIC_RTL_DIR}/rnic_net_split.sv ${RNIC_RTL_DIR}/rnic_net_rx.sv)
 rnic_verilate(net_rx_model TOP rnic_net_rx SOURCES ${RNIC_NET_RX_SOURCES})
 add_executable(net_rx_test rx_test.cpp)
-target_link_libraries(net_rx_test PRIVATE rnic_tb_common rnic_tb_net ISAL::isal rnic_warnings GTest::gtest GTest::gtest_main)
+target_link_libraries(net_rx_test PRIVATE rnic_tb_common rnic_tb_net rnic_capture rnic_warnings GTest::gtest GTest::gtest_main)
 rnic_tb_verilated(net_rx_test net_rx_model)
 gtest_discover_tests(net_rx_test TEST_PREFIX "net.rx." PROPERTIES LABELS rtl)
 add_test(NAME net.rx.VerilatorLintClean

@@ -11,7 +11,6 @@
 //     gaps on the input and random backpressure on every output.
 // Seed: RNIC_TEST_SEED=<n> replays (printed); waveform with RNIC_FST=<file>.
 #include <gtest/gtest.h>
-#include <isa-l.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -25,6 +24,7 @@
 #include <vector>
 
 #include "Vrnic_net_rx.h"
+#include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/tb/net_ref.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/stage_sim.hpp"
@@ -39,9 +39,6 @@ constexpr std::size_t kBeat = 64;  // DataWidth 512
 constexpr std::size_t kMaxPacket = 9216;
 constexpr std::size_t kStreams = 256;
 
-std::uint32_t crc32c(const Bytes& b) {
-  return ~crc32_iscsi(const_cast<std::uint8_t*>(b.data()), static_cast<int>(b.size()), 0xFFFFFFFFU);
-}
 void put16(Bytes& b, std::size_t at, std::uint32_t v) {
   b[at] = static_cast<std::uint8_t>(v >> 8);
   b[at + 1] = static_cast<std::uint8_t>(v);
@@ -54,9 +51,9 @@ void put32(Bytes& b, std::size_t at, std::uint32_t v) {
 void seal(Bytes& p, bool good) {
   if (p.size() < 12) return;
   for (std::size_t i = 8; i < 12; ++i) p[i] = 0;
-  std::uint32_t c = crc32c(p);
+  std::uint32_t c = rnic::capture::SctpPacket::checksum(p);
   if (!good) c ^= 0x00010000U;
-  for (std::size_t i = 0; i < 4; ++i) p[8 + i] = static_cast<std::uint8_t>(c >> (8 * i));
+  rnic::wire::store_le32(p.data() + 8, c);
 }
 
 // Random SCTP packets for one association entry.
