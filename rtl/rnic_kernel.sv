@@ -158,6 +158,10 @@ module rnic_kernel #(
   logic ev_bytes, ev_msg, ev_drop, ev_access, ev_dup, ev_error, ev_wr_err, ev_rd_err, ev_order;
   logic [15:0] ev_bytes_n;
   logic [4:0] ev_error_idx;
+  logic ext_wr, ext_rd;
+  logic [7:0] ext_waddr, ext_raddr;
+  logic [31:0] ext_wdata;
+  logic [3:0] ext_wstrb;
 
   rnic_regs #(.DataWidth(DATA_WIDTH), .StagEntries(STAG_ENTRIES), .NumStreams(NUM_STREAMS),
               .NumQns(NUM_QNS), .SsnWindow(SSN_WINDOW), .BuildId(BUILD_ID)) u_regs (
@@ -181,7 +185,10 @@ module rnic_kernel #(
     .seg_event_i(ev_seg), .bytes_event_i(ev_bytes), .bytes_i(ev_bytes_n), .msg_event_i(ev_msg),
     .drop_event_i(ev_drop), .access_event_i(ev_access), .dup_event_i(ev_dup),
     .write_err_event_i(ev_wr_err), .read_err_event_i(ev_rd_err),
-    .error_event_i(ev_error), .error_idx_i(ev_error_idx), .order_err_event_i(ev_order));
+    .error_event_i(ev_error), .error_idx_i(ev_error_idx), .order_err_event_i(ev_order),
+    // The network side's window answers SLVERR until the kernel has a network side (docs/network.md).
+    .ext_wr_o(ext_wr), .ext_waddr_o(ext_waddr), .ext_wdata_o(ext_wdata), .ext_wstrb_o(ext_wstrb),
+    .ext_whit_i(1'b0), .ext_rd_o(ext_rd), .ext_raddr_o(ext_raddr), .ext_rdata_i(32'b0), .ext_rhit_i(1'b0));
 
   // Descriptor reads (lookup's, the only reads) answered with an error: counted, besides the
   // LocalCatastrophic completion lookup reports for them.
@@ -302,5 +309,6 @@ module rnic_kernel #(
 
   // Fill levels are for waveforms.
   logic unused_monitor;
-  assign unused_monitor = ^{data_fifo_count, seg_fifo_count};
+  assign unused_monitor = ^{data_fifo_count, seg_fifo_count, ext_wr, ext_rd, ext_waddr, ext_raddr, ext_wdata,
+                            ext_wstrb};
 endmodule

@@ -35,6 +35,12 @@
 //   error_idx_i >= RNIC_NUM_ERRORS counts nowhere.
 // - CNT_WRITE_ERRORS counts write_err_event_i pulses (one per non-OKAY B), CNT_READ_ERRORS
 //   read_err_event_i pulses (one per non-OKAY R beat); like every counter, at most one per cycle.
+// - The window [EXT_BASE, EXT_BASE + 0x100) (hw.def's NET_* rows: the network side, docs/network.md)
+//   is decoded by another block on the ext_* port: a write in the window pulses ext_wr_o for one cycle
+//   with the offset in the window, the data and the strobes, and answers OKAY if ext_whit_i (a function
+//   of ext_waddr_o alone) else SLVERR; a read pulses ext_rd_o in its first read cycle with the offset,
+//   and takes ext_rdata_i / ext_rhit_i (the block's registers, loaded on ext_rd_o) in its second.
+//   With ext_whit_i and ext_rhit_i tied 0 the window answers SLVERR, as any address outside the map.
 module rnic_regs #(
   parameter int          DataWidth   = 512,   // AXI data width in bits (CAP_DATA_WIDTH)
   parameter int          StagEntries = 4096,  // STag table entries (CAP_STAGS)
@@ -93,7 +99,17 @@ module rnic_regs #(
   input  logic              read_err_event_i,   // a host-memory read beat got a non-OKAY RRESP
   input  logic              error_event_i,
   input  logic [4:0]        error_idx_i,
-  input  logic              order_err_event_i   // deliver: a message-order error (counts as MsnRange)
+  input  logic              order_err_event_i,  // deliver: a message-order error (counts as MsnRange)
+  // The network side's register window (see the header).
+  output logic              ext_wr_o,
+  output logic [7:0]        ext_waddr_o,
+  output logic [31:0]       ext_wdata_o,
+  output logic [3:0]        ext_wstrb_o,
+  input  logic              ext_whit_i,
+  output logic              ext_rd_o,
+  output logic [7:0]        ext_raddr_o,
+  input  logic [31:0]       ext_rdata_i,
+  input  logic              ext_rhit_i
 );
 
   // ---- derived constants ------------------------------------------------------------------------
@@ -121,6 +137,7 @@ module rnic_regs #(
   localparam logic [31:0] NUM_DB_W     = NUM_DB;
   localparam logic [31:0] QN_MASK      = NumQns - 1;
 
+  localparam logic [15:0] EXT_BASE     = 16'h0400;                 // the network side's window
   localparam logic [1:0] RESP_OKAY   = 2'b00;
   localparam logic [1:0] RESP_SLVERR = 2'b10;
 
@@ -142,6 +159,11 @@ module rnic_regs #(
     end
     if (NUM_ARGS < NUM_ARGS_OUT || NUM_ARGS > 16) begin
       $fatal(1, "rnic_regs: RNIC_CMD_ARGS must be in 10..16");
+    end
+    // Every other row (the counters are the highest) lies below the window.
+    if (RNIC_REG_NET_ASSOC_ARG0 < EXT_BASE || RNIC_REG_NET_CNT0 >= EXT_BASE + 16'h0100 ||
+        32'(RNIC_REG_CNT_ERROR0_LO) + 32'(ERR_CNT_SPAN) > 32'(EXT_BASE)) begin
+      $fatal(1, "rnic_regs: the NET_* rows must lie in [EXT_BASE, EXT_BASE + 0x100), no other row there");
     end
     if (NUM_CNT > 32) begin
       $fatal(1, "rnic_regs: at most 24 error-table rows (5-bit error_idx_i, counter slot index)");
@@ -167,6 +189,11 @@ module rnic_regs #(
   // Index of the CMD_ARG word at a (valid when arg_hit).
   function automatic logic [3:0] arg_idx(logic [15:0] a);
     arg_idx = 4'((a - RNIC_REG_CMD_ARG0) >> 2);
+  endfunction
+
+  // Word address a is in the network side's window.
+  function automatic logic ext_region(logic [15:8] a);
+    ext_region = a == EXT_BASE[15:8];
   endfunction
 
   // Word address a is at or above the doorbell region.
@@ -213,6 +240,7 @@ module rnic_regs #(
   logic        aw_full_q, aw_full_d;
   logic [15:0] aw_addr_q, aw_addr_d;
   logic        aw_db_q, aw_db_d;  // the held write is a doorbell in range (decoded as it is taken)
+  logic        aw_ext_q, aw_ext_d;  // the held write is in the network side's window
   logic        w_full_q, w_full_d;
   logic [31:0] w_data_q, w_data_d;
   logic [3:0]  w_strb_q, w_strb_d;
@@ -251,6 +279,7 @@ module rnic_regs #(
   // and every register but the counters selected in the first (ar_full_q), the counter word in the
   // second (rd2_q), from the registered decode.
   logic        rd2_q, rd2_d;
+  logic        rd_ext_q, rd_ext_d;  // the read in its second cycle is in the network side's window
   logic [31:0] rd_pre_q, rd_pre_d;
   logic        rd_hit_q, rd_hit_d;
   logic [6:0]  rd_cnt_q, rd_cnt_d;
@@ -287,6 +316,7 @@ module rnic_regs #(
     aw_full_d   = aw_full_q;
     aw_addr_d   = aw_addr_q;
     aw_db_d     = aw_db_q;
+    aw_ext_d    = aw_ext_q;
     w_full_d    = w_full_q;
     w_data_d    = w_data_q;
     w_strb_d    = w_strb_q;
@@ -317,6 +347,7 @@ module rnic_regs #(
       aw_addr_d = s_axi_awaddr_i;
       aw_db_d   = db_region({s_axi_awaddr_i[15:2], 2'b00}) &&
                   db_index({s_axi_awaddr_i[15:2], 2'b00}) < NUM_DB_W;
+      aw_ext_d  = ext_region(s_axi_awaddr_i[15:8]);
     end
     if (s_axi_wvalid_i && !w_full_q) begin
       w_full_d = 1'b1;
@@ -362,6 +393,8 @@ module rnic_regs #(
         db_qn_d     = 8'(wr_db_idx & QN_MASK);
         db_prod_d   = w_data_q;
       end
+    end else if (aw_ext_q) begin
+      wr_hit = ext_whit_i;  // executed by the window's block on ext_wr_o
     end else begin
     unique case (wa)
       RNIC_REG_ID, RNIC_REG_VERSION, RNIC_REG_BUILD_ID, RNIC_REG_CAP_DATA_WIDTH, RNIC_REG_CAP_STAGS,
@@ -479,6 +512,7 @@ module rnic_regs #(
     r_resp_d  = r_resp_q;
     hi_d      = hi_q;
     rd2_d     = rd2_q;
+    rd_ext_d  = rd_ext_q;
     rd_pre_d  = rd_pre_q;
     rd_hit_d  = rd_hit_q;
     rd_cnt_d  = rd_cnt_q;
@@ -492,12 +526,17 @@ module rnic_regs #(
       rd_pre_d  = rd_data;
       rd_hit_d  = rd_hit;
       rd_cnt_d  = rd_cnt;
+      rd_ext_d  = ext_region(ra[15:8]);
     end
     if (rd2_q) begin
       rd2_d     = 1'b0;
       r_valid_d = 1'b1;
       r_data_d  = rd_pre_q;
       r_resp_d  = rd_hit_q ? RESP_OKAY : RESP_SLVERR;
+      if (rd_ext_q) begin
+        r_data_d = ext_rdata_i;
+        r_resp_d = ext_rhit_i ? RESP_OKAY : RESP_SLVERR;
+      end
       if (rd_cnt_q[6]) begin
         for (int k = 0; k < NUM_CNT; k++) begin
           if (rd_cnt_q[4:0] == 5'(k)) r_data_d = rd_cnt_q[5] ? hi_q[32*k +: 32] : cnt_q[64*k +: 32];
@@ -546,6 +585,7 @@ module rnic_regs #(
     if (!rst_ni) begin
       aw_full_q   <= 1'b0;
       aw_db_q     <= 1'b0;
+      aw_ext_q    <= 1'b0;
       aw_addr_q   <= '0;
       w_full_q    <= 1'b0;
       w_data_q    <= '0;
@@ -559,6 +599,7 @@ module rnic_regs #(
       ar_full_q   <= 1'b0;
       ar_addr_q   <= '0;
       rd2_q       <= 1'b0;
+      rd_ext_q    <= 1'b0;
       rd_pre_q    <= '0;
       rd_hit_q    <= 1'b0;
       rd_cnt_q    <= '0;
@@ -588,6 +629,7 @@ module rnic_regs #(
     end else begin
       aw_full_q   <= aw_full_d;
       aw_db_q     <= aw_db_d;
+      aw_ext_q    <= aw_ext_d;
       aw_addr_q   <= aw_addr_d;
       w_full_q    <= w_full_d;
       w_data_q    <= w_data_d;
@@ -601,6 +643,7 @@ module rnic_regs #(
       ar_full_q   <= ar_full_d;
       ar_addr_q   <= ar_addr_d;
       rd2_q       <= rd2_d;
+      rd_ext_q    <= rd_ext_d;
       rd_pre_q    <= rd_pre_d;
       rd_hit_q    <= rd_hit_d;
       rd_cnt_q    <= rd_cnt_d;
@@ -654,6 +697,13 @@ module rnic_regs #(
   assign cq_enable_o = cq_en_q;
   assign cq_reset_o  = cq_reset_q;
   assign cq_cons_o   = cq_cons_q;
+
+  assign ext_wr_o    = wr_go && aw_ext_q && !wr_db;
+  assign ext_waddr_o = wa[7:0];
+  assign ext_wdata_o = w_data_q;
+  assign ext_wstrb_o = w_strb_q;
+  assign ext_rd_o    = ar_full_q && ext_region(ra[15:8]);
+  assign ext_raddr_o = ra[7:0];
 
   // Byte-address bits [1:0] select nothing in 32-bit registers.
   logic unused_addr_lsbs;

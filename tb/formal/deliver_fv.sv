@@ -576,7 +576,9 @@ module regs_cq_fv (
     .db_qn_o(), .db_prod_o(), .db_valid_o(), .db_ready_i, .cq_base_o(cq_base), .cq_log2_o(cq_log2),
     .cq_enable_o(cq_enable), .cq_reset_o(), .cq_cons_o(), .cq_prod_i, .cq_busy_i, .seg_event_i,
     .bytes_event_i, .bytes_i, .msg_event_i, .drop_event_i, .access_event_i, .dup_event_i,
-    .write_err_event_i, .read_err_event_i, .error_event_i, .error_idx_i, .order_err_event_i
+    .write_err_event_i, .read_err_event_i, .error_event_i, .error_idx_i, .order_err_event_i,
+    .ext_wr_o(), .ext_waddr_o(), .ext_wdata_o(), .ext_wstrb_o(), .ext_whit_i(1'b0), .ext_rd_o(),
+    .ext_raddr_o(), .ext_rdata_i(32'b0), .ext_rhit_i(1'b0)
   );
 `ifdef FORMAL
   logic init = 1'b1, init_q = 1'b1;

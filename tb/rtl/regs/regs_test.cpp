@@ -1170,6 +1170,73 @@ TEST_F(Regs, ErrorCountersCarryAndHiLatch) {
 
 // ---- reset -------------------------------------------------------------------------------------
 
+// The network side's window [0x400, 0x500) (hw.def NET_* rows) is decoded by another block on the
+// ext_* port: each write there pulses ext_wr_o once with its offset, data and strobes and is answered
+// from ext_whit_i; each read pulses ext_rd_o once in its first cycle and returns ext_rdata_i /
+// ext_rhit_i of the next. A model block here answers for a pattern of hit and missed offsets.
+TEST_F(Regs, NetWindowGoesToTheExtPort) {
+  constexpr std::uint32_t kBase = 0x400;
+  const auto hit = [](unsigned off) { return off % 12 != 4; };
+  std::array<std::uint32_t, 64> mem{};
+  struct ExtWr {
+    unsigned off;
+    std::uint32_t data;
+    unsigned strb;
+  };
+  std::vector<ExtWr> writes;
+  std::vector<unsigned> reads;
+  unsigned last_raddr = 0;
+  tb_.drive_hook = [&](Vrnic_regs& d, std::uint64_t) {
+    d.ext_whit_i = hit(d.ext_waddr_o);
+    d.ext_rhit_i = hit(last_raddr);
+    d.ext_rdata_i = hit(last_raddr) ? mem[last_raddr / 4] : 0;
+  };
+  tb_.sample_hook = [&](const Vrnic_regs& d, std::uint64_t) {
+    if (d.ext_wr_o) {
+      writes.push_back({d.ext_waddr_o, d.ext_wdata_o, d.ext_wstrb_o});
+      if (hit(d.ext_waddr_o)) {
+        std::uint32_t m = 0;
+        for (unsigned b = 0; b < 4; ++b)
+          if ((d.ext_wstrb_o >> b) & 1u) m |= 0xFFu << (8 * b);
+        mem[d.ext_waddr_o / 4] = (mem[d.ext_waddr_o / 4] & ~m) | (d.ext_wdata_o & m);
+      }
+    }
+    if (d.ext_rd_o) {
+      reads.push_back(d.ext_raddr_o);
+      last_raddr = d.ext_raddr_o;
+    }
+  };
+  for (unsigned off = 0; off < 0x100; off += 4) {
+    const std::uint32_t v = tb_.rand32();
+    const auto strb = static_cast<std::uint8_t>(tb_.uniform(1, 15));
+    writes.clear();
+    const AxiResult w = tb_.write(A(kBase + off + static_cast<std::uint32_t>(tb_.uniform(0, 3))), v, strb);
+    EXPECT_EQ(w.resp, hit(off) ? kOkay : kSlvErr) << "write 0x" << std::hex << kBase + off;
+    ASSERT_EQ(writes.size(), 1u) << "write 0x" << std::hex << kBase + off;
+    EXPECT_EQ(writes[0].off, off);
+    EXPECT_EQ(writes[0].data, v);
+    EXPECT_EQ(writes[0].strb, strb);
+    reads.clear();
+    const AxiResult r = tb_.read(A(kBase + off));
+    ASSERT_EQ(reads.size(), 1u) << "read 0x" << std::hex << kBase + off;
+    EXPECT_EQ(reads[0], off);
+    EXPECT_EQ(r.resp, hit(off) ? kOkay : kSlvErr) << "read 0x" << std::hex << kBase + off;
+    EXPECT_EQ(r.data, hit(off) ? mem[off / 4] : 0u) << "read 0x" << std::hex << kBase + off;
+    if (::testing::Test::HasFailure()) return;
+  }
+  // Next to the window: not forwarded, SLVERR as before.
+  writes.clear();
+  reads.clear();
+  for (std::uint32_t a : {kBase - 4, kBase + 0x100}) {
+    EXPECT_EQ(tb_.write(A(a), 1).resp, kSlvErr) << std::hex << a;
+    EXPECT_EQ(tb_.read(A(a)).resp, kSlvErr) << std::hex << a;
+  }
+  EXPECT_TRUE(writes.empty());
+  EXPECT_TRUE(reads.empty());
+  EXPECT_TRUE(tb_.cmds.empty());
+  EXPECT_TRUE(tb_.dbs.empty());
+}
+
 TEST_F(Regs, ResetClearsState) {
   Tb& tb = tb_;
   Vrnic_regs& d = tb.dut();
