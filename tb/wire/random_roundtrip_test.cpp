@@ -206,6 +206,32 @@ TEST_F(RandomFuzz, AllDecodersOnRandomBuffers) {
   }
 }
 
+// The in-place big-endian stores (network byte order, RFC 9260 3) against the appending ones and the
+// loads, at random offsets, touching nothing else.
+TEST_F(RandomRoundTrip, StoreBeMatchesPutBeAndLoadBe) {
+  SCOPED_TRACE(seed_trace());
+  std::mt19937_64& rng = engine();
+  for (int i = 0; i < 10000; ++i) {
+    const auto v = static_cast<std::uint32_t>(rng());
+    Bytes buf(12, 0xA5);
+    const std::size_t at = rng() % 5;
+    store_be32(buf.data() + at, v);
+    Bytes want;
+    put_be32(want, v);
+    ASSERT_EQ(Bytes(buf.begin() + static_cast<std::ptrdiff_t>(at), buf.begin() + static_cast<std::ptrdiff_t>(at) + 4),
+              want);
+    ASSERT_EQ(load_be32(buf.data() + at), v);
+    const std::size_t at16 = 8 + rng() % 3;
+    store_be16(buf.data() + at16, static_cast<std::uint16_t>(v));
+    ASSERT_EQ(load_be16(buf.data() + at16), static_cast<std::uint16_t>(v));
+    for (std::size_t k = 0; k < buf.size(); ++k) {
+      if ((k < at || k >= at + 4) && (k < at16 || k >= at16 + 2)) {
+        ASSERT_EQ(buf[k], 0xA5) << k;
+      }
+    }
+  }
+}
+
 // RFC 5041 5.2 property: for random lengths, MULPDUs and initial TOs the segments are contiguous,
 // cover the message exactly, all but the last carry MULPDU - header bytes, L only on the last, and
 // every encoded segment fits in MULPDU.

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "Vrnic_net_assoc.h"
+#include "net_table.hpp"
 #include "rnic/tb/net_ref.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/stage_sim.hpp"
@@ -150,13 +151,10 @@ class Bench {
     m.req_valid_i = offered_ ? 1 : 0;
     if (offered_) drive_request(*offered_);
     m.resp_ready_i = resp_ready ? 1 : 0;
-    m.wr_i = wr ? 1 : 0;
-    if (wr) drive_write(*wr);
-    m.live_wr_i = lw ? 1 : 0;
-    if (lw) {
-      m.live_index_i = lw->index;
-      m.live_value_i = lw->value ? 1 : 0;
-    }
+    m.wr_i = 0;
+    if (wr) rnic::tb::net::drive_assoc_write(m, wr->index, wr->entry);
+    m.live_wr_i = 0;
+    if (lw) rnic::tb::net::drive_live_write(m, lw->index, lw->value);
     sim_.eval();
 
     check_live();
@@ -243,23 +241,6 @@ class Bench {
     m.req_meta_i[2] = (IData{k.meta.their_udp_port} << 16) | k.meta.my_udp_port;
     const std::vector<std::uint8_t> h = header(k);
     for (std::size_t w = 0; w < 3; ++w) m.req_hdr_i[w] = rnic::wire::load_le32(h.data() + 4 * w);
-  }
-
-  void drive_write(const TableWrite& wr) {
-    Model& m = sim_.model();
-    const AssocEntry& e = wr.entry;
-    m.wr_index_i = static_cast<CData>(wr.index);
-    m.wr_valid_i = e.valid ? 1 : 0;
-    m.wr_my_ip_i = e.my_ip;
-    m.wr_their_ip_i = e.their_ip;
-    m.wr_my_udp_port_i = e.my_udp_port;
-    m.wr_their_udp_port_i = e.their_udp_port;
-    m.wr_my_sctp_port_i = e.my_sctp_port;
-    m.wr_their_sctp_port_i = e.their_sctp_port;
-    m.wr_my_vtag_i = e.my_vtag;
-    m.wr_stream_base_i = e.stream_base;
-    m.wr_stream_count_i = e.stream_count;
-    m.wr_socket_i = e.vnx_socket;
   }
 
   void take_response() {

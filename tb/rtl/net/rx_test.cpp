@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "Vrnic_net_rx.h"
+#include "net_table.hpp"
 #include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/tb/net_ref.hpp"
 #include "rnic/tb/seed.hpp"
@@ -39,14 +40,9 @@ constexpr std::size_t kBeat = 64;  // DataWidth 512
 constexpr std::size_t kMaxPacket = 9216;
 constexpr std::size_t kStreams = 256;
 
-void put16(Bytes& b, std::size_t at, std::uint32_t v) {
-  b[at] = static_cast<std::uint8_t>(v >> 8);
-  b[at + 1] = static_cast<std::uint8_t>(v);
-}
-void put32(Bytes& b, std::size_t at, std::uint32_t v) {
-  put16(b, at, v >> 16);
-  put16(b, at + 2, v & 0xFFFF);
-}
+using rnic::wire::store_be16;
+using rnic::wire::store_be32;
+
 // RFC 9260 6.8: the CRC32c with bytes 8..11 as zero, stored least significant byte first.
 void seal(Bytes& p, bool good) {
   if (p.size() < 12) return;
@@ -68,9 +64,9 @@ class Gen {
   // The common header of a packet to the entry (or, with match false, one field off).
   Bytes header(bool match) {
     Bytes p(12, 0);
-    put16(p, 0, e_.their_sctp_port);
-    put16(p, 2, e_.my_sctp_port);
-    put32(p, 4, e_.my_vtag);
+    store_be16(p.data(), e_.their_sctp_port);
+    store_be16(p.data() + 2, e_.my_sctp_port);
+    store_be32(p.data() + 4, e_.my_vtag);
     if (!match) p[pick(8)] ^= static_cast<std::uint8_t>(1U << pick(8));
     return p;
   }
@@ -82,14 +78,14 @@ class Gen {
     p.resize(start + len, 0);
     p[start] = 0;
     p[start + 1] = chance(90) ? 0x07 : static_cast<std::uint8_t>(pick(16));
-    put16(p, start + 2, static_cast<std::uint32_t>(len));
-    put32(p, start + 4, static_cast<std::uint32_t>(rng_()));  // TSN
+    store_be16(p.data() + start + 2, static_cast<std::uint16_t>(len));
+    store_be32(p.data() + start + 4, static_cast<std::uint32_t>(rng_()));  // TSN
     const std::uint32_t sid = chance(90) ? static_cast<std::uint32_t>(pick(e_.stream_count + 1U))
                                          : static_cast<std::uint32_t>(rng_() & 0xFFFF);
-    put16(p, start + 8, sid);
-    put16(p, start + 10, static_cast<std::uint32_t>(rng_() & 0xFFFF));
-    put32(p, start + 12, chance(90) ? 16U : (chance(50) ? 17U : static_cast<std::uint32_t>(rng_())));
-    put16(p, start + 16, static_cast<std::uint32_t>(rng_() & 0xFFFF));  // DDP-SSN
+    store_be16(p.data() + start + 8, static_cast<std::uint16_t>(sid));
+    store_be16(p.data() + start + 10, static_cast<std::uint16_t>(rng_() & 0xFFFF));
+    store_be32(p.data() + start + 12, chance(90) ? 16U : (chance(50) ? 17U : static_cast<std::uint32_t>(rng_())));
+    store_be16(p.data() + start + 16, static_cast<std::uint16_t>(rng_() & 0xFFFF));  // DDP-SSN
     for (std::size_t i = 0; i < seg; ++i) p[start + 18 + i] = byte();
     if (seg > 0 && chance(50)) p[start + 18] |= 0x80;  // T
     pad(p);
@@ -102,7 +98,7 @@ class Gen {
     p.resize(start + len);
     p[start] = chance(80) ? kTypes[pick(sizeof kTypes)] : byte();
     p[start + 1] = byte();
-    put16(p, start + 2, static_cast<std::uint32_t>(len));
+    store_be16(p.data() + start + 2, static_cast<std::uint16_t>(len));
     for (std::size_t i = 4; i < len; ++i) p[start + i] = byte();
     pad(p);
   }
@@ -141,7 +137,7 @@ class Gen {
         const std::size_t at = starts[pick(starts.size())];
         const std::uint32_t bad = chance(50) ? static_cast<std::uint32_t>(pick(4))
                                              : static_cast<std::uint32_t>(p.size() - at + 1 + pick(0x10000 - p.size()));
-        put16(p, at + 2, bad & 0xFFFF);
+        store_be16(p.data() + at + 2, static_cast<std::uint16_t>(bad & 0xFFFF));
       }
     }
     if (chance(5)) p.resize(p.size() + 1 + pick(3), 0xEE);  // a tail of 1..3 bytes
@@ -185,19 +181,7 @@ class Bench {
 
   void write_entry(unsigned index, const net::AssocEntry& e) {
     auto& m = sim_.model();
-    m.wr_i = 1;
-    m.wr_index_i = static_cast<CData>(index);
-    m.wr_valid_i = e.valid;
-    m.wr_my_ip_i = e.my_ip;
-    m.wr_their_ip_i = e.their_ip;
-    m.wr_my_udp_port_i = e.my_udp_port;
-    m.wr_their_udp_port_i = e.their_udp_port;
-    m.wr_my_sctp_port_i = e.my_sctp_port;
-    m.wr_their_sctp_port_i = e.their_sctp_port;
-    m.wr_my_vtag_i = e.my_vtag;
-    m.wr_stream_base_i = e.stream_base;
-    m.wr_stream_count_i = e.stream_count;
-    m.wr_socket_i = e.vnx_socket;
+    net::drive_assoc_write(m, index, e);
     step();
     m.wr_i = 0;
     if (table_.size() <= index) table_.resize(index + 1);
@@ -205,9 +189,7 @@ class Bench {
   }
   void write_live(unsigned stream, bool value) {
     auto& m = sim_.model();
-    m.live_wr_i = 1;
-    m.live_index_i = static_cast<SData>(stream);
-    m.live_value_i = value;
+    net::drive_live_write(m, stream, value);
     step();
     m.live_wr_i = 0;
     if (live_.size() < kStreams) live_.resize(kStreams, false);
@@ -555,7 +537,7 @@ TEST(NetRx, HostileBytesWithValidChecksum) {
     if (g.chance(50) && p.size() >= 16) {  // a DATA chunk header that looks like a candidate, random length
       p[12] = 0;
       p[13] = 0x07;
-      put16(p, 14, static_cast<std::uint32_t>(rng() & 0xFFFF));
+      store_be16(p.data() + 14, static_cast<std::uint16_t>(rng() & 0xFFFF));
     }
     b.offer(p, meta_of(e), true);
   }
@@ -595,10 +577,10 @@ void ddp_chunk(Bytes& p, Gen& g, std::size_t seg, std::uint32_t sid, std::uint32
   const std::size_t start = p.size();
   p.resize(start + 18 + seg);
   p[start + 1] = 0x07;
-  put16(p, start + 2, static_cast<std::uint32_t>(18 + seg));
-  put16(p, start + 8, sid);
-  put32(p, start + 12, 16);
-  put16(p, start + 16, ddp_ssn & 0xFFFF);
+  store_be16(p.data() + start + 2, static_cast<std::uint16_t>(18 + seg));
+  store_be16(p.data() + start + 8, static_cast<std::uint16_t>(sid));
+  store_be32(p.data() + start + 12, 16);
+  store_be16(p.data() + start + 16, static_cast<std::uint16_t>(ddp_ssn & 0xFFFF));
   p[start + 18] = 0x80;
   g.pad(p);
 }
@@ -630,7 +612,7 @@ TEST(NetRx, ThroughputBundlesOfSmallChunks) {
       const std::size_t start = p.size();
       p.resize(start + 4);
       p[start] = 0x0E;  // SHUTDOWN COMPLETE: a 4-byte chunk
-      put16(p, start + 2, 4);
+      store_be16(p.data() + start + 2, 4);
     }
     return p;
   });

@@ -40,6 +40,8 @@ namespace {
 namespace net = rnic::tb::net;
 using Model = RNIC_SPLIT_CLASS;
 using Bytes = std::vector<std::uint8_t>;
+using rnic::wire::store_be16;
+using rnic::wire::store_be32;
 
 constexpr std::size_t kBeat = RNIC_SPLIT_DW / 8;
 
@@ -215,26 +217,19 @@ Bytes common_header(std::uint32_t vtag = kVtag) {
   p[9] = 0xc2;
   return p;
 }
-void put_be16(Bytes& b, std::size_t at, std::size_t v) {
-  b[at] = static_cast<std::uint8_t>(v >> 8);
-  b[at + 1] = static_cast<std::uint8_t>(v);
-}
 // A DATA chunk carrying DDP segment `seg` (PPID 16 unless told) on SCTP stream `stream`, DDP-SSN `ssn`.
 Bytes data_chunk(std::uint16_t stream, std::uint16_t ssn, const Bytes& seg, std::uint8_t flags = 0x07,
                  std::uint32_t ppid = 16) {
   Bytes c(18 + seg.size(), 0);
   c[0] = 0;
   c[1] = flags;
-  put_be16(c, 2, 18 + seg.size());
+  store_be16(c.data() + 2, static_cast<std::uint16_t>(18 + seg.size()));
   c[4] = 0x11;  // TSN
   c[7] = 0x22;
-  put_be16(c, 8, stream);
-  put_be16(c, 10, 0x3344);  // SCTP SSN
-  c[12] = static_cast<std::uint8_t>(ppid >> 24);
-  c[13] = static_cast<std::uint8_t>(ppid >> 16);
-  c[14] = static_cast<std::uint8_t>(ppid >> 8);
-  c[15] = static_cast<std::uint8_t>(ppid);
-  put_be16(c, 16, ssn);
+  store_be16(c.data() + 8, stream);
+  store_be16(c.data() + 10, 0x3344);  // SCTP SSN
+  store_be32(c.data() + 12, ppid);
+  store_be16(c.data() + 16, ssn);
   std::copy(seg.begin(), seg.end(), c.begin() + 18);
   return c;
 }
@@ -242,7 +237,7 @@ Bytes other_chunk(std::uint8_t type, std::size_t length, std::mt19937_64& rng) {
   Bytes c(length);
   for (auto& b : c) b = static_cast<std::uint8_t>(rng());
   c[0] = type;
-  put_be16(c, 2, length);
+  store_be16(c.data() + 2, static_cast<std::uint16_t>(length));
   return c;
 }
 // Appends chunk `c` and its padding to 4 (bytes `pad_byte`, RFC 9260 3.2 says zero; a receiver ignores them).
@@ -283,7 +278,7 @@ Bytes random_packet(std::mt19937_64& rng, std::size_t max_len) {
       c = other_chunk(static_cast<std::uint8_t>(pick(256)), 4 + pick(std::min<std::size_t>(left, 80)), rng);
     }
     if (pick(tiny ? 300 : 40) == 0) {  // malformed: a length < 4 or past the end (RFC 9260 3.2)
-      put_be16(c, 2, pick(2) == 0 ? pick(4) : 0xfff0);
+      store_be16(c.data() + 2, static_cast<std::uint16_t>(pick(2) == 0 ? pick(4) : 0xfff0));
     }
     append(p, c, pick(4) == 0 ? static_cast<std::uint8_t>(rng()) : 0);
   }
@@ -640,7 +635,7 @@ TEST(SPLIT_SUITE, MalformedRestRfc9260_3_2) {
     Bytes p = common_header();
     append(p, data_chunk(1, 3, segment_bytes(100, true, fixed_rng())));
     Bytes c = other_chunk(1, 40, fixed_rng());
-    put_be16(c, 2, bad_len);
+    store_be16(c.data() + 2, static_cast<std::uint16_t>(bad_len));
     append(p, c);
     for (int i = 0; i < 70; ++i) p.push_back(static_cast<std::uint8_t>(i));
     v.push_back(p);

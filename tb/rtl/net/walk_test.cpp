@@ -41,6 +41,8 @@ namespace {
 namespace net = rnic::tb::net;
 using Model = RNIC_WALK_CLASS;
 using Bytes = std::vector<std::uint8_t>;
+using rnic::wire::store_be16;
+using rnic::wire::store_be32;
 
 constexpr std::size_t kBeatBytes = RNIC_WALK_DW / 8;
 constexpr std::size_t kNumStreams = 256;  // the module's default NumStreams
@@ -100,22 +102,13 @@ Tables default_tables(std::uint16_t base = 10, std::uint16_t count = 8) {
   return t;
 }
 
-void put16(Bytes& b, std::size_t at, unsigned v) {
-  b[at] = static_cast<std::uint8_t>(v >> 8);
-  b[at + 1] = static_cast<std::uint8_t>(v);
-}
-void put32(Bytes& b, std::size_t at, std::uint32_t v) {
-  put16(b, at, v >> 16);
-  put16(b, at + 2, v & 0xFFFFU);
-}
-
 // The common header (RFC 9260 3.1) of a packet to entry 1 (hit) or to nobody (miss).
 Bytes common_header(bool hit) {
   Bytes b(12, 0);
-  put16(b, 0, 5001);
-  put16(b, 2, hit ? 5002 : 5003);
-  put32(b, 4, 0xC0FFEE11U);
-  put32(b, 8, 0x12345678U);  // the checksum: judged before the walker
+  store_be16(b.data(), 5001);
+  store_be16(b.data() + 2, hit ? 5002 : 5003);
+  store_be32(b.data() + 4, 0xC0FFEE11U);
+  store_be32(b.data() + 8, 0x12345678U);  // the checksum: judged before the walker
   return b;
 }
 
@@ -124,7 +117,7 @@ Bytes chunk(std::uint8_t type, std::uint8_t flags, const Bytes& value, bool pad 
   Bytes b(4 + value.size(), 0);
   b[0] = type;
   b[1] = flags;
-  put16(b, 2, static_cast<unsigned>(4 + value.size()));
+  store_be16(b.data() + 2, static_cast<std::uint16_t>(4 + value.size()));
   std::copy(value.begin(), value.end(), b.begin() + 4);
   while (pad && b.size() % 4 != 0) b.push_back(0);
   return b;
@@ -135,11 +128,11 @@ Bytes chunk(std::uint8_t type, std::uint8_t flags, const Bytes& value, bool pad 
 Bytes data_chunk(std::uint8_t flags, std::uint16_t stream, std::uint32_t ppid, std::uint16_t ddp_ssn,
                  std::size_t seg_bytes, bool tagged, std::uint32_t tsn = 1, bool pad = true) {
   Bytes v(12 + 2 + seg_bytes, 0);
-  put32(v, 0, tsn);
-  put16(v, 4, stream);
-  put16(v, 6, 0);
-  put32(v, 8, ppid);
-  put16(v, 12, ddp_ssn);
+  store_be32(v.data(), tsn);
+  store_be16(v.data() + 4, stream);
+  store_be16(v.data() + 6, 0);
+  store_be32(v.data() + 8, ppid);
+  store_be16(v.data() + 12, ddp_ssn);
   for (std::size_t i = 0; i < seg_bytes; ++i) v[14 + i] = static_cast<std::uint8_t>(0x41 + i);
   if (seg_bytes > 0) v[14] = tagged ? 0x81 : 0x01;
   return chunk(0x00, flags, v, pad);
@@ -582,17 +575,17 @@ TEST(WALK_SUITE, MalformedLengths_Rfc9260_3_2) {
   std::vector<Bytes> pkts;
   for (unsigned bad : {0U, 1U, 2U, 3U, 0xFFFFU, 0xFFFEU, 0x8000U}) {
     Bytes c = chunk(0x01, 0, Bytes(40, 0x22));
-    put16(c, 2, bad);
+    store_be16(c.data() + 2, static_cast<std::uint16_t>(bad));
     pkts.push_back(packet(true, {candidate(1, 1, 30), c, chunk(3, 0, Bytes(8, 0))}));
   }
   {
     Bytes c = chunk(0x03, 0, Bytes(16, 0x33));  // SACK claiming 5 bytes more than there are
-    put16(c, 2, 25);
+    store_be16(c.data() + 2, 25);
     pkts.push_back(packet(true, {c}));
   }
   {
     Bytes c = candidate(1, 1, 8000);  // a long chunk whose length is 1 past the end
-    put16(c, 2, static_cast<unsigned>(c.size() + 1));
+    store_be16(c.data() + 2, static_cast<std::uint16_t>(c.size() + 1));
     pkts.push_back(packet(true, {c}));
   }
   const auto items = run_both(t, pkts);
@@ -732,7 +725,8 @@ Bytes random_packet(std::mt19937_64& rng) {
   if (rng() % 10 == 0 && p.size() > 12) p.resize(12 + rng() % (p.size() - 12));  // cut anywhere
   if (rng() % 12 == 0 && p.size() > 16) {  // a random length field somewhere at a chunk-ish spot
     const std::size_t at = 12 + 4 * (rng() % ((p.size() - 12) / 4));
-    if (at + 4 <= p.size()) put16(p, at + 2, static_cast<unsigned>(rng() % 3 == 0 ? rng() % 8 : rng()));
+    if (at + 4 <= p.size())
+      store_be16(p.data() + at + 2, static_cast<std::uint16_t>(rng() % 3 == 0 ? rng() % 8 : rng()));
   }
   return p;
 }

@@ -47,6 +47,16 @@ inline void put_be64(std::vector<std::uint8_t>& out, std::uint64_t v) {
   put_be32(out, static_cast<std::uint32_t>(v));
 }
 
+// Big-endian stores in place; the caller has checked that offset + width <= size.
+inline void store_be16(std::uint8_t* p, std::uint16_t v) {
+  p[0] = static_cast<std::uint8_t>(v >> 8);
+  p[1] = static_cast<std::uint8_t>(v);
+}
+inline void store_be32(std::uint8_t* p, std::uint32_t v) {
+  store_be16(p, static_cast<std::uint16_t>(v >> 16));
+  store_be16(p + 2, static_cast<std::uint16_t>(v));
+}
+
 // Little-endian loads and stores (the card's registers, completion entries and descriptors; the SCTP
 // CRC32c field) of `bytes` bytes (0..8), low byte first; the caller has checked the bounds.
 inline std::uint64_t load_le(const std::uint8_t* p, unsigned bytes) {
