@@ -71,5 +71,40 @@ TEST_F(DriverSystem, UntaggedOutOfOrderDeliveredOnceInMsnOrder) {
   EXPECT_EQ(after.segments - before.segments, 13u);
 }
 
+// RFC 5041 5.3: a receive queue entry is the card's from post_recv until its buffer completes. The driver
+// frees it when it takes the completion off the card's ring, which sync() and any other call that polls
+// the card do before the client polls: post_recv on a queue that was full then succeeds, and the
+// completion still reaches the client, in MSN order. Without a completion, a full queue refuses.
+TEST_F(DriverSystem, QueueEntryFreedWhenTheDriverTakesTheCompletion) {
+  const PdId pd = client_->alloc_pd();
+  const Buffer rx = filled_buffer(4 * 1024, 0xA5);
+  const StreamId s = client_->create_stream(pd);
+  client_->configure_queue(s, 0, 1);  // 2 entries
+  client_->post_recv(s, 0, rx.id, 0, 1024, 1);
+  client_->post_recv(s, 0, rx.id, 1024, 1024, 2);
+  try {
+    client_->post_recv(s, 0, rx.id, 2048, 1024, 3);
+    ADD_FAILURE() << "post_recv accepted on a queue with both entries posted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::kQueueFull) << e.what();
+  }
+  const std::vector<std::uint8_t> msg(100, 0x42);
+  dev_->require_sim().inject(s, 0, untagged_segment(0, 1, 0, msg));
+  dev_->require_sim().sync();                      // the driver takes MSN 1's completion off the card's ring
+  client_->post_recv(s, 0, rx.id, 2048, 1024, 3);  // MSN 3: MSN 1's entry is free
+  const auto got = drain(*dev_, *client_, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].kind, Completion::Kind::kUntagged) << describe(got[0]);
+  EXPECT_EQ(got[0].msn, 1u);
+  EXPECT_EQ(got[0].cookie, 1u);
+  EXPECT_EQ(got[0].length, msg.size());
+  try {
+    client_->post_recv(s, 0, rx.id, 3072, 1024, 4);
+    ADD_FAILURE() << "post_recv accepted with MSN 2 and 3 posted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), Errc::kQueueFull) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace rnic::systest
