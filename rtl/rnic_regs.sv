@@ -393,8 +393,6 @@ module rnic_regs #(
         db_qn_d     = 8'(wr_db_idx & QN_MASK);
         db_prod_d   = w_data_q;
       end
-    end else if (aw_ext_q) begin
-      wr_hit = ext_whit_i;  // executed by the window's block on ext_wr_o
     end else begin
     unique case (wa)
       RNIC_REG_ID, RNIC_REG_VERSION, RNIC_REG_BUILD_ID, RNIC_REG_CAP_DATA_WIDTH, RNIC_REG_CAP_STAGS,
@@ -448,6 +446,11 @@ module rnic_regs #(
           end
         end else if (cnt_decode(wa) != 7'b0) begin
           // counters are read-only: ignored
+        end else if (aw_ext_q) begin
+          // The network side's window: executed by its block on ext_wr_o. Decided here, among the
+          // unmapped addresses, so that with the window tied off (ext_whit_i = 0) the decode is the
+          // one without it (logic-depth budget).
+          wr_hit = ext_whit_i;
         end else begin
           wr_hit = 1'b0;
         end
