@@ -4,6 +4,7 @@
 #include <isa-l.h>
 #include <pcap/pcap.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "rnic/wire/bytes.hpp"
@@ -42,6 +43,11 @@ std::uint32_t SctpPacket::checksum(const std::vector<std::uint8_t>& pkt) {
   return ~crc32_iscsi(const_cast<std::uint8_t*>(pkt.data()), static_cast<int>(pkt.size()), 0xFFFFFFFFu);
 }
 
+void SctpPacket::seal(std::vector<std::uint8_t>& p) {
+  std::fill(p.begin() + 8, p.begin() + 12, std::uint8_t{0});
+  wire::store_le32(p.data() + 8, checksum(p));
+}
+
 std::vector<std::uint8_t> SctpPacket::build(std::uint16_t src_port, std::uint16_t dst_port,
                                             std::uint32_t verification_tag, const std::vector<std::uint8_t>& chunks) {
   std::vector<std::uint8_t> p;
@@ -51,9 +57,7 @@ std::vector<std::uint8_t> SctpPacket::build(std::uint16_t src_port, std::uint16_
   put_be32(p, verification_tag);
   put_be32(p, 0);  // checksum, filled below
   p.insert(p.end(), chunks.begin(), chunks.end());
-  // RFC 4960 Appendix B: the CRC32c is stored least-significant byte first.
-  const std::uint32_t crc = checksum(p);
-  wire::store_le32(p.data() + 8, crc);
+  seal(p);
   return p;
 }
 

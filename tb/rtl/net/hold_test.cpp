@@ -88,10 +88,7 @@ Bytes random_bytes(std::mt19937_64& rng, std::size_t n) {
   return b;
 }
 // RFC 9260 6.8: the CRC32c over the packet with bytes 8..11 as zero, stored least significant first.
-void fill_crc(Bytes& p) {
-  for (std::size_t i = 8; i < 12; ++i) p[i] = 0;
-  rnic::wire::store_le32(p.data() + 8, rnic::capture::SctpPacket::checksum(p));
-}
+void fill_crc(Bytes& p) { rnic::capture::SctpPacket::seal(p); }
 bool crc_ok(const Bytes& p) {
   if (p.size() < kHeader) return false;
   Bytes z = p;

@@ -46,10 +46,8 @@ using rnic::wire::store_be32;
 // RFC 9260 6.8: the CRC32c with bytes 8..11 as zero, stored least significant byte first.
 void seal(Bytes& p, bool good) {
   if (p.size() < 12) return;
-  for (std::size_t i = 8; i < 12; ++i) p[i] = 0;
-  std::uint32_t c = rnic::capture::SctpPacket::checksum(p);
-  if (!good) c ^= 0x00010000U;
-  rnic::wire::store_le32(p.data() + 8, c);
+  rnic::capture::SctpPacket::seal(p);
+  if (!good) p[10] ^= 0x01;  // bit 16 of the stored little-endian checksum
 }
 
 // Random SCTP packets for one association entry.

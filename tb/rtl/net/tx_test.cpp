@@ -79,8 +79,7 @@ struct Slot {
 
 // RFC 9260 6.8: the CRC32c over the packet with bytes 8..11 as zero, stored least significant first.
 Bytes with_crc(Bytes p) {
-  for (std::size_t i = 8; i < 12; ++i) p[i] = 0;
-  rnic::wire::store_le32(p.data() + 8, rnic::capture::SctpPacket::checksum(p));
+  rnic::capture::SctpPacket::seal(p);
   return p;
 }
 

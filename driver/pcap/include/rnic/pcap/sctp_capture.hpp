@@ -23,6 +23,9 @@ struct SctpEndpoint {
 struct SctpPacket {
   // CRC32c over the SCTP packet as RFC 4960 Appendix B stores it (the checksum field zeroed first).
   static std::uint32_t checksum(const std::vector<std::uint8_t>& sctp_packet);
+  // Zeroes the checksum field of a packet of at least 12 bytes and stores checksum() there (RFC 9260
+  // 6.8: least-significant byte first).
+  static void seal(std::vector<std::uint8_t>& sctp_packet);
   // One SCTP common header + chunks, checksum filled in.
   static std::vector<std::uint8_t> build(std::uint16_t src_port, std::uint16_t dst_port, std::uint32_t verification_tag,
                                          const std::vector<std::uint8_t>& chunks);
