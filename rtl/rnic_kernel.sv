@@ -11,7 +11,8 @@ module rnic_kernel #(
   parameter int          SSN_WINDOW    = 64,     // DDP-SSN reorder window (power of two)
   parameter int          MAX_SEG_BYTES = 16384,  // longest DDP segment kept (header + payload)
   parameter int          RQ_PREFETCH   = 64,     // receive descriptors cached per queue (power of two)
-  parameter logic [31:0] BUILD_ID      = 32'h0   // reported in REG_BUILD_ID
+  parameter logic [31:0] BUILD_ID      = 32'h0,  // reported in REG_BUILD_ID
+  parameter int          NET           = 0       // 1: the network side (docs/network.md), DATA_WIDTH >= 128
 ) (
   input  logic                    ap_clk,
   input  logic                    ap_rst_n,
@@ -70,7 +71,50 @@ module rnic_kernel #(
   // AXI-Stream (no tready: always taken) to the network front end: the fate of every segment with
   // net = 1, in order, tdata = rnic_fate_e (taken / duplicate / declined)
   output logic                    m_axis_fate_tvalid,
-  output logic [7:0]              m_axis_fate_tdata
+  output logic [7:0]              m_axis_fate_tdata,
+  // The network side (NET = 1; with NET = 0 these are idle: tready 0, tvalid 0, no AXI request).
+  // s_axis_net: one SCTP packet per AXI-Stream packet, tuser = {their UDP port, my UDP port, their IPv4,
+  // my IPv4} (VNx networklayer M_AXIS_nl2sk); tdest is not used.
+  input  logic [DATA_WIDTH-1:0]   s_axis_net_tdata,
+  input  logic [DATA_WIDTH/8-1:0] s_axis_net_tkeep,
+  input  logic                    s_axis_net_tlast,
+  input  logic                    s_axis_net_tvalid,
+  output logic                    s_axis_net_tready,
+  input  logic [95:0]             s_axis_net_tuser,
+  input  logic [15:0]             s_axis_net_tdest,
+  // m_axis_net: SCTP packets from the transmit ring, tdest = the VNx socket (S_AXIS_sk2nl)
+  output logic [DATA_WIDTH-1:0]   m_axis_net_tdata,
+  output logic [DATA_WIDTH/8-1:0] m_axis_net_tkeep,
+  output logic                    m_axis_net_tlast,
+  output logic                    m_axis_net_tvalid,
+  input  logic                    m_axis_net_tready,
+  output logic [15:0]             m_axis_net_tdest,
+  // m_axi_net: the receive and transmit packet rings in host memory
+  output logic [63:0]             m_axi_net_awaddr,
+  output logic [7:0]              m_axi_net_awlen,
+  output logic [2:0]              m_axi_net_awsize,
+  output logic [1:0]              m_axi_net_awburst,
+  output logic                    m_axi_net_awvalid,
+  input  logic                    m_axi_net_awready,
+  output logic [DATA_WIDTH-1:0]   m_axi_net_wdata,
+  output logic [DATA_WIDTH/8-1:0] m_axi_net_wstrb,
+  output logic                    m_axi_net_wlast,
+  output logic                    m_axi_net_wvalid,
+  input  logic                    m_axi_net_wready,
+  input  logic [1:0]              m_axi_net_bresp,
+  input  logic                    m_axi_net_bvalid,
+  output logic                    m_axi_net_bready,
+  output logic [63:0]             m_axi_net_araddr,
+  output logic [7:0]              m_axi_net_arlen,
+  output logic [2:0]              m_axi_net_arsize,
+  output logic [1:0]              m_axi_net_arburst,
+  output logic                    m_axi_net_arvalid,
+  input  logic                    m_axi_net_arready,
+  input  logic [DATA_WIDTH-1:0]   m_axi_net_rdata,
+  input  logic [1:0]              m_axi_net_rresp,
+  input  logic                    m_axi_net_rlast,
+  input  logic                    m_axi_net_rvalid,
+  output logic                    m_axi_net_rready
 );
   localparam int Bytes = DATA_WIDTH / 8;
   localparam int RxFifoBeats = 2 ** $clog2(2 * ((MAX_SEG_BYTES + Bytes - 1) / Bytes + 1));
@@ -85,6 +129,8 @@ module rnic_kernel #(
     if (SSN_WINDOW < 2 || SSN_WINDOW > 4096 || (SSN_WINDOW & (SSN_WINDOW - 1)) != 0)
       $fatal(1, "rnic_kernel: SSN_WINDOW must be a power of two in 2..4096");
     if (MAX_SEG_BYTES < 64 || MAX_SEG_BYTES > 65535) $fatal(1, "rnic_kernel: MAX_SEG_BYTES must be 64..65535");
+    if (NET != 0 && NET != 1) $fatal(1, "rnic_kernel: NET must be 0 or 1");
+    if (NET == 1 && DATA_WIDTH < 128) $fatal(1, "rnic_kernel: NET = 1 needs DATA_WIDTH >= 128");
   end
 
   logic clk, rst_n;
@@ -95,6 +141,90 @@ module rnic_kernel #(
   assign m_axi_gmem_awburst = 2'b01;  // INCR
   assign m_axi_gmem_arsize = 3'($clog2(Bytes));
   assign m_axi_gmem_arburst = 2'b01;
+
+  // ---- segments in: s_axis_rx, and with NET = 1 the network side's (rnic_net_side) -----------------
+  logic [DATA_WIDTH-1:0] in_data;
+  logic [Bytes-1:0] in_keep;
+  logic in_last, in_valid, in_ready;
+  logic [32:0] in_user;
+  logic ext_wr, ext_rd, ext_whit, ext_rhit;
+  logic [7:0] ext_waddr, ext_raddr;
+  logic [31:0] ext_wdata, ext_rdata;
+  logic [3:0] ext_wstrb;
+  logic fate_valid;
+  rnic_fate_e fate;
+
+  if (NET == 1) begin : g_net
+    logic net_error;  // the fate FIFO overflowed: impossible by construction (waveforms)
+    rnic_net_side #(.DataWidth(DATA_WIDTH), .NumStreams(NUM_STREAMS)) u_net (
+      .clk_i(clk), .rst_ni(rst_n),
+      .s_axis_net_tvalid_i(s_axis_net_tvalid), .s_axis_net_tready_o(s_axis_net_tready),
+      .s_axis_net_tdata_i(s_axis_net_tdata), .s_axis_net_tkeep_i(s_axis_net_tkeep),
+      .s_axis_net_tlast_i(s_axis_net_tlast), .s_axis_net_tuser_i(s_axis_net_tuser),
+      .m_axis_net_tvalid_o(m_axis_net_tvalid), .m_axis_net_tready_i(m_axis_net_tready),
+      .m_axis_net_tdata_o(m_axis_net_tdata), .m_axis_net_tkeep_o(m_axis_net_tkeep),
+      .m_axis_net_tlast_o(m_axis_net_tlast), .m_axis_net_tdest_o(m_axis_net_tdest),
+      .s_rx_tvalid_i(s_axis_rx_tvalid), .s_rx_tready_o(s_axis_rx_tready), .s_rx_tdata_i(s_axis_rx_tdata),
+      .s_rx_tkeep_i(s_axis_rx_tkeep), .s_rx_tlast_i(s_axis_rx_tlast), .s_rx_tuser_i(s_axis_rx_tuser),
+      .m_seg_tvalid_o(in_valid), .m_seg_tready_i(in_ready), .m_seg_tdata_o(in_data), .m_seg_tkeep_o(in_keep),
+      .m_seg_tlast_o(in_last), .m_seg_tuser_o(in_user),
+      .fate_valid_i(fate_valid), .fate_i(fate),
+      .reg_wr_i(ext_wr), .reg_waddr_i(ext_waddr), .reg_wdata_i(ext_wdata), .reg_wstrb_i(ext_wstrb),
+      .reg_whit_o(ext_whit), .reg_rd_i(ext_rd), .reg_raddr_i(ext_raddr), .reg_rdata_o(ext_rdata),
+      .reg_rhit_o(ext_rhit),
+      .m_axi_awaddr_o(m_axi_net_awaddr), .m_axi_awlen_o(m_axi_net_awlen), .m_axi_awsize_o(m_axi_net_awsize),
+      .m_axi_awburst_o(m_axi_net_awburst), .m_axi_awvalid_o(m_axi_net_awvalid),
+      .m_axi_awready_i(m_axi_net_awready), .m_axi_wdata_o(m_axi_net_wdata), .m_axi_wstrb_o(m_axi_net_wstrb),
+      .m_axi_wlast_o(m_axi_net_wlast), .m_axi_wvalid_o(m_axi_net_wvalid), .m_axi_wready_i(m_axi_net_wready),
+      .m_axi_bresp_i(m_axi_net_bresp), .m_axi_bvalid_i(m_axi_net_bvalid), .m_axi_bready_o(m_axi_net_bready),
+      .m_axi_araddr_o(m_axi_net_araddr), .m_axi_arlen_o(m_axi_net_arlen), .m_axi_arsize_o(m_axi_net_arsize),
+      .m_axi_arburst_o(m_axi_net_arburst), .m_axi_arvalid_o(m_axi_net_arvalid),
+      .m_axi_arready_i(m_axi_net_arready), .m_axi_rdata_i(m_axi_net_rdata), .m_axi_rresp_i(m_axi_net_rresp),
+      .m_axi_rlast_i(m_axi_net_rlast), .m_axi_rvalid_i(m_axi_net_rvalid), .m_axi_rready_o(m_axi_net_rready),
+      .error_o(net_error));
+    logic unused_net;
+    assign unused_net = ^{net_error, s_axis_net_tdest};
+  end else begin : g_no_net
+    // The DDP pipeline alone: s_axis_rx straight to parse, the network ports idle, the register
+    // window answers SLVERR.
+    assign in_data = s_axis_rx_tdata;
+    assign in_keep = s_axis_rx_tkeep;
+    assign in_last = s_axis_rx_tlast;
+    assign in_valid = s_axis_rx_tvalid;
+    assign s_axis_rx_tready = in_ready;
+    assign in_user = s_axis_rx_tuser;
+    assign ext_whit = 1'b0;
+    assign ext_rhit = 1'b0;
+    assign ext_rdata = '0;
+    assign s_axis_net_tready = 1'b0;
+    assign m_axis_net_tdata = '0;
+    assign m_axis_net_tkeep = '0;
+    assign m_axis_net_tlast = 1'b0;
+    assign m_axis_net_tvalid = 1'b0;
+    assign m_axis_net_tdest = '0;
+    assign m_axi_net_awaddr = '0;
+    assign m_axi_net_awlen = '0;
+    assign m_axi_net_awsize = 3'($clog2(Bytes));
+    assign m_axi_net_awburst = 2'b01;
+    assign m_axi_net_awvalid = 1'b0;
+    assign m_axi_net_wdata = '0;
+    assign m_axi_net_wstrb = '0;
+    assign m_axi_net_wlast = 1'b0;
+    assign m_axi_net_wvalid = 1'b0;
+    assign m_axi_net_bready = 1'b1;
+    assign m_axi_net_araddr = '0;
+    assign m_axi_net_arlen = '0;
+    assign m_axi_net_arsize = 3'($clog2(Bytes));
+    assign m_axi_net_arburst = 2'b01;
+    assign m_axi_net_arvalid = 1'b0;
+    assign m_axi_net_rready = 1'b1;
+    logic unused_net;
+    assign unused_net = ^{s_axis_net_tdata, s_axis_net_tkeep, s_axis_net_tlast, s_axis_net_tvalid,
+                          s_axis_net_tuser, s_axis_net_tdest, m_axis_net_tready, m_axi_net_awready,
+                          m_axi_net_wready, m_axi_net_bresp, m_axi_net_bvalid, m_axi_net_arready,
+                          m_axi_net_rdata, m_axi_net_rresp, m_axi_net_rlast, m_axi_net_rvalid, ext_wr, ext_rd,
+                          ext_waddr, ext_raddr, ext_wdata, ext_wstrb};
+  end
 
   // ---- parse -> data FIFO / segment FIFO ----------------------------------------------------------
   logic [DATA_WIDTH-1:0] pb_data, fq_data, fb_data;
@@ -109,8 +239,8 @@ module rnic_kernel #(
 
   rnic_rx_parse #(.DataWidth(DATA_WIDTH), .MaxSegBytes(MAX_SEG_BYTES)) u_parse (
     .clk_i(clk), .rst_ni(rst_n),
-    .s_axis_tdata_i(s_axis_rx_tdata), .s_axis_tkeep_i(s_axis_rx_tkeep), .s_axis_tlast_i(s_axis_rx_tlast),
-    .s_axis_tvalid_i(s_axis_rx_tvalid), .s_axis_tready_o(s_axis_rx_tready), .s_axis_tuser_i(s_axis_rx_tuser),
+    .s_axis_tdata_i(in_data), .s_axis_tkeep_i(in_keep), .s_axis_tlast_i(in_last),
+    .s_axis_tvalid_i(in_valid), .s_axis_tready_o(in_ready), .s_axis_tuser_i(in_user),
     .beat_data_o(pb_data), .beat_keep_o(pb_keep), .beat_last_o(pb_last), .beat_valid_o(pb_valid),
     .beat_ready_i(pb_ready),
     .seg_o(ps_seg), .seg_valid_o(ps_valid), .seg_ready_i(ps_ready), .seg_event_o(ev_seg));
@@ -158,10 +288,6 @@ module rnic_kernel #(
   logic ev_bytes, ev_msg, ev_drop, ev_access, ev_dup, ev_error, ev_wr_err, ev_rd_err, ev_order;
   logic [15:0] ev_bytes_n;
   logic [4:0] ev_error_idx;
-  logic ext_wr, ext_rd;
-  logic [7:0] ext_waddr, ext_raddr;
-  logic [31:0] ext_wdata;
-  logic [3:0] ext_wstrb;
 
   rnic_regs #(.DataWidth(DATA_WIDTH), .StagEntries(STAG_ENTRIES), .NumStreams(NUM_STREAMS),
               .NumQns(NUM_QNS), .SsnWindow(SSN_WINDOW), .BuildId(BUILD_ID)) u_regs (
@@ -186,9 +312,10 @@ module rnic_kernel #(
     .drop_event_i(ev_drop), .access_event_i(ev_access), .dup_event_i(ev_dup),
     .write_err_event_i(ev_wr_err), .read_err_event_i(ev_rd_err),
     .error_event_i(ev_error), .error_idx_i(ev_error_idx), .order_err_event_i(ev_order),
-    // The network side's window answers SLVERR until the kernel has a network side (docs/network.md).
+    // The network side's register window (rnic_net_regs in rnic_net_side; SLVERR with NET = 0).
     .ext_wr_o(ext_wr), .ext_waddr_o(ext_waddr), .ext_wdata_o(ext_wdata), .ext_wstrb_o(ext_wstrb),
-    .ext_whit_i(1'b0), .ext_rd_o(ext_rd), .ext_raddr_o(ext_raddr), .ext_rdata_i(32'b0), .ext_rhit_i(1'b0));
+    .ext_whit_i(ext_whit), .ext_rd_o(ext_rd), .ext_raddr_o(ext_raddr), .ext_rdata_i(ext_rdata),
+    .ext_rhit_i(ext_rhit));
 
   // Descriptor reads (lookup's, the only reads) answered with an error: counted, besides the
   // LocalCatastrophic completion lookup reports for them.
@@ -234,15 +361,15 @@ module rnic_kernel #(
     .m_axi_rready_o(m_axi_gmem_rready),
     .lk_o(lk), .lk_valid_o(lk_valid), .lk_ready_i(lk_ready));
 
-  rnic_fate_e fate;
   rnic_rx_validate #(.SsnWindow(SSN_WINDOW)) u_validate (
     .clk_i(clk), .rst_ni(rst_n),
     .lk_i(lk), .lk_valid_i(lk_valid), .lk_ready_o(lk_ready),
     .vd_o(vd), .vd_valid_o(vd_valid), .vd_ready_i(vd_ready),
     .err_valid_o(err_valid), .err_stream_o(err_stream), .err_pd_o(err_pd), .busy_o(vd_busy),
-    .fate_valid_o(m_axis_fate_tvalid), .fate_o(fate),
+    .fate_valid_o(fate_valid), .fate_o(fate),
     .drop_event_o(ev_drop), .error_event_o(ev_error), .error_idx_o(ev_error_idx),
     .access_event_o(ev_access));
+  assign m_axis_fate_tvalid = fate_valid;
   assign m_axis_fate_tdata = {6'b0, fate};
 
   rnic_skid #(.Width(VdBits)) u_vd_skid (
@@ -309,6 +436,5 @@ module rnic_kernel #(
 
   // Fill levels are for waveforms.
   logic unused_monitor;
-  assign unused_monitor = ^{data_fifo_count, seg_fifo_count, ext_wr, ext_rd, ext_waddr, ext_raddr, ext_wdata,
-                            ext_wstrb};
+  assign unused_monitor = ^{data_fifo_count, seg_fifo_count};
 endmodule

@@ -109,8 +109,8 @@ module rnic_net_regs #(
   input  logic                       tx_rresp_err_i
 );
   localparam int IdxW    = $clog2(Entries);
-  localparam int NumArgs = 7;   // NET_ASSOC_ARG0..6
-  localparam int NumCnt  = 10;  // NET_CNT0..9
+  localparam int NumArgs = RNIC_NET_ASSOC_ARGS;  // NET_ASSOC_ARG0..6
+  localparam int NumCnt  = RNIC_NET_COUNTERS;    // NET_CNT0..9
   // The bits each staging word keeps (ARG6: [15:0] the socket; the rest reads 0).
   localparam logic [32*NumArgs-1:0] ARG_MASK = {32'h0000_FFFF, {(NumArgs - 1){32'hFFFF_FFFF}}};
 

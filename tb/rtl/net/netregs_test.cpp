@@ -49,8 +49,8 @@ constexpr unsigned kEntries = RNIC_NETREGS_ENTRIES;      // the model's Entries
 constexpr unsigned kStreams = RNIC_NETREGS_STREAMS;      // the model's NumStreams
 constexpr std::uint32_t kCountInit = RNIC_NETREGS_INIT;  // the model's CountInit
 constexpr std::uint32_t kWindow = 0x0400;                // rnic_regs' EXT_BASE
-constexpr unsigned kNumArgs = 7;                         // NET_ASSOC_ARG0..6 (the row's text)
-constexpr unsigned kNumCnt = 10;                         // NET_CNT0..9 (the row's text)
+constexpr unsigned kNumArgs = hw::kNET_ASSOC_ARGS;       // NET_ASSOC_ARG0..6
+constexpr unsigned kNumCnt = hw::kNET_COUNTERS;          // NET_CNT0..9
 
 constexpr std::uint8_t off(std::uint32_t reg) { return static_cast<std::uint8_t>(reg - kWindow); }
 constexpr std::uint8_t kArg0 = off(hw::kRegNET_ASSOC_ARG0);
@@ -83,7 +83,7 @@ struct Word {
 };
 
 // Every word of the window, from hw.def's RNIC_REG rows in [0x400, 0x500); the staging and counter
-// rows stand for 7 and 10 words (their text: "NET_ASSOC_ARG0..6 at 0x400 + 4*i", "NET_CNT0..9").
+// rows stand for NET_ASSOC_ARGS and NET_COUNTERS words (hw::reg_net_assoc_arg, hw::reg_net_counter).
 std::vector<Word> window_words() {
   struct Row {
     const char* name;

@@ -23,6 +23,7 @@
 #include <iterator>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rnic/tb/sim.hpp"
@@ -75,11 +76,38 @@ struct WBeatLog {
   unsigned strobes;    // bytes written
 };
 
-template <class Top>
+// Which AXI4 master of the top the memory serves: P::awaddr(top) etc. name its signals. GmemPorts is
+// rnic_kernel's m_axi_gmem (and every unit test top that names its master so); RNIC_AXI_PORTS makes
+// another (rnic_kernel's m_axi_net: NetPorts).
+// clang-format off
+#define RNIC_AXI_PORT(prefix, sig) template <class T> static auto& sig(T& t) { return t.prefix##sig; }
+#define RNIC_AXI_PORTS(Name, prefix)                                                                      \
+  struct Name {                                                                                            \
+    RNIC_AXI_PORT(prefix, awaddr) RNIC_AXI_PORT(prefix, awlen) RNIC_AXI_PORT(prefix, awsize)              \
+    RNIC_AXI_PORT(prefix, awburst) RNIC_AXI_PORT(prefix, awvalid) RNIC_AXI_PORT(prefix, awready)          \
+    RNIC_AXI_PORT(prefix, wdata) RNIC_AXI_PORT(prefix, wstrb) RNIC_AXI_PORT(prefix, wlast)                \
+    RNIC_AXI_PORT(prefix, wvalid) RNIC_AXI_PORT(prefix, wready) RNIC_AXI_PORT(prefix, bresp)              \
+    RNIC_AXI_PORT(prefix, bvalid) RNIC_AXI_PORT(prefix, bready) RNIC_AXI_PORT(prefix, araddr)             \
+    RNIC_AXI_PORT(prefix, arlen) RNIC_AXI_PORT(prefix, arsize) RNIC_AXI_PORT(prefix, arburst)             \
+    RNIC_AXI_PORT(prefix, arvalid) RNIC_AXI_PORT(prefix, arready) RNIC_AXI_PORT(prefix, rdata)            \
+    RNIC_AXI_PORT(prefix, rresp) RNIC_AXI_PORT(prefix, rlast) RNIC_AXI_PORT(prefix, rvalid)               \
+    RNIC_AXI_PORT(prefix, rready)                                                                          \
+  }
+// clang-format on
+RNIC_AXI_PORTS(GmemPorts, m_axi_gmem_);
+RNIC_AXI_PORTS(NetPorts, m_axi_net_);
+
+template <class Top, class P = GmemPorts>
 class AxiHostMemory : public Component<Top> {
  public:
-  AxiHostMemory(Sim<Top>& sim, unsigned bus_bytes, const HostMemConfig& cfg)
-      : sim_(sim), bytes_(bus_bytes), cfg_(cfg), rng_(cfg.seed), mem_(cfg.size), kernel_written_(cfg.size, 0) {
+  AxiHostMemory(Sim<Top>& sim, unsigned bus_bytes, const HostMemConfig& cfg, std::string name = "m_axi_gmem")
+      : name_(std::move(name)),
+        sim_(sim),
+        bytes_(bus_bytes),
+        cfg_(cfg),
+        rng_(cfg.seed),
+        mem_(cfg.size),
+        kernel_written_(cfg.size, 0) {
     for (std::size_t a = 0; a < mem_.size(); ++a) mem_[a] = pattern_byte(a);
     unsigned l = 0;
     while ((1u << l) < bytes_) ++l;
@@ -123,29 +151,29 @@ class AxiHostMemory : public Component<Top> {
     awready_ = chance(cfg_.aw_ready) && (!cfg_.aw_waits_w || w_seen_ > aw_count_);
     wready_ = chance(cfg_.w_ready);
     arready_ = chance(cfg_.ar_ready);
-    t.m_axi_gmem_awready = awready_;
-    t.m_axi_gmem_wready = wready_;
-    t.m_axi_gmem_arready = arready_;
+    P::awready(t) = awready_;
+    P::wready(t) = wready_;
+    P::arready(t) = arready_;
     // B: held until accepted.
     bvalid_ = !b_q_.empty() && b_q_.front().ready_cycle <= cycle;
-    t.m_axi_gmem_bvalid = bvalid_;
-    t.m_axi_gmem_bresp = bvalid_ ? b_q_.front().resp : 0;
+    P::bvalid(t) = bvalid_;
+    P::bresp(t) = bvalid_ ? b_q_.front().resp : 0;
     // R: once offered, held until accepted.
     if (!rvalid_ && !reads_.empty() && reads_.front().ready_cycle <= cycle && chance(cfg_.r_valid)) {
       rvalid_ = true;
     }
-    t.m_axi_gmem_rvalid = rvalid_;
-    t.m_axi_gmem_rresp = rvalid_ ? reads_.front().resp : 0;
+    P::rvalid(t) = rvalid_;
+    P::rresp(t) = rvalid_ ? reads_.front().resp : 0;
     if (rvalid_) {
       const Read& r = reads_.front();
       const std::uint64_t a = r.addr + std::uint64_t{r.beat} * bytes_;
       for (unsigned i = 0; i < bytes_; ++i) {
-        set_byte(t.m_axi_gmem_rdata, i, a + i < mem_.size() ? mem_[a + i] : 0);
+        set_byte(P::rdata(t), i, a + i < mem_.size() ? mem_[a + i] : 0);
       }
-      t.m_axi_gmem_rlast = r.beat == r.len;
+      P::rlast(t) = r.beat == r.len;
     } else {
-      clear_all(t.m_axi_gmem_rdata);
-      t.m_axi_gmem_rlast = 0;
+      clear_all(P::rdata(t));
+      P::rlast(t) = 0;
     }
   }
 
@@ -153,7 +181,7 @@ class AxiHostMemory : public Component<Top> {
     sample_aw(t, cycle);
     sample_w(t, cycle);
     if (cfg_.commit_on_b) commit_due(cycle);
-    if (bvalid_ && t.m_axi_gmem_bready) {
+    if (bvalid_ && P::bready(t)) {
       Pending& p = b_q_.front();
       if (cfg_.commit_on_b && !p.committed) commit(p, cycle);
       if (p.resp != 0) ++b_errors_;
@@ -162,7 +190,7 @@ class AxiHostMemory : public Component<Top> {
       last_activity_ = cycle;
     }
     sample_ar(t, cycle);
-    if (rvalid_ && t.m_axi_gmem_rready) {
+    if (rvalid_ && P::rready(t)) {
       Read& r = reads_.front();
       if (r.resp != 0) ++r_error_beats_;
       rvalid_ = false;
@@ -223,7 +251,7 @@ class AxiHostMemory : public Component<Top> {
     return lo < hi && addr < hi && lo < addr + n;
   }
 
-  void error(std::uint64_t cycle, const std::string& s) { sim_.errors().add(cycle, "m_axi_gmem: " + s); }
+  void error(std::uint64_t cycle, const std::string& s) { sim_.errors().add(cycle, name_ + ": " + s); }
 
   void check_burst(std::uint64_t cycle, const char* ch, std::uint64_t addr, unsigned len, unsigned size,
                    unsigned burst) {
@@ -241,9 +269,9 @@ class AxiHostMemory : public Component<Top> {
   }
 
   void sample_aw(const Top& t, std::uint64_t cycle) {
-    const bool v = t.m_axi_gmem_awvalid;
-    const std::uint64_t addr = t.m_axi_gmem_awaddr;
-    const unsigned len = t.m_axi_gmem_awlen;
+    const bool v = P::awvalid(t);
+    const std::uint64_t addr = P::awaddr(t);
+    const unsigned len = P::awlen(t);
     if (aw_held_ && (!v || addr != aw_prev_addr_ || len != aw_prev_len_)) {
       error(cycle, "AWVALID dropped or AW changed before AWREADY");
     }
@@ -251,7 +279,7 @@ class AxiHostMemory : public Component<Top> {
     aw_prev_addr_ = addr;
     aw_prev_len_ = len;
     if (!(v && awready_)) return;
-    check_burst(cycle, "AW", addr, len, t.m_axi_gmem_awsize, t.m_axi_gmem_awburst);
+    check_burst(cycle, "AW", addr, len, P::awsize(t), P::awburst(t));
     ++aw_count_;
     last_activity_ = cycle;
     // The burst whose W went ahead, if any, else a new one.
@@ -280,23 +308,23 @@ class AxiHostMemory : public Component<Top> {
   }
 
   void sample_w(const Top& t, std::uint64_t cycle) {
-    const bool v = t.m_axi_gmem_wvalid;
+    const bool v = P::wvalid(t);
     if (w_held_) {
-      bool same = v && t.m_axi_gmem_wlast == w_prev_last_;
+      bool same = v && P::wlast(t) == w_prev_last_;
       for (unsigned i = 0; same && i < bytes_; ++i) {
-        same = get_bit(t.m_axi_gmem_wstrb, i) == w_prev_strb_[i] &&
-               (!w_prev_strb_[i] || get_byte(t.m_axi_gmem_wdata, i) == w_prev_data_[i]);
+        same = get_bit(P::wstrb(t), i) == w_prev_strb_[i] &&
+               (!w_prev_strb_[i] || get_byte(P::wdata(t), i) == w_prev_data_[i]);
       }
       if (!same) error(cycle, "WVALID dropped or W changed before WREADY");
     }
     w_held_ = v && !wready_;
     if (w_held_) {
-      w_prev_last_ = t.m_axi_gmem_wlast;
+      w_prev_last_ = P::wlast(t);
       w_prev_strb_.resize(bytes_);
       w_prev_data_.resize(bytes_);
       for (unsigned i = 0; i < bytes_; ++i) {
-        w_prev_strb_[i] = get_bit(t.m_axi_gmem_wstrb, i);
-        w_prev_data_[i] = get_byte(t.m_axi_gmem_wdata, i);
+        w_prev_strb_[i] = get_bit(P::wstrb(t), i);
+        w_prev_data_[i] = get_byte(P::wdata(t), i);
       }
     }
     if (v) w_seen_ = std::max(w_seen_, w_bursts_ + 1);
@@ -307,30 +335,30 @@ class AxiHostMemory : public Component<Top> {
     if (it == bursts_.end()) {
       // W ahead of its AW handshake: allowed for the burst whose AW is presented now (and not
       // accepted in this cycle: that one is in bursts_ already), if no other W went ahead.
-      const bool presented = t.m_axi_gmem_awvalid && !awready_;
+      const bool presented = P::awvalid(t) && !awready_;
       const bool other_ahead = std::any_of(bursts_.begin(), bursts_.end(), [](const Burst& x) { return !x.aw_done; });
       if (!presented || other_ahead) {
         error(cycle, "W beat without an outstanding AW");
         return;
       }
-      bursts_.push_back(Burst{t.m_axi_gmem_awaddr, t.m_axi_gmem_awlen, 0, false, false, {}});
+      bursts_.push_back(Burst{P::awaddr(t), P::awlen(t), 0, false, false, {}});
       ++w_before_aw_;
       it = std::prev(bursts_.end());
     }
     Burst& b = *it;
     const std::uint64_t base = b.addr + std::uint64_t{b.beat} * bytes_;
     const bool last = b.beat == b.len;
-    if (static_cast<bool>(t.m_axi_gmem_wlast) != last) {
-      error(cycle, "WLAST " + std::to_string(t.m_axi_gmem_wlast) + " on beat " + std::to_string(b.beat) + " of a " +
+    if (static_cast<bool>(P::wlast(t)) != last) {
+      error(cycle, "WLAST " + std::to_string(P::wlast(t)) + " on beat " + std::to_string(b.beat) + " of a " +
                        std::to_string(b.len + 1) + "-beat burst at 0x" + hex(b.addr));
     }
     unsigned strobes = 0;
     for (unsigned i = 0; i < bytes_; ++i) {
-      if (!get_bit(t.m_axi_gmem_wstrb, i)) continue;
+      if (!get_bit(P::wstrb(t), i)) continue;
       ++strobes;
       const std::uint64_t a = base + i;
       if (a >= mem_.size()) continue;  // reported at AW
-      const std::uint8_t d = get_byte(t.m_axi_gmem_wdata, i);
+      const std::uint8_t d = get_byte(P::wdata(t), i);
       kernel_written_[a] = 1;
       if (cfg_.commit_on_b) {
         b.writes.emplace_back(a, d);  // dropped at retire() if the burst gets SLVERR
@@ -350,9 +378,9 @@ class AxiHostMemory : public Component<Top> {
   }
 
   void sample_ar(const Top& t, std::uint64_t cycle) {
-    const bool v = t.m_axi_gmem_arvalid;
-    const std::uint64_t addr = t.m_axi_gmem_araddr;
-    const unsigned len = t.m_axi_gmem_arlen;
+    const bool v = P::arvalid(t);
+    const std::uint64_t addr = P::araddr(t);
+    const unsigned len = P::arlen(t);
     if (ar_held_ && (!v || addr != ar_prev_addr_ || len != ar_prev_len_)) {
       error(cycle, "ARVALID dropped or AR changed before ARREADY");
     }
@@ -360,7 +388,7 @@ class AxiHostMemory : public Component<Top> {
     ar_prev_addr_ = addr;
     ar_prev_len_ = len;
     if (!(v && arready_)) return;
-    check_burst(cycle, "AR", addr, len, t.m_axi_gmem_arsize, t.m_axi_gmem_arburst);
+    check_burst(cycle, "AR", addr, len, P::arsize(t), P::arburst(t));
     const unsigned lat = pick(cfg_.r_latency_min, cfg_.r_latency_max);
     const bool err = touches(addr, std::uint64_t{len + 1} * bytes_, cfg_.read_err_lo, cfg_.read_err_hi);
     reads_.push_back(Read{addr, len, 0, cycle + 1 + lat, static_cast<std::uint8_t>(err ? kSlvErr : 0)});
@@ -387,6 +415,7 @@ class AxiHostMemory : public Component<Top> {
     return b;
   }
 
+  std::string name_;  // the master, in error messages
   Sim<Top>& sim_;
   unsigned bytes_;
   unsigned log2_bytes_ = 0;

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: Apache-2.0
+`include "rnic_assert.svh"
+// The network side of rnic_kernel (issue 14, docs/network.md "How the kernel top joins the parts"):
+//
+//   s_axis_net --> rnic_net_rx --m_seg--> [fate credit] --+
+//                     |  |  |                              +--> packet arbiter --> m_seg_* (to parse)
+//   s_axis_rx (tests, rnic-sim injection; net bit cleared) -+
+//                     |  |  +--copy/patch/sum--> rnic_net_rxring <-- fate_* (validate's m_axis_fate)
+//                     |  |                           | AW/W/B
+//   m_axis_net <-- rnic_net_tx <-- AR/R -------- m_axi_net
+//   reg_* (rnic_regs' window) <--> rnic_net_regs --> table writes, live bits, ring configuration
+//
+// - Fate credit: validate reports the fate of every segment with net = 1 on a stream without ready,
+//   so at most FateDepth such segments may be between the arbiter and rnic_net_rxring's fate FIFO. The
+//   count rises when a front-end segment's first beat passes the arbiter and falls on fate_pop; the
+//   arbiter starts a front-end segment only while the count is below FateDepth.
+// - External segments (s_axis_rx) have their net bit cleared: only the front end's segments have fates,
+//   so the ring writer's fates stay aligned with its packets.
+// - The arbiter switches only between packets (round robin when both wait); a packet once presented
+//   keeps the output until its last beat passes. Valid and data go through in the same cycle, ready
+//   comes from the output (parse) and the owner.
+module rnic_net_side #(
+  parameter int DataWidth  = 512,  // 128..512
+  parameter int NumStreams = 256,
+  parameter int FateDepth  = 64
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_ni,
+  // the network (VNx networklayer's application side)
+  input  logic                   s_axis_net_tvalid_i,
+  output logic                   s_axis_net_tready_o,
+  input  logic [DataWidth-1:0]   s_axis_net_tdata_i,
+  input  logic [DataWidth/8-1:0] s_axis_net_tkeep_i,
+  input  logic                   s_axis_net_tlast_i,
+  input  logic [95:0]            s_axis_net_tuser_i,
+  output logic                   m_axis_net_tvalid_o,
+  input  logic                   m_axis_net_tready_i,
+  output logic [DataWidth-1:0]   m_axis_net_tdata_o,
+  output logic [DataWidth/8-1:0] m_axis_net_tkeep_o,
+  output logic                   m_axis_net_tlast_o,
+  output logic [15:0]            m_axis_net_tdest_o,
+  // external DDP segments and the merged stream to parse
+  input  logic                   s_rx_tvalid_i,
+  output logic                   s_rx_tready_o,
+  input  logic [DataWidth-1:0]   s_rx_tdata_i,
+  input  logic [DataWidth/8-1:0] s_rx_tkeep_i,
+  input  logic                   s_rx_tlast_i,
+  input  logic [32:0]            s_rx_tuser_i,
+  output logic                   m_seg_tvalid_o,
+  input  logic                   m_seg_tready_i,
+  output logic [DataWidth-1:0]   m_seg_tdata_o,
+  output logic [DataWidth/8-1:0] m_seg_tkeep_o,
+  output logic                   m_seg_tlast_o,
+  output logic [32:0]            m_seg_tuser_o,
+  // validate's fates (no ready)
+  input  logic                   fate_valid_i,
+  input  logic [1:0]             fate_i,
+  // rnic_regs' window
+  input  logic                   reg_wr_i,
+  input  logic [7:0]             reg_waddr_i,
+  input  logic [31:0]            reg_wdata_i,
+  input  logic [3:0]             reg_wstrb_i,
+  output logic                   reg_whit_o,
+  input  logic                   reg_rd_i,
+  input  logic [7:0]             reg_raddr_i,
+  output logic [31:0]            reg_rdata_o,
+  output logic                   reg_rhit_o,
+  // m_axi_net: the two packet rings
+  output logic [63:0]            m_axi_awaddr_o,
+  output logic [7:0]             m_axi_awlen_o,
+  output logic [2:0]             m_axi_awsize_o,
+  output logic [1:0]             m_axi_awburst_o,
+  output logic                   m_axi_awvalid_o,
+  input  logic                   m_axi_awready_i,
+  output logic [DataWidth-1:0]   m_axi_wdata_o,
+  output logic [DataWidth/8-1:0] m_axi_wstrb_o,
+  output logic                   m_axi_wlast_o,
+  output logic                   m_axi_wvalid_o,
+  input  logic                   m_axi_wready_i,
+  input  logic [1:0]             m_axi_bresp_i,
+  input  logic                   m_axi_bvalid_i,
+  output logic                   m_axi_bready_o,
+  output logic [63:0]            m_axi_araddr_o,
+  output logic [7:0]             m_axi_arlen_o,
+  output logic [2:0]             m_axi_arsize_o,
+  output logic [1:0]             m_axi_arburst_o,
+  output logic                   m_axi_arvalid_o,
+  input  logic                   m_axi_arready_i,
+  input  logic [DataWidth-1:0]   m_axi_rdata_i,
+  input  logic [1:0]             m_axi_rresp_i,
+  input  logic                   m_axi_rlast_i,
+  input  logic                   m_axi_rvalid_i,
+  output logic                   m_axi_rready_o,
+  output logic                   error_o  // sticky: the fate FIFO overflowed (a bug)
+);
+  localparam int Entries = 16;
+  localparam int Cw = $clog2(FateDepth) + 1;
+
+  initial begin
+    if (DataWidth < 128) $fatal(1, "rnic_net_side: DataWidth >= 128 (the SCTP common header in beat 0)");
+  end
+
+  // ---- table writes, rings, counters: rnic_net_regs ----------------------------------------------
+  logic                       t_wr, t_valid, live_wr, live_value;
+  logic [$clog2(Entries)-1:0] t_index;
+  logic [31:0]                t_my_ip, t_their_ip, t_vtag;
+  logic [15:0]                t_my_udp, t_their_udp, t_my_sctp, t_their_sctp, t_base, t_count, t_socket;
+  logic [15:0]                live_index;
+  logic                       rx_en, tx_en, rx_busy, tx_busy;
+  logic [63:0]                rx_base, tx_base;
+  logic [4:0]                 rx_log2, rx_slot, tx_log2, tx_slot;
+  logic [31:0]                rx_cons, rx_prod, tx_prod, tx_cons;
+  logic                       drop_crc, drop_size, drop_frame, r_full, r_size, r_berr, t_bad, t_rerr;
+  logic                       pkt_in, pkt_done, tx_sent;
+  logic                       assoc_busy;
+
+  // ---- rnic_net_rx ------------------------------------------------------------------------------
+  logic                   f_valid, f_ready, f_last;
+  logic [DataWidth-1:0]   f_data;
+  logic [DataWidth/8-1:0] f_keep;
+  logic [32:0]            f_user;
+  logic                   c_valid, c_ready, c_last;
+  logic [DataWidth-1:0]   c_data;
+  logic [DataWidth/8-1:0] c_keep;
+  logic                   p_valid, p_ready, p_last;
+  logic [15:0]            p_offset;
+  logic                   s_valid, s_ready, s_hit, s_malformed;
+  logic [3:0]             s_index;
+  logic [15:0]            s_segments, s_length, s_copy_length;
+  logic [15:0]            u_chunks, u_cands, u_beyond;  // summary fields the ring does not need
+
+  rnic_net_rx #(.DataWidth(DataWidth), .NumStreams(NumStreams), .Entries(Entries)) u_rx (
+    .clk_i, .rst_ni,
+    .s_axis_net_tvalid_i, .s_axis_net_tready_o, .s_axis_net_tdata_i, .s_axis_net_tkeep_i,
+    .s_axis_net_tlast_i, .s_axis_net_tuser_i,
+    .wr_i(t_wr), .wr_index_i(t_index), .wr_valid_i(t_valid), .wr_my_ip_i(t_my_ip),
+    .wr_their_ip_i(t_their_ip), .wr_my_udp_port_i(t_my_udp), .wr_their_udp_port_i(t_their_udp),
+    .wr_my_sctp_port_i(t_my_sctp), .wr_their_sctp_port_i(t_their_sctp), .wr_my_vtag_i(t_vtag),
+    .wr_stream_base_i(t_base), .wr_stream_count_i(t_count), .wr_socket_i(t_socket),
+    .live_wr_i(live_wr), .live_index_i(live_index), .live_value_i(live_value),
+    .m_seg_tvalid_o(f_valid), .m_seg_tready_i(f_ready), .m_seg_tdata_o(f_data), .m_seg_tkeep_o(f_keep),
+    .m_seg_tlast_o(f_last), .m_seg_tuser_o(f_user),
+    .m_copy_tvalid_o(c_valid), .m_copy_tready_i(c_ready), .m_copy_tdata_o(c_data),
+    .m_copy_tkeep_o(c_keep), .m_copy_tlast_o(c_last),
+    .m_patch_valid_o(p_valid), .m_patch_ready_i(p_ready), .m_patch_copy_offset_o(p_offset),
+    .m_patch_last_o(p_last),
+    .m_sum_valid_o(s_valid), .m_sum_ready_i(s_ready), .m_sum_hit_o(s_hit),
+    .m_sum_assoc_index_o(s_index), .m_sum_malformed_o(s_malformed), .m_sum_chunks_o(u_chunks),
+    .m_sum_candidates_o(u_cands), .m_sum_segments_o(s_segments), .m_sum_beyond_o(u_beyond),
+    .m_sum_length_o(s_length), .m_sum_copy_length_o(s_copy_length),
+    .drop_crc_o(drop_crc), .drop_size_o(drop_size), .drop_frame_o(drop_frame));
+
+  // ---- fate credit and the packet arbiter -------------------------------------------------------
+  logic [Cw-1:0] credit_q;    // front-end segments past the arbiter whose fate is not popped
+  logic          fate_pop;
+  logic          locked_q;    // a packet is presented or in progress: its side is own_q
+  logic          own_q;       // 1 the front end, 0 the external side
+  logic          first_q;     // the next beat to pass is a packet's first
+  logic          last_net_q;  // the front end had the last packet (round robin)
+  logic          net_ok, pick_net, own, go, hs;
+
+  assign net_ok   = f_valid && credit_q < Cw'(FateDepth);
+  // Between packets: the front end if it may go and (the external side waits not, or it is its turn).
+  assign pick_net = net_ok && (!s_rx_tvalid_i || !last_net_q);
+  assign own      = locked_q ? own_q : pick_net;
+  assign go       = locked_q || pick_net || s_rx_tvalid_i;
+  assign hs       = m_seg_tvalid_o && m_seg_tready_i;
+
+  assign m_seg_tvalid_o = go && (own ? f_valid : s_rx_tvalid_i);
+  assign m_seg_tdata_o  = own ? f_data : s_rx_tdata_i;
+  assign m_seg_tkeep_o  = own ? f_keep : s_rx_tkeep_i;
+  assign m_seg_tlast_o  = own ? f_last : s_rx_tlast_i;
+  assign m_seg_tuser_o  = own ? f_user : {1'b0, s_rx_tuser_i[31:0]};
+  assign f_ready        = go && own && m_seg_tready_i;
+  assign s_rx_tready_o  = go && !own && m_seg_tready_i;
+
+  // A side's packet, once presented, keeps the output until its last beat passes (AXI-Stream: valid
+  // and data held until the handshake).
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      credit_q   <= '0;
+      locked_q   <= 1'b0;
+      own_q      <= 1'b0;
+      first_q    <= 1'b1;
+      last_net_q <= 1'b0;
+    end else begin
+      if (m_seg_tvalid_o && !locked_q) begin
+        own_q      <= own;
+        last_net_q <= own;
+      end
+      if (hs && m_seg_tlast_o) locked_q <= 1'b0;
+      else if (m_seg_tvalid_o) locked_q <= 1'b1;
+      if (hs) first_q <= m_seg_tlast_o;
+      credit_q <= credit_q + Cw'(hs && first_q && own) - Cw'(fate_pop);
+    end
+  end
+
+  // ---- rnic_net_rxring and rnic_net_tx on m_axi_net ---------------------------------------------
+  logic ring_error;
+  // The read side of the ring writer and the write side of the transmit reader are tied off inside.
+  logic [63:0]            u_araddr, u_awaddr;
+  logic [7:0]             u_arlen, u_awlen;
+  logic [2:0]             u_arsize, u_awsize;
+  logic [1:0]             u_arburst, u_awburst;
+  logic                   u_arvalid, u_rready, u_awvalid, u_wlast, u_wvalid, u_bready;
+  logic [DataWidth-1:0]   u_wdata;
+  logic [DataWidth/8-1:0] u_wstrb;
+
+  rnic_net_rxring #(.DataWidth(DataWidth), .FateDepth(FateDepth)) u_rxring (
+    .clk_i, .rst_ni, .enable_i(rx_en), .base_i(rx_base), .log2_slots_i(rx_log2), .slot_log2_i(rx_slot),
+    .cons_i(rx_cons), .prod_o(rx_prod), .busy_o(rx_busy),
+    .s_copy_tvalid_i(c_valid), .s_copy_tready_o(c_ready), .s_copy_tdata_i(c_data), .s_copy_tkeep_i(c_keep),
+    .s_copy_tlast_i(c_last),
+    .s_patch_valid_i(p_valid), .s_patch_ready_o(p_ready), .s_patch_copy_offset_i(p_offset),
+    .s_patch_last_i(p_last),
+    .s_sum_valid_i(s_valid), .s_sum_ready_o(s_ready), .s_sum_hit_i(s_hit), .s_sum_assoc_index_i(s_index),
+    .s_sum_malformed_i(s_malformed), .s_sum_segments_i(s_segments), .s_sum_length_i(s_length),
+    .s_sum_copy_length_i(s_copy_length),
+    .fate_valid_i, .fate_i, .fate_pop_o(fate_pop),
+    .m_axi_gmem_awaddr(m_axi_awaddr_o), .m_axi_gmem_awlen(m_axi_awlen_o), .m_axi_gmem_awsize(m_axi_awsize_o),
+    .m_axi_gmem_awburst(m_axi_awburst_o), .m_axi_gmem_awvalid(m_axi_awvalid_o),
+    .m_axi_gmem_awready(m_axi_awready_i), .m_axi_gmem_wdata(m_axi_wdata_o), .m_axi_gmem_wstrb(m_axi_wstrb_o),
+    .m_axi_gmem_wlast(m_axi_wlast_o), .m_axi_gmem_wvalid(m_axi_wvalid_o), .m_axi_gmem_wready(m_axi_wready_i),
+    .m_axi_gmem_bresp(m_axi_bresp_i), .m_axi_gmem_bvalid(m_axi_bvalid_i), .m_axi_gmem_bready(m_axi_bready_o),
+    .m_axi_gmem_araddr(u_araddr), .m_axi_gmem_arlen(u_arlen), .m_axi_gmem_arsize(u_arsize),
+    .m_axi_gmem_arburst(u_arburst), .m_axi_gmem_arvalid(u_arvalid), .m_axi_gmem_arready(1'b0), .m_axi_gmem_rdata('0), .m_axi_gmem_rresp(2'b00),
+    .m_axi_gmem_rlast(1'b0), .m_axi_gmem_rvalid(1'b0), .m_axi_gmem_rready(u_rready),
+    .drop_full_o(r_full), .drop_size_o(r_size), .bresp_err_o(r_berr), .error_o(ring_error));
+
+  rnic_net_tx #(.DataWidth(DataWidth)) u_tx (
+    .clk_i, .rst_ni, .enable_i(tx_en), .base_i(tx_base), .log2_slots_i(tx_log2), .slot_log2_i(tx_slot),
+    .prod_i(tx_prod), .cons_o(tx_cons), .busy_o(tx_busy),
+    .m_axi_gmem_awaddr(u_awaddr), .m_axi_gmem_awlen(u_awlen), .m_axi_gmem_awsize(u_awsize),
+    .m_axi_gmem_awburst(u_awburst), .m_axi_gmem_awvalid(u_awvalid), .m_axi_gmem_awready(1'b0),
+    .m_axi_gmem_wdata(u_wdata), .m_axi_gmem_wstrb(u_wstrb), .m_axi_gmem_wlast(u_wlast),
+    .m_axi_gmem_wvalid(u_wvalid), .m_axi_gmem_wready(1'b0), .m_axi_gmem_bresp(2'b00),
+    .m_axi_gmem_bvalid(1'b0), .m_axi_gmem_bready(u_bready),
+    .m_axi_gmem_araddr(m_axi_araddr_o), .m_axi_gmem_arlen(m_axi_arlen_o), .m_axi_gmem_arsize(m_axi_arsize_o),
+    .m_axi_gmem_arburst(m_axi_arburst_o), .m_axi_gmem_arvalid(m_axi_arvalid_o),
+    .m_axi_gmem_arready(m_axi_arready_i), .m_axi_gmem_rdata(m_axi_rdata_i), .m_axi_gmem_rresp(m_axi_rresp_i),
+    .m_axi_gmem_rlast(m_axi_rlast_i), .m_axi_gmem_rvalid(m_axi_rvalid_i), .m_axi_gmem_rready(m_axi_rready_o),
+    .m_axis_net_tvalid_o, .m_axis_net_tready_i, .m_axis_net_tdata_o, .m_axis_net_tkeep_o,
+    .m_axis_net_tlast_o, .m_axis_net_tdest_o, .bad_o(t_bad), .rresp_err_o(t_rerr));
+
+  // ---- rnic_net_regs ----------------------------------------------------------------------------
+  logic [1:0] pkt_drop;
+  assign pkt_in   = s_axis_net_tvalid_i && s_axis_net_tready_o && s_axis_net_tlast_i;
+  assign pkt_drop = 2'(drop_crc) + 2'(drop_size) + 2'(drop_frame);
+  assign pkt_done = s_valid && s_ready;
+  assign tx_sent  = m_axis_net_tvalid_o && m_axis_net_tready_i && m_axis_net_tlast_o;
+
+  rnic_net_regs #(.Entries(Entries), .NumStreams(NumStreams)) u_regs (
+    .clk_i, .rst_ni,
+    .reg_wr_i, .reg_waddr_i, .reg_wdata_i, .reg_wstrb_i, .reg_whit_o, .reg_rd_i, .reg_raddr_i, .reg_rdata_o,
+    .reg_rhit_o,
+    .wr_o(t_wr), .wr_index_o(t_index), .wr_valid_o(t_valid), .wr_my_ip_o(t_my_ip), .wr_their_ip_o(t_their_ip),
+    .wr_my_udp_port_o(t_my_udp), .wr_their_udp_port_o(t_their_udp), .wr_my_sctp_port_o(t_my_sctp),
+    .wr_their_sctp_port_o(t_their_sctp), .wr_my_vtag_o(t_vtag), .wr_stream_base_o(t_base),
+    .wr_stream_count_o(t_count), .wr_socket_o(t_socket),
+    .live_wr_o(live_wr), .live_index_o(live_index), .live_value_o(live_value),
+    .pkt_in_i(pkt_in), .pkt_drop_i(pkt_drop), .pkt_done_i(pkt_done), .assoc_busy_o(assoc_busy),
+    .rx_enable_o(rx_en), .rx_base_o(rx_base), .rx_log2_slots_o(rx_log2), .rx_slot_log2_o(rx_slot),
+    .rx_cons_o(rx_cons), .rx_prod_i(rx_prod), .rx_busy_i(rx_busy),
+    .tx_enable_o(tx_en), .tx_base_o(tx_base), .tx_log2_slots_o(tx_log2), .tx_slot_log2_o(tx_slot),
+    .tx_prod_o(tx_prod), .tx_cons_i(tx_cons), .tx_busy_i(tx_busy),
+    .drop_crc_i(drop_crc), .drop_size_i(drop_size), .drop_frame_i(drop_frame), .rx_drop_full_i(r_full),
+    .rx_drop_size_i(r_size), .rx_bresp_err_i(r_berr), .tx_sent_i(tx_sent), .tx_bad_i(t_bad),
+    .tx_rresp_err_i(t_rerr));
+
+  // Sticky: the fate FIFO overflowed (the credit makes that impossible) or the credit went negative.
+  logic error_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) error_q <= 1'b0;
+    else if (ring_error || (fate_pop && credit_q == '0)) error_q <= 1'b1;
+  end
+  assign error_o = error_q;
+
+  logic unused;
+  assign unused = ^{assoc_busy, s_rx_tuser_i[32], u_chunks, u_cands, u_beyond, u_araddr, u_arlen, u_arsize, u_arburst,
+                    u_arvalid, u_rready, u_awaddr, u_awlen, u_awsize, u_awburst, u_awvalid, u_wdata, u_wstrb,
+                    u_wlast, u_wvalid, u_bready};
+endmodule
