@@ -7,9 +7,11 @@
 #     --platform-name NAME   platform to link for (default per card: see below), or a .xpfm path
 #     --data-width N         DATA_WIDTH of the kernel: 64, 128, 256 or 512 (default 512; 100G needs 512)
 #     --build-id 0xHEX       REG_BUILD_ID (default: the git commit, 8 hex digits, or 0x0)
-#     --net none|vnx         none (default): rnic_kernel alone, s_axis_rx unconnected (MMIO and host
-#                            memory work, no traffic); vnx: scripts/vitis/<card>_vnx.cfg, needs --net-xo
-#     --net-xo FILE.xo       a network kernel to link (repeat: cmac_0.xo, networklayer.xo, ddp_rx.xo)
+#     --net none|vnx         none (default): rnic_kernel built with NET = 0, its streams unconnected
+#                            (MMIO and host memory work, no traffic); vnx: the kernel built with NET = 1
+#                            (the network side, docs/network.md) joined to VNx by
+#                            scripts/vitis/<card>_vnx.cfg; needs --net-xo and a width of 128 or more
+#     --net-xo FILE.xo       a network kernel to link (repeat: cmac_0.xo, networklayer.xo from VNx)
 #     --target hw|hw_emu     (default hw)
 #     --out DIR              (default build/card/<card>); the result is DIR/rnic.xclbin
 #     --jobs N               v++ --jobs (default: nproc)
@@ -42,7 +44,7 @@ while [[ $# -gt 0 ]]; do
       esac
       shift 2 ;;
     --dry-run) dry_run=1; shift ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -64,7 +66,8 @@ fi
 case "$target" in hw|hw_emu) ;; *) die "--target must be hw or hw_emu (got '$target')" ;; esac
 case "$net" in
   none) [[ ${#net_xos[@]} -eq 0 ]] || die "--net-xo needs --net vnx" ;;
-  vnx) [[ ${#net_xos[@]} -gt 0 ]] || die "--net vnx needs the network kernels: --net-xo cmac_0.xo --net-xo networklayer.xo --net-xo ddp_rx.xo" ;;
+  vnx) [[ ${#net_xos[@]} -gt 0 ]] || die "--net vnx needs the network kernels: --net-xo cmac_0.xo --net-xo networklayer.xo"
+       [[ $data_width -ge 128 ]] || die "--net vnx needs --data-width 128 or more (got '$data_width'; 100G needs 512)" ;;
   *) die "--net must be none or vnx (got '$net')" ;;
 esac
 jobs=${jobs:-$(nproc 2>/dev/null || echo 4)}
@@ -77,7 +80,7 @@ xclbin=$out/rnic.xclbin
 # ---- the commands -----------------------------------------------------------------------------------
 package_cmd=(vivado -mode batch -nojournal -log "$out/package_xo.log" -source "$root/scripts/package_xo.tcl"
              -tclargs --xo "$xo" --part "$part" --data-width "$data_width" --build-id "$build_id"
-             --work "$out/rnic_kernel_pack")
+             --net "$([[ $net == vnx ]] && echo 1 || echo 0)" --work "$out/rnic_kernel_pack")
 link_cmd=(v++ --link --target "$target" --platform "$platform" --save-temps --temp_dir "$out/_x"
           --report_dir "$out/reports" --log_dir "$out/logs" --jobs "$jobs"
           --config "$root/scripts/vitis/$card.cfg")

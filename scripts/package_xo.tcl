@@ -2,13 +2,16 @@
 # package_xo.tcl: packages rtl/*.sv (top rnic_kernel) as a free-running Vitis RTL kernel (.xo).
 #
 #   vivado -mode batch -nojournal -source scripts/package_xo.tcl -tclargs \
-#       --xo OUT.xo --part PART [--data-width 512] [--build-id 0x0] [--work DIR]
+#       --xo OUT.xo --part PART [--data-width 512] [--build-id 0x0] [--net 0|1] [--work DIR]
 #
 # scripts/build_xclbin.sh runs it (docs/card-flow.md). What it builds:
-# - an IP (IP-XACT component) of rtl/*.sv with top rnic_kernel and its parameters DATA_WIDTH, BUILD_ID;
+# - an IP (IP-XACT component) of rtl/*.sv with top rnic_kernel and its parameters DATA_WIDTH, BUILD_ID,
+#   NET (1: the network side, docs/network.md; needs DATA_WIDTH >= 128);
 # - bus interfaces: ap_clk (clock, with ap_rst_n as its active-low reset), s_axi_control (AXI4-Lite
 #   slave: the register map of scripts/vitis/rnic_regs.tcl, generated from hw.def), m_axi_gmem (AXI4
-#   master, 64-bit addresses) and s_axis_rx (AXI4-Stream slave, tuser = {DDP-SSN, stream});
+#   master, 64-bit addresses), s_axis_rx (AXI4-Stream slave, tuser = {net, DDP-SSN, stream}), and the
+#   network side's m_axi_net (the packet rings), s_axis_net and m_axis_net (SCTP packets to and from
+#   VNx's network layer). The kernel has these ports in both builds; with NET = 0 they are idle;
 # - the Vitis kernel properties: sdx_kernel, sdx_kernel_type rtl, control protocol ap_ctrl_none (the
 #   kernel runs from reset; nothing starts it; the driver uses xrt::ip, never xrt::kernel);
 # - package_xo writes the .xo and its kernel.xml, which this script then checks (check_kernel_xml).
@@ -29,6 +32,7 @@ proc rnic_fail {msg} {
 proc rnic_parse_args {argv} {
   set opts(data-width) 512
   set opts(build-id) 0x0
+  set opts(net) 0
   set opts(work) ""
   set opts(xo) ""
   set opts(part) ""
@@ -36,7 +40,7 @@ proc rnic_parse_args {argv} {
   foreach {k v} $argv {
     set key [string range $k 2 end]
     if {[string range $k 0 1] ne "--" || ![info exists opts($key)]} {
-      rnic_fail "unknown argument '$k' (known: --xo --part --data-width --build-id --work)"
+      rnic_fail "unknown argument '$k' (known: --xo --part --data-width --build-id --net --work)"
     }
     set opts($key) $v
   }
@@ -48,13 +52,18 @@ proc rnic_parse_args {argv} {
   if {![regexp {^0x[0-9a-fA-F]{1,8}$} $opts(build-id)]} {
     rnic_fail "--build-id must be 0x followed by 1..8 hex digits (got '$opts(build-id)')"
   }
+  if {$opts(net) ne "0" && $opts(net) ne "1"} { rnic_fail "--net must be 0 or 1 (got '$opts(net)')" }
+  if {$opts(net) eq "1" && $opts(data-width) < 128} {
+    rnic_fail "--net 1 needs --data-width 128 or more (got $opts(data-width)): the network side's CRC and chunk walker"
+  }
   if {$opts(work) eq ""} { set opts(work) [file join [file dirname [file normalize $opts(xo)]] rnic_kernel_pack] }
   return [array get opts]
 }
 
 # The kernel.xml package_xo wrote must describe what the driver and the v++ configurations expect:
-# a free-running kernel, the whole MMIO window, m_axi_gmem with a pointer argument (so
-# --connectivity.sp can bind it to HOST[0]) and the s_axis_rx stream. Returns "" or the first problem.
+# a free-running kernel, the whole MMIO window, m_axi_gmem and m_axi_net each with a pointer argument
+# (so --connectivity.sp can bind them to HOST[0]) and the streams s_axis_rx, s_axis_net and m_axis_net.
+# Returns "" or the first problem.
 proc rnic_check_kernel_xml {text mmio_bytes} {
   if {![regexp {<kernel\s[^>]*name="rnic_kernel"[^>]*>} $text kernel]} { return "no <kernel name=\"rnic_kernel\">" }
   if {![regexp {hwControlProtocol="ap_ctrl_none"} $kernel]} { return "the kernel is not hwControlProtocol=\"ap_ctrl_none\"" }
@@ -62,12 +71,16 @@ proc rnic_check_kernel_xml {text mmio_bytes} {
   if {![regexp {range="(0x[0-9A-Fa-f]+|[0-9]+)"} $port -> range] || $range < $mmio_bytes} {
     return "s_axi_control range is not [format 0x%X $mmio_bytes]: $port"
   }
-  if {![regexp {<port\s[^>]*name="m_axi_gmem"[^>]*>} $text port]} { return "no m_axi_gmem port" }
-  if {![regexp {<arg\s[^>]*port="m_axi_gmem"[^>]*>} $text arg] || ![regexp {addressQualifier="1"} $arg]} {
-    return "no pointer argument (addressQualifier 1) on m_axi_gmem"
+  foreach master {m_axi_gmem m_axi_net} {
+    if {![regexp "<port\\s\[^>\]*name=\"$master\"\[^>\]*>" $text port]} { return "no $master port" }
+    if {![regexp "<arg\\s\[^>\]*port=\"$master\"\[^>\]*>" $text arg] || ![regexp {addressQualifier="1"} $arg]} {
+      return "no pointer argument (addressQualifier 1) on $master"
+    }
   }
-  if {![regexp {<port\s[^>]*name="s_axis_rx"[^>]*>} $text port] || ![regexp {portType="stream"} $port]} {
-    return "no s_axis_rx stream port"
+  foreach stream {s_axis_rx s_axis_net m_axis_net} {
+    if {![regexp "<port\\s\[^>\]*name=\"$stream\"\[^>\]*>" $text port] || ![regexp {portType="stream"} $port]} {
+      return "no $stream stream port"
+    }
   }
   return ""
 }
@@ -76,7 +89,7 @@ array set opts [rnic_parse_args $argv]
 set dw $opts(data-width)
 set work [file normalize $opts(work)]
 set xo [file normalize $opts(xo)]
-puts "package_xo.tcl: rnic_kernel DATA_WIDTH=$dw BUILD_ID=$opts(build-id) part $opts(part) -> $xo"
+puts "package_xo.tcl: rnic_kernel DATA_WIDTH=$dw BUILD_ID=$opts(build-id) NET=$opts(net) part $opts(part) -> $xo"
 file delete -force $work
 file mkdir $work
 
@@ -88,7 +101,8 @@ set_property file_type {Verilog Header} [get_files *.svh]
 set_property include_dirs [list [file join $rnic_root rtl]] [current_fileset]
 set_property top rnic_kernel [current_fileset]
 # Elaborate at the chosen width so the packaged port widths match it.
-set_property generic [list DATA_WIDTH=$dw BUILD_ID=32'h[string range $opts(build-id) 2 end]] [current_fileset]
+set_property generic [list DATA_WIDTH=$dw BUILD_ID=32'h[string range $opts(build-id) 2 end] NET=$opts(net)] \
+    [current_fileset]
 update_compile_order -fileset sources_1
 
 # ---- the IP -----------------------------------------------------------------------------------------
@@ -96,13 +110,15 @@ ipx::package_project -root_dir [file join $work ip] -vendor rnic.org -library rn
     -import_files -set_current true
 set core [ipx::current_core]
 set_property name rnic_kernel $core
-set_property display_name "rnic_kernel: DDP (RFC 5041) receive offload" $core
+set_property display_name "rnic_kernel: DDP (RFC 5041) receive offload, NET=$opts(net)" $core
 set_property version 1.0 $core
 # The parameters the kernel is built with (the IP keeps them; Vitis instantiates it with these values).
 set_property value $dw [ipx::get_user_parameters DATA_WIDTH -of_objects $core]
 set_property value $dw [ipx::get_hdl_parameters DATA_WIDTH -of_objects $core]
 set_property value $opts(build-id) [ipx::get_user_parameters BUILD_ID -of_objects $core]
 set_property value $opts(build-id) [ipx::get_hdl_parameters BUILD_ID -of_objects $core]
+set_property value $opts(net) [ipx::get_user_parameters NET -of_objects $core]
+set_property value $opts(net) [ipx::get_hdl_parameters NET -of_objects $core]
 
 # Vitis kernel: RTL, free-running. ignore_freq_hz: v++ sets the clock frequency at link time.
 set_property sdx_kernel true $core
@@ -114,7 +130,7 @@ set_property ipi_drc {ignore_freq_hz true} $core
 # synchronous active-low reset. FREQ_HZ is removed so v++ links the platform clock it chooses.
 ipx::infer_bus_interface ap_clk xilinx.com:signal:clock_rtl:1.0 $core
 ipx::infer_bus_interface ap_rst_n xilinx.com:signal:reset_rtl:1.0 $core
-foreach busif {s_axi_control m_axi_gmem s_axis_rx} {
+foreach busif {s_axi_control m_axi_gmem s_axis_rx m_axi_net s_axis_net m_axis_net} {
   if {[ipx::get_bus_interfaces $busif -of_objects $core] eq ""} {
     rnic_fail "Vivado did not infer the $busif bus interface from the ports of rtl/rnic_kernel.sv"
   }

@@ -28,6 +28,7 @@ for card in u250 u280 u55c; do
   expect_in "$out" "vivado -mode batch" "$card --dry-run"
   expect_in "$out" "-source $root/scripts/package_xo.tcl" "$card --dry-run"
   expect_in "$out" "--part ${part[$card]} --data-width 512" "$card --dry-run"
+  expect_in "$out" "--net 0 --work" "$card --dry-run"
   expect_in "$out" "v++ --link --target hw --platform ${platform[$card]}" "$card --dry-run"
   expect_in "$out" "--config $root/scripts/vitis/$card.cfg" "$card --dry-run"
   expect_in "$out" "run.impl_1.STEPS.OPT_DESIGN.TCL.PRE=$root/constraints/rnic_kernel_pre_opt.tcl" "$card --dry-run"
@@ -37,11 +38,11 @@ for card in u250 u280 u55c; do
   [[ -e "$scratch/$card" ]] && fail "$card --dry-run created $scratch/$card"
 
   out=$(run --platform "$card" --dry-run --data-width 256 --build-id 0xABC --net vnx --net-xo /x/cmac_0.xo \
-        --net-xo /x/ddp_rx.xo 2>&1); rc=$?
+        --net-xo /x/networklayer.xo 2>&1); rc=$?
   [[ $rc -eq 0 ]] || fail "$card --dry-run --net vnx exited $rc: $out"
-  expect_in "$out" "--data-width 256 --build-id 0xABC" "$card --dry-run --data-width 256"
+  expect_in "$out" "--data-width 256 --build-id 0xABC --net 1 --work" "$card --dry-run --net vnx --data-width 256"
   expect_in "$out" "--config $root/scripts/vitis/${card}_vnx.cfg" "$card --dry-run --net vnx"
-  expect_in "$out" "rnic_kernel.xo /x/cmac_0.xo /x/ddp_rx.xo" "$card --dry-run --net-xo"
+  expect_in "$out" "rnic_kernel.xo /x/cmac_0.xo /x/networklayer.xo" "$card --dry-run --net-xo"
 done
 
 # Without the tools: exit 1, every missing piece named, nothing created.
@@ -82,6 +83,7 @@ bad "--data-width must be 64, 128, 256 or 512 (got '100')" --platform u250 --dat
 bad "--build-id must be 0x" --platform u250 --build-id 12
 bad "--net vnx needs the network kernels" --platform u250 --net vnx
 bad "--net-xo needs --net vnx" --platform u250 --net-xo a.xo
+bad "--net vnx needs --data-width 128 or more (got '64'" --platform u250 --net vnx --net-xo a.xo --data-width 64
 bad "--target must be hw or hw_emu" --platform u250 --target sw_emu
 bad "unknown argument '--bogus'" --platform u250 --bogus
 bad "--out needs a value" --platform u250 --out

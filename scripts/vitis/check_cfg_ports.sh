@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # CTest CardFlow.CfgPortsInRtl: every rnic_kernel port the v++ link configurations
 # (scripts/vitis/*.cfg), the packaging script and the constraints name exists in rtl/rnic_kernel.sv,
-# as a port (ap_clk) or as the prefix of an interface's ports (m_axi_gmem -> m_axi_gmem_awaddr, ...).
+# as a port (ap_clk) or as the prefix of an interface's ports (m_axi_gmem -> m_axi_gmem_awaddr, ...);
+# both AXI masters go to HOST[0]; every *_vnx.cfg joins s_axis_net and m_axis_net to the network layer.
 #   check_cfg_ports.sh REPO_ROOT
 set -uo pipefail
 root=${1:?usage: check_cfg_ports.sh REPO_ROOT}
@@ -35,8 +36,10 @@ for cfg in "${cfgs[@]}"; do
       done
     done
   done < <(grep -vE '^\s*#' "$cfg")
-  grep -qE '^nk=rnic_kernel:' "$cfg" && ! grep -qE '^sp=.*\.m_axi_gmem:HOST\[0\]$' "$cfg" &&
-    fail "$(basename "$cfg") declares rnic_kernel but does not bind m_axi_gmem to HOST[0]"
+  for master in m_axi_gmem m_axi_net; do
+    grep -qE '^nk=rnic_kernel:' "$cfg" && ! grep -qE "^sp=.*\.$master:HOST\[0\]\$" "$cfg" &&
+      fail "$(basename "$cfg") declares rnic_kernel but does not bind $master to HOST[0]"
+  done
 done
 # scripts/package_xo.tcl: the bus interfaces it packages and associates.
 for port in $(sed -nE 's/^foreach busif \{([^}]*)\}.*/\1/p' "$root/scripts/package_xo.tcl") \
@@ -49,9 +52,13 @@ for f in "$root"/constraints/*.tcl "$root"/constraints/*.xdc; do
     check "$port" "constraints/$(basename "$f")"
   done
 done
-# The stream the network side feeds must be the kernel's stream.
-grep -qE '^stream_connect=.*:rnic_kernel_1\.s_axis_rx$' "$root"/scripts/vitis/*_vnx.cfg ||
-  fail "no *_vnx.cfg connects a stream into rnic_kernel_1.s_axis_rx"
+# Every network configuration joins the network layer to the kernel's network side, both ways.
+for cfg in "$root"/scripts/vitis/*_vnx.cfg; do
+  grep -qE '^stream_connect=.*:rnic_kernel_1\.s_axis_net$' "$cfg" ||
+    fail "$(basename "$cfg") connects no stream into rnic_kernel_1.s_axis_net"
+  grep -qE '^stream_connect=rnic_kernel_1\.m_axis_net:' "$cfg" ||
+    fail "$(basename "$cfg") connects rnic_kernel_1.m_axis_net to nothing"
+done
 
 [[ $checked -ge 10 ]] || fail "only $checked port references found: the check read nothing"
 [[ $fails -eq 0 ]] || { echo "check_cfg_ports.sh: $fails failure(s)" >&2; exit 1; }

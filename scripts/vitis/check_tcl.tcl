@@ -3,12 +3,13 @@
 #   tclsh check_tcl.tcl REPO_ROOT SCRATCH_DIR
 # 1. Every Tcl file of the flow is complete Tcl (balanced braces, brackets, quotes).
 # 2. The generated register map is consistent: unique names, 32-bit aligned, no overlap, inside the
-#    registers' half of the MMIO window, one pointer register into m_axi_gmem.
+#    registers' half of the MMIO window, the pointer registers CQ_BASE into m_axi_gmem and NET_RX_BASE,
+#    NET_TX_BASE into m_axi_net.
 # 3. scripts/package_xo.tcl runs against stand-in Vivado commands that record each call, and asks for
-#    what docs/card-flow.md says: the RTL, top rnic_kernel, the chosen DATA_WIDTH, an RTL kernel with
-#    ap_ctrl_none, every register of the map at its offset, the MMIO range, m_axi_gmem's pointer, the
-#    bus interfaces on ap_clk, package_xo of rnic_kernel; bad arguments and a kernel.xml that is not
-#    what the driver needs fail.
+#    what docs/card-flow.md says: the RTL, top rnic_kernel, the chosen DATA_WIDTH and NET, an RTL kernel
+#    with ap_ctrl_none, every register of the map at its offset, the MMIO range, the pointers into
+#    m_axi_gmem and m_axi_net, the six bus interfaces on ap_clk, package_xo of rnic_kernel; bad arguments
+#    and a kernel.xml that is not what the driver and the v++ configurations need fail.
 # 4. constraints/rnic_kernel_pre_opt.tcl passes at 4 ns and fails at another period.
 set root [file normalize [lindex $argv 0]]
 set scratch [file normalize [lindex $argv 1]]
@@ -50,10 +51,13 @@ foreach row $regs {
   }
   if {$busif ne ""} { lappend pointers "$name:$busif" }
 }
-foreach want {ID VERSION BUILD_ID CAP_DATA_WIDTH CMD CMD_ARG15 CQ_BASE CQ_CONS CNT_ERROR_LlpError_HI} {
+foreach want {ID VERSION BUILD_ID CAP_DATA_WIDTH CMD CMD_ARG15 CQ_BASE CQ_CONS CNT_ERROR_LlpError_HI NET_ASSOC_ARG6
+              NET_ASSOC_CMD NET_RX_BASE NET_TX_BASE NET_TX_PROD NET_CNT9} {
   if {[lsearch -exact $names $want] < 0} { fail "register $want missing from the map" }
 }
-if {$pointers ne {CQ_BASE:m_axi_gmem}} { fail "pointer registers: '$pointers', expected CQ_BASE:m_axi_gmem" }
+if {$pointers ne {CQ_BASE:m_axi_gmem NET_RX_BASE:m_axi_net NET_TX_BASE:m_axi_net}} {
+  fail "pointer registers: '$pointers', expected CQ_BASE:m_axi_gmem NET_RX_BASE:m_axi_net NET_TX_BASE:m_axi_net"
+}
 if {$mmio != 0x10000 || $doorbells != 0x8000} { fail "MMIO $mmio, doorbells $doorbells" }
 
 # ---- 3. package_xo.tcl against stand-in Vivado ---------------------------------------------------------
@@ -64,7 +68,12 @@ set good_xml {<?xml version="1.0" encoding="UTF-8"?>
     <port name="s_axi_control" mode="slave" range="0x10000" dataWidth="32" portType="addressable" base="0x0"/>
     <port name="m_axi_gmem" mode="master" range="0xFFFFFFFFFFFFFFFF" dataWidth="512" portType="addressable" base="0x0"/>
     <port name="s_axis_rx" mode="read_only" dataWidth="512" portType="stream"/>
+    <port name="m_axi_net" mode="master" range="0xFFFFFFFFFFFFFFFF" dataWidth="512" portType="addressable" base="0x0"/>
+    <port name="s_axis_net" mode="read_only" dataWidth="512" portType="stream"/>
+    <port name="m_axis_net" mode="write_only" dataWidth="512" portType="stream"/>
     <arg name="CQ_BASE" addressQualifier="1" id="0" port="m_axi_gmem" size="0x8" offset="0x100" type="void*"/>
+    <arg name="NET_RX_BASE" addressQualifier="1" id="1" port="m_axi_net" size="0x8" offset="0x440" type="void*"/>
+    <arg name="NET_TX_BASE" addressQualifier="1" id="2" port="m_axi_net" size="0x8" offset="0x460" type="void*"/>
   </kernel>
 </root>}
 
@@ -121,7 +130,8 @@ foreach pattern [list \
     "create_project -force rnic_kernel_pack * -part xcu280-fsvh2892-2L-e" \
     "add_files -norecurse *rnic_kernel.sv*" \
     "set_property top rnic_kernel *" \
-    "set_property generic {DATA_WIDTH=256 BUILD_ID=32'h12ab} *" \
+    "set_property generic {DATA_WIDTH=256 BUILD_ID=32'h12ab NET=0} *" \
+    "set_property value 0 obj:ipx::get_hdl_parameters*" \
     "set_property value 256 obj:ipx::get_hdl_parameters*" \
     "ipx::package_project *" \
     "set_property sdx_kernel true *" \
@@ -130,9 +140,13 @@ foreach pattern [list \
     "ipx::associate_bus_interfaces -busif s_axi_control -clock ap_clk *" \
     "ipx::associate_bus_interfaces -busif m_axi_gmem -clock ap_clk *" \
     "ipx::associate_bus_interfaces -busif s_axis_rx -clock ap_clk *" \
+    "ipx::associate_bus_interfaces -busif m_axi_net -clock ap_clk *" \
+    "ipx::associate_bus_interfaces -busif s_axis_net -clock ap_clk *" \
+    "ipx::associate_bus_interfaces -busif m_axis_net -clock ap_clk *" \
     "ipx::associate_bus_interfaces -clock ap_clk -reset ap_rst_n *" \
     "set_property range 0x10000 *" \
     "set_property value m_axi_gmem obj:ipx::add_register_parameter*" \
+    "set_property value m_axi_net obj:ipx::add_register_parameter*" \
     "set_property slave_memory_map_ref s_axi_control *" \
     "ipx::check_integrity -kernel *" \
     "package_xo -force -xo_path $xo -kernel_name rnic_kernel -ctrl_protocol ap_ctrl_none *"] {
@@ -151,6 +165,15 @@ foreach row $regs { lappend want_names [lindex $row 0]; lappend want_offsets [li
 if {$added ne $want_names} { fail "registers added: $added" }
 if {$offsets ne $want_offsets} { fail "register offsets set: $offsets" }
 
+# --net 1: the kernel with its network side (what build_xclbin.sh --net vnx asks for).
+lassign [run_package [list --xo $xo --part xcu250-figd2104-2L-e --net 1] $good_xml] code calls err
+if {$code != 0} { fail "package_xo.tcl --net 1 failed: $code $err" }
+foreach pattern [list "set_property generic {DATA_WIDTH=512 BUILD_ID=32'h0 NET=1} *" \
+                      "set_property value 1 obj:ipx::get_user_parameters*" \
+                      "set_property value 1 obj:ipx::get_hdl_parameters*"] {
+  if {![called $calls $pattern]} { fail "package_xo.tcl --net 1 never called: $pattern" }
+}
+
 # Bad arguments and a bad kernel.xml: exit 1 with the reason.
 foreach {case args_list xml pattern} [list \
     "no --part" [list --xo $xo] $good_xml "--part is required" \
@@ -158,6 +181,13 @@ foreach {case args_list xml pattern} [list \
     "bad build id" [list --xo $xo --part p --build-id 12] $good_xml "--build-id must be 0x" \
     "not .xo" [list --xo out.zip --part p] $good_xml "--xo must name a .xo file" \
     "unknown" [list --xo $xo --part p --speed 9] $good_xml "unknown argument '--speed'" \
+    "bad net" [list --xo $xo --part p --net 2] $good_xml "--net must be 0 or 1 (got '2')" \
+    "net at 64 bits" [list --xo $xo --part p --net 1 --data-width 64] $good_xml "--net 1 needs --data-width 128" \
+    "no net pointer" [list --xo $xo --part p] [string map {port="m_axi_net" port="m_axi_gmem"} $good_xml] \
+        "no pointer argument (addressQualifier 1) on m_axi_net" \
+    "no net master" [list --xo $xo --part p] [string map {name="m_axi_net" name="m_axi_x"} $good_xml] "no m_axi_net port" \
+    "no net in" [list --xo $xo --part p] [string map {s_axis_net s_axis_udp} $good_xml] "no s_axis_net stream port" \
+    "no net out" [list --xo $xo --part p] [string map {"m_axis_net\" mode=\"write_only\" dataWidth=\"512\" portType=\"stream" "m_axis_net\" mode=\"write_only\" dataWidth=\"512\" portType=\"addressable"} $good_xml] "no m_axis_net stream port" \
     "ap_ctrl_hs" [list --xo $xo --part p] [string map {ap_ctrl_none ap_ctrl_hs} $good_xml] "ap_ctrl_none" \
     "small range" [list --xo $xo --part p] [string map {range="0x10000" range="0x1000"} $good_xml] "s_axi_control range" \
     "no pointer" [list --xo $xo --part p] [string map {addressQualifier="1" addressQualifier="0"} $good_xml] "no pointer argument" \

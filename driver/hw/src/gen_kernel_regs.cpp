@@ -3,15 +3,18 @@
 // scripts/package_xo.tcl puts into the Vitis kernel metadata, from hw.def and ddp_errors.def.
 // Usage: rnic-gen-kernel-regs [output-file]   (stdout without an argument)
 //
-// Rows are written as the hardware decodes them, with three expansions the contract states in words:
-// - CMD_ARG0 is the first of kCMD_ARGS argument words (hw::reg_cmd_arg(i)): one row per word;
+// Rows are written as the hardware decodes them, with the expansions the contract states in words:
+// - CMD_ARG0 is the first of kCMD_ARGS argument words (hw::reg_cmd_arg(i)): one row per word; so are
+//   NET_ASSOC_ARG0 (kNET_ASSOC_ARGS words) and NET_CNT0 (kNET_COUNTERS counters);
 // - CNT_ERROR0_LO is the first of one 64-bit counter per ddp_errors.def row (hw::reg_error_counter_lo):
 //   CNT_ERROR_<name>_LO/_HI per row;
 // - CQ_BASE_LO/_HI become one 64-bit register CQ_BASE bound to m_axi_gmem. Vitis needs one pointer
 //   argument per AXI master to connect it to a memory bank (v++ --connectivity.sp); the completion
 //   ring address is a host address the kernel uses on m_axi_gmem, so it is that argument. Nothing
 //   writes it through the metadata: the kernel is free-running (ap_ctrl_none) and XRT only writes
-//   arguments of kernels it starts.
+//   arguments of kernels it starts;
+// - NET_RX_BASE_LO/_HI and NET_TX_BASE_LO/_HI become NET_RX_BASE and NET_TX_BASE, 64-bit, bound to
+//   m_axi_net (the packet rings' master, docs/network.md) for the same reason.
 // The doorbell window (DOORBELL_BASE up to MMIO_BYTES) is not listed register by register; the
 // address block's range (MMIO_BYTES) covers it.
 #include <cstdio>
@@ -58,6 +61,16 @@ void row(std::ostream& o, std::string_view name, unsigned offset, unsigned bits,
   o << "]\n";
 }
 
+// A row that stands for `count` words at offset + 4*i: NAME0 carries the row's text, NAME<i> points to it.
+void word_rows(std::ostream& o, std::string_view prefix, unsigned offset, unsigned count, std::string_view access,
+               std::string_view desc) {
+  for (unsigned i = 0; i < count; ++i) {
+    const std::string name = std::string(prefix) + std::to_string(i);
+    row(o, name, offset + 4 * i, 32, access,
+        i == 0 ? std::string(desc) : "word " + std::to_string(i) + " (see " + std::string(prefix) + "0)");
+  }
+}
+
 // One 64-bit counter per RFC 5041 7.2 error row, in ddp_errors.def order.
 void error_counter_rows(std::ostream& o) {
   unsigned r = 0;
@@ -92,18 +105,26 @@ int main(int argc, char** argv) {
 #define RNIC_CONST(name, value, desc)
 #define RNIC_CMD(name, opcode, desc)
 #define RNIC_FIELD(rec, name, offset, bits, desc)
-#define RNIC_REG(name, offset, access, desc)                                                                     \
-  if (#name == "CMD_ARG0"sv) {                                                                                   \
-    for (unsigned i = 0; i < hw::kCMD_ARGS; ++i)                                                                 \
-      row(o, "CMD_ARG" + std::to_string(i), hw::reg_cmd_arg(i), 32, #access,                                     \
-          "command argument word " + std::to_string(i));                                                         \
-  } else if (#name == "CNT_ERROR0_LO"sv) {                                                                       \
-    error_counter_rows(o);                                                                                       \
-  } else if (#name == "CQ_BASE_LO"sv) {                                                                          \
-    row(o, "CQ_BASE", offset, 64, #access,                                                                       \
-        "completion ring host address (CQ_BASE_LO, CQ_BASE_HI): the m_axi_gmem pointer argument", "m_axi_gmem"); \
-  } else if (#name != "CQ_BASE_HI"sv) {                                                                          \
-    row(o, #name, offset, 32, #access, desc);                                                                    \
+#define RNIC_REG(name, offset, access, desc)                                                                           \
+  if (#name == "CMD_ARG0"sv) {                                                                                         \
+    for (unsigned i = 0; i < hw::kCMD_ARGS; ++i)                                                                       \
+      row(o, "CMD_ARG" + std::to_string(i), hw::reg_cmd_arg(i), 32, #access,                                           \
+          "command argument word " + std::to_string(i));                                                               \
+  } else if (#name == "NET_ASSOC_ARG0"sv) {                                                                            \
+    word_rows(o, "NET_ASSOC_ARG", offset, hw::kNET_ASSOC_ARGS, #access, desc);                                         \
+  } else if (#name == "NET_CNT0"sv) {                                                                                  \
+    word_rows(o, "NET_CNT", offset, hw::kNET_COUNTERS, #access, desc);                                                 \
+  } else if (#name == "CNT_ERROR0_LO"sv) {                                                                             \
+    error_counter_rows(o);                                                                                             \
+  } else if (#name == "CQ_BASE_LO"sv) {                                                                                \
+    row(o, "CQ_BASE", offset, 64, #access,                                                                             \
+        "completion ring host address (CQ_BASE_LO, CQ_BASE_HI): the m_axi_gmem pointer argument", "m_axi_gmem");       \
+  } else if (#name == "NET_RX_BASE_LO"sv || #name == "NET_TX_BASE_LO"sv) {                                             \
+    const std::string_view ring = #name == "NET_RX_BASE_LO"sv ? "receive" : "transmit";                                \
+    row(o, std::string(#name).substr(0, 11), offset, 64, #access,                                                      \
+        std::string(ring) + " packet ring host address (" #name ", _HI): an m_axi_net pointer argument", "m_axi_net"); \
+  } else if (#name != "CQ_BASE_HI"sv && #name != "NET_RX_BASE_HI"sv && #name != "NET_TX_BASE_HI"sv) {                  \
+    row(o, #name, offset, 32, #access, desc);                                                                          \
   }
 #include "rnic/hw/hw.def"
 #undef RNIC_CONST
