@@ -3,7 +3,7 @@
 // The network side of rnic_kernel (issue 14, docs/network.md "How the kernel top joins the parts"):
 //
 //   s_axis_net --> rnic_net_rx --m_seg--> [fate credit] --+
-//                     |  |  |                              +--> packet arbiter --> m_seg_* (to parse)
+//                     |  |  |                              +--> packet arbiter --> slice --> m_seg_* (to parse)
 //   s_axis_rx (tests, rnic-sim injection; net bit cleared) -+
 //                     |  |  +--copy/patch/sum--> rnic_net_rxring <-- fate_* (validate's m_axis_fate)
 //                     |  |                           | AW/W/B
@@ -158,21 +158,33 @@ module rnic_net_side #(
   logic          first_q;     // the next beat to pass is a packet's first
   logic          last_net_q;  // the front end had the last packet (round robin)
   logic          net_ok, pick_net, own, go, hs;
+  // The arbiter's output, before the register slice that feeds parse (the kernel's budget: the credit
+  // and arbiter decode must not reach into parse's header logic in one cycle).
+  logic                   a_valid, a_ready, a_last;
+  logic [DataWidth-1:0]   a_data;
+  logic [DataWidth/8-1:0] a_keep;
+  logic [32:0]            a_user;
 
   assign net_ok   = f_valid && credit_q < Cw'(FateDepth);
   // Between packets: the front end if it may go and (the external side waits not, or it is its turn).
   assign pick_net = net_ok && (!s_rx_tvalid_i || !last_net_q);
   assign own      = locked_q ? own_q : pick_net;
   assign go       = locked_q || pick_net || s_rx_tvalid_i;
-  assign hs       = m_seg_tvalid_o && m_seg_tready_i;
+  assign hs       = a_valid && a_ready;
 
-  assign m_seg_tvalid_o = go && (own ? f_valid : s_rx_tvalid_i);
-  assign m_seg_tdata_o  = own ? f_data : s_rx_tdata_i;
-  assign m_seg_tkeep_o  = own ? f_keep : s_rx_tkeep_i;
-  assign m_seg_tlast_o  = own ? f_last : s_rx_tlast_i;
-  assign m_seg_tuser_o  = own ? f_user : {1'b0, s_rx_tuser_i[31:0]};
-  assign f_ready        = go && own && m_seg_tready_i;
-  assign s_rx_tready_o  = go && !own && m_seg_tready_i;
+  assign a_valid       = go && (own ? f_valid : s_rx_tvalid_i);
+  assign a_data        = own ? f_data : s_rx_tdata_i;
+  assign a_keep        = own ? f_keep : s_rx_tkeep_i;
+  assign a_last        = own ? f_last : s_rx_tlast_i;
+  assign a_user        = own ? f_user : {1'b0, s_rx_tuser_i[31:0]};
+  assign f_ready       = go && own && a_ready;
+  assign s_rx_tready_o = go && !own && a_ready;
+
+  rnic_slice #(.Width(DataWidth + DataWidth / 8 + 1 + 33)) u_seg_slice (
+    .clk_i(clk_i), .rst_ni(rst_ni),
+    .in_data_i({a_user, a_last, a_keep, a_data}), .in_valid_i(a_valid), .in_ready_o(a_ready),
+    .out_data_o({m_seg_tuser_o, m_seg_tlast_o, m_seg_tkeep_o, m_seg_tdata_o}), .out_valid_o(m_seg_tvalid_o),
+    .out_ready_i(m_seg_tready_i));
 
   // A side's packet, once presented, keeps the output until its last beat passes (AXI-Stream: valid
   // and data held until the handshake).
@@ -184,13 +196,13 @@ module rnic_net_side #(
       first_q    <= 1'b1;
       last_net_q <= 1'b0;
     end else begin
-      if (m_seg_tvalid_o && !locked_q) begin
+      if (a_valid && !locked_q) begin
         own_q      <= own;
         last_net_q <= own;
       end
-      if (hs && m_seg_tlast_o) locked_q <= 1'b0;
-      else if (m_seg_tvalid_o) locked_q <= 1'b1;
-      if (hs) first_q <= m_seg_tlast_o;
+      if (hs && a_last) locked_q <= 1'b0;
+      else if (a_valid) locked_q <= 1'b1;
+      if (hs) first_q <= a_last;
       credit_q <= credit_q + Cw'(hs && first_q && own) - Cw'(fate_pop);
     end
   end
