@@ -62,6 +62,8 @@ const char* op_name(Op op) {
       return "PUBLISH";
     case Op::kGetState:
       return "GETSTATE";
+    case Op::kNetSocket:
+      return "NETSOCKET";
   }
   return "?";
 }
@@ -249,6 +251,14 @@ class SimBackend final : public Backend, public SimPort {
     call_ok<proto::SyncRep>(Op::kSync, &req, sizeof req);
   }
   std::uint64_t cycles() override { return call_ok<proto::StatusRep>(Op::kStatus, nullptr, 0).cycles; }
+  void net_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port, bool valid) override {
+    if (index >= proto::kNetSockets) {
+      throw Error(Errc::kInvalidArgument,
+                  "sim net_socket: index " + std::to_string(index) + " >= " + std::to_string(proto::kNetSockets));
+    }
+    const proto::NetSocketReq req{index, ip, port, static_cast<std::uint16_t>(valid ? 1 : 0)};
+    check(Op::kNetSocket, call(Op::kNetSocket, &req, sizeof req));
+  }
   void publish(const std::string& json) override {
     if (json.size() > proto::kMaxPayload) {
       throw Error(Errc::kInvalidArgument, "sim publish: document of " + std::to_string(json.size()) + " bytes");
@@ -313,6 +323,8 @@ class SimBackend final : public Backend, public SimPort {
                                                             : ""));
       case Status::kBusy:
         throw Error(Errc::kQueueFull, what);
+      case Status::kNoNetwork:
+        throw Error(Errc::kUnsupported, what + " (start rnic-sim with --udp-port)");
       default:
         throw Error(Errc::kBackend, what);
     }

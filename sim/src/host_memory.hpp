@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // rnic-sim's simulated host memory: one memfd shared with every client (MAP_SHARED), a first-fit
-// allocator with per-client ownership, and the AXI4 slave the kernel's m_axi_gmem master talks to.
+// allocator with per-client ownership, and the AXI4 slave the kernel's masters (m_axi_gmem, m_axi_net)
+// talk to.
 //
 // Device addresses are mem_base + offset into the memfd. The slave accepts every AW/AR at once
 // (AWREADY/ARREADY/WREADY always 1), writes each W beat's strobed bytes as it arrives, answers one B
@@ -16,6 +17,7 @@
 #include <optional>
 #include <string>
 
+#include "rnic/bus/axi_ports.hpp"
 #include "rnic/bus/sim.hpp"
 
 namespace rnic::sim {
@@ -67,7 +69,8 @@ class Allocator {
   std::uint64_t used_ = 0;
 };
 
-template <class Top>
+// P: which master of Top it serves (rnic/bus/axi_ports.hpp): m_axi_gmem, or m_axi_net for the packet rings.
+template <class Top, class P = rnic::bus::GmemPorts>
 class AxiSlave : public rnic::bus::Component<Top> {
  public:
   AxiSlave(rnic::bus::Sim<Top>& sim, MemRegion& mem, unsigned bus_bytes) : mem_(mem), bytes_(bus_bytes) {
@@ -80,41 +83,40 @@ class AxiSlave : public rnic::bus::Component<Top> {
   bool idle() const { return writes_.empty() && b_q_.empty() && reads_.empty(); }
 
   void drive(Top& t, std::uint64_t) override {
-    t.m_axi_gmem_awready = 1;
-    t.m_axi_gmem_wready = 1;
-    t.m_axi_gmem_arready = 1;
-    t.m_axi_gmem_bvalid = !b_q_.empty();
-    t.m_axi_gmem_bresp = b_q_.empty() ? 0 : b_q_.front();
+    P::awready(t) = 1;
+    P::wready(t) = 1;
+    P::arready(t) = 1;
+    P::bvalid(t) = !b_q_.empty();
+    P::bresp(t) = b_q_.empty() ? 0 : b_q_.front();
     const bool rv = !reads_.empty();
-    t.m_axi_gmem_rvalid = rv;
+    P::rvalid(t) = rv;
     if (rv) {
       const Burst& r = reads_.front();
       const std::uint64_t a = r.addr + std::uint64_t{r.beat} * bytes_;
       const std::uint8_t* p = r.err ? nullptr : mem_.data() + (a - mem_.base());
-      for (unsigned i = 0; i < bytes_; ++i) rnic::bus::set_byte(t.m_axi_gmem_rdata, i, p ? p[i] : 0);
-      t.m_axi_gmem_rresp = r.err ? kSlvErr : 0;
-      t.m_axi_gmem_rlast = r.beat == r.len;
+      for (unsigned i = 0; i < bytes_; ++i) rnic::bus::set_byte(P::rdata(t), i, p ? p[i] : 0);
+      P::rresp(t) = r.err ? kSlvErr : 0;
+      P::rlast(t) = r.beat == r.len;
     } else {
-      rnic::bus::clear_all(t.m_axi_gmem_rdata);
-      t.m_axi_gmem_rresp = 0;
-      t.m_axi_gmem_rlast = 0;
+      rnic::bus::clear_all(P::rdata(t));
+      P::rresp(t) = 0;
+      P::rlast(t) = 0;
     }
   }
 
   void sample(const Top& t, std::uint64_t cycle) override {
-    const bool active = t.m_axi_gmem_awvalid || t.m_axi_gmem_wvalid || t.m_axi_gmem_arvalid || t.m_axi_gmem_bvalid ||
-                        t.m_axi_gmem_rvalid;
+    const bool active = P::awvalid(t) || P::wvalid(t) || P::arvalid(t) || P::bvalid(t) || P::rvalid(t);
     if (active || !idle()) last_activity_ = cycle;
     // AW before W: a W beat at the edge of its burst's AW handshake belongs to that burst.
-    if (t.m_axi_gmem_awvalid) {
-      writes_.push_back(open(t.m_axi_gmem_awaddr, t.m_axi_gmem_awlen, t.m_axi_gmem_awsize, t.m_axi_gmem_awburst));
+    if (P::awvalid(t)) {
+      writes_.push_back(open(P::awaddr(t), P::awlen(t), P::awsize(t), P::awburst(t)));
     }
-    if (t.m_axi_gmem_wvalid) sample_w(t);
-    if (t.m_axi_gmem_bvalid && t.m_axi_gmem_bready) b_q_.pop_front();
-    if (t.m_axi_gmem_arvalid) {
-      reads_.push_back(open(t.m_axi_gmem_araddr, t.m_axi_gmem_arlen, t.m_axi_gmem_arsize, t.m_axi_gmem_arburst));
+    if (P::wvalid(t)) sample_w(t);
+    if (P::bvalid(t) && P::bready(t)) b_q_.pop_front();
+    if (P::arvalid(t)) {
+      reads_.push_back(open(P::araddr(t), P::arlen(t), P::arsize(t), P::arburst(t)));
     }
-    if (t.m_axi_gmem_rvalid && t.m_axi_gmem_rready && !reads_.empty()) {
+    if (P::rvalid(t) && P::rready(t) && !reads_.empty()) {
       Burst& r = reads_.front();
       if (r.beat == r.len) {
         reads_.pop_front();
@@ -151,10 +153,10 @@ class AxiSlave : public rnic::bus::Component<Top> {
     if (!b.err) {
       std::uint8_t* p = mem_.data() + (b.addr - mem_.base()) + std::uint64_t{b.beat} * bytes_;
       for (unsigned i = 0; i < bytes_; ++i) {
-        if (rnic::bus::get_bit(t.m_axi_gmem_wstrb, i)) p[i] = rnic::bus::get_byte(t.m_axi_gmem_wdata, i);
+        if (rnic::bus::get_bit(P::wstrb(t), i)) p[i] = rnic::bus::get_byte(P::wdata(t), i);
       }
     }
-    if (b.beat == b.len || t.m_axi_gmem_wlast) {
+    if (b.beat == b.len || P::wlast(t)) {
       b_q_.push_back(b.err ? kSlvErr : 0);
       writes_.pop_front();
     } else {

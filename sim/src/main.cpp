@@ -31,6 +31,19 @@ int main(int argc, char** argv) {
                  "the kernel implementation: rtl (the Verilated RTL) or systemc (the SystemC-HLS model, rtl/hls)")
       ->capture_default_str()
       ->check(CLI::IsMember({"rtl", "systemc"}));
+  app.add_option("--udp-port", o.udp_port,
+                 "network port: SCTP over UDP (RFC 6951) on 127.0.0.1:PORT (9899 is the project's; 0 any free port, "
+                 "which STATUS reports); needs --model rtl")
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--net-loss", o.net_path.loss, "network path: probability a datagram is lost (each direction)")
+      ->check(CLI::Range(0.0, 0.99));
+  app.add_option("--net-dup", o.net_path.duplicate, "network path: probability a datagram arrives twice")
+      ->check(CLI::Range(0.0, 0.99));
+  app.add_option("--net-reorder", o.net_path.reorder,
+                 "network path: probability a datagram is held back behind 1..3 later ones")
+      ->check(CLI::Range(0.0, 0.99));
+  app.add_option("--net-seed", o.net_path.seed, "network path: seed of the loss, duplication and reordering draws")
+      ->capture_default_str();
   app.add_flag("--verbose", o.verbose, "log connections, errors and cleanup to stderr");
   CLI11_PARSE(app, argc, argv);
 

@@ -23,6 +23,7 @@
 
 #include "Vrnic_kernel.h"
 #include "host_memory.hpp"
+#include "net_port.hpp"
 #include "rnic/bus/axi_lite_master.hpp"
 #include "rnic/bus/axis_source.hpp"
 #include "rnic/bus/sc_kernel.hpp"
@@ -131,6 +132,10 @@ class KernelServer final : public Server::Impl {
     mmio_ = std::make_unique<bus::AxiLiteMaster<Top>>(*sim_);
     axis_ = std::make_unique<bus::AxisSource<Top>>(*sim_, kBusBytes, 1);
     slave_ = std::make_unique<AxiSlave<Top>>(*sim_, *mem_, kBusBytes);
+    if (o.udp_port >= 0) {
+      net_ = make_net_port<Top>(*sim_, *mem_, kBusBytes, o.udp_port, o.net_path);
+      if (!net_) throw std::runtime_error("--udp-port needs --model rtl: the SystemC model has no network ports");
+    }
     sim_->reset();
     const std::uint32_t width = mmio_->read32(hw::kRegCAP_DATA_WIDTH);
     streams_ = mmio_->read32(hw::kRegCAP_STREAMS);
@@ -138,6 +143,12 @@ class KernelServer final : public Server::Impl {
     const std::uint32_t window = mmio_->read32(hw::kRegCAP_SSN_WINDOW);
     if (mmio_->read32(hw::kRegID) != hw::kID_VALUE || width != 8 * kBusBytes) {
       throw std::runtime_error("the Verilated kernel does not identify as rnic_kernel");
+    }
+    if (net_) {
+      mmio_->read32(hw::kRegNET_RX_CTRL);
+      if (mmio_->last_resp() != 0) {
+        throw std::runtime_error("--udp-port: this kernel was built without its network side (NET = 0)");
+      }
     }
     // After reset the kernel clears its stream tables (CAP_STREAMS * CAP_SSN_WINDOW cycles).
     const std::uint64_t clear = std::uint64_t{streams_} * window + 1024;
@@ -152,6 +163,7 @@ class KernelServer final : public Server::Impl {
     rx_.resize(sizeof(proto::Header) + proto::kMaxPayload + 1);
     log("rnic-sim: listening on {} ({} MiB host memory at 0x{:x}, {} streams x {} QNs, {}-bit bus)", o.socket,
         o.mem_mib, kMemBase, streams_, qns_, 8 * kBusBytes);
+    if (net_) log("rnic-sim: network port on UDP 127.0.0.1:{}", net_->port());
   }
 
   ~KernelServer() override {
@@ -165,11 +177,14 @@ class KernelServer final : public Server::Impl {
     std::vector<pollfd> pf;
     std::vector<Client*> polled;
     for (;;) {
+      // A quiet card releases what the network path holds back: a reordered datagram comes late, not never.
+      if (net_ && net_->holding() && is_idle()) net_->flush();
       const bool idle = is_idle();
       pf.clear();
       polled.clear();
       pf.push_back(pollfd{signal_fd, POLLIN, 0});
       pf.push_back(pollfd{listen_.get(), POLLIN, 0});
+      pf.push_back(pollfd{net_ ? net_->fd() : -1, POLLIN, 0});  // fd -1: poll ignores the entry
       for (auto& c : clients_) {
         // A client waiting for SYNC sends nothing more until it has the reply (hang-ups still show).
         pf.push_back(pollfd{c->fd.get(), static_cast<short>(c->sync ? 0 : POLLIN), 0});
@@ -184,8 +199,9 @@ class KernelServer final : public Server::Impl {
           return;
         }
         if ((pf[1].revents & POLLIN) != 0) accept_clients();
+        if ((pf[2].revents & POLLIN) != 0) net_->receive();
         for (std::size_t i = 0; i < polled.size(); ++i) {
-          const short ev = pf[i + 2].revents;
+          const short ev = pf[i + 3].revents;
           if ((ev & POLLIN) != 0) {
             serve(*polled[i]);
             interactive_until_ = cycle() + kInteractiveCycles;
@@ -217,10 +233,14 @@ class KernelServer final : public Server::Impl {
   }
 
   std::uint64_t cycle() const { return sim_->cycle(); }
-  std::uint64_t last_axi_activity() const { return std::max(slave_->last_activity(), axis_->last_accept_cycle()); }
+  std::uint64_t last_axi_activity() const {
+    const std::uint64_t net = net_ ? net_->last_activity() : 0;
+    return std::max({slave_->last_activity(), axis_->last_accept_cycle(), net});
+  }
+  bool inputs_quiet() const { return axis_->empty() && slave_->idle() && (!net_ || net_->idle()); }
   // Nothing queued, nothing waiting for the kernel, no AXI/stream/MMIO activity for --quiet-cycles.
   bool is_idle() const {
-    if (!axis_->empty() || !slave_->idle()) return false;
+    if (!inputs_quiet()) return false;
     for (const auto& c : clients_) {
       if (c->sync) return false;
     }
@@ -355,7 +375,7 @@ class KernelServer final : public Server::Impl {
       reply(c, h, Status::kBadLength);
       return;
     }
-    if (h.op < static_cast<std::uint16_t>(Op::kHello) || h.op > static_cast<std::uint16_t>(Op::kGetState)) {
+    if (h.op < static_cast<std::uint16_t>(Op::kHello) || h.op > static_cast<std::uint16_t>(proto::kLastOp)) {
       reply(c, h, Status::kBadOp);
       return;
     }
@@ -400,6 +420,7 @@ class KernelServer final : public Server::Impl {
         if (!owner(c)) return reply(c, h, Status::kNotOwner);
         if (!valid_register(r.offset)) return reply(c, h, Status::kBadAddress);
         if (r.offset == hw::kRegCMD) snoop_command(r.value);
+        snoop_net(r.offset, r.value);
         mmio_write(r.offset, r.value);
         return reply(c, h, Status::kOk);
       }
@@ -445,7 +466,13 @@ class KernelServer final : public Server::Impl {
         s.mem_used = alloc_.used();
         s.owner_pid = owner_ ? owner_->pid : 0;
         s.clients = static_cast<std::uint32_t>(clients_.size());
-        s.axi_errors = slave_->errors();
+        s.axi_errors = slave_->errors() + (net_ ? net_->axi_errors() : 0);
+        if (net_) {
+          s.udp_port = net_->port();
+          s.net_in = net_->stats().in;
+          s.net_out = net_->stats().out;
+          s.net_dropped = net_->stats().dropped;
+        }
         return reply_with(c, h, Status::kOk, s);
       }
       case Op::kPublish: {
@@ -458,6 +485,15 @@ class KernelServer final : public Server::Impl {
       case Op::kGetState: {
         if (len != 0) return reply(c, h, Status::kBadLength);
         return reply(c, h, Status::kOk, published_.data(), published_.size());
+      }
+      case Op::kNetSocket: {
+        proto::NetSocketReq r{};
+        if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
+        if (!owner(c)) return reply(c, h, Status::kNotOwner);
+        if (!net_) return reply(c, h, Status::kNoNetwork);
+        if (!net_->set_socket(r)) return reply(c, h, Status::kBadArgument);
+        if (r.valid != 0) owner_sockets_.insert(r.index);
+        return reply(c, h, Status::kOk);
       }
     }
     reply(c, h, Status::kBadOp);
@@ -506,7 +542,7 @@ class KernelServer final : public Server::Impl {
   }
 
   void check_syncs() {
-    const bool quiet_base = axis_->empty() && slave_->idle();
+    const bool quiet_base = inputs_quiet();
     const std::uint64_t last = last_axi_activity();
     for (auto& c : clients_) {
       if (!c->sync) continue;
@@ -523,9 +559,16 @@ class KernelServer final : public Server::Impl {
   }
 
   // ---- MMIO ------------------------------------------------------------------------------------------
-  // The register map: the RNIC_REG rows, CMD_ARG0..15, the per-error counters and the doorbells.
+  // The register map: the RNIC_REG rows, CMD_ARG0..15, the per-error counters and the doorbells; the
+  // network side's window (NET_ASSOC_ARG0..6, NET_CNT0..9 and the other NET_ rows) only with a network
+  // port (without one the kernel answers it SLVERR).
   bool valid_register(std::uint32_t off) const {
     if (off % 4 != 0 || off >= hw::kMMIO_BYTES) return false;
+    if (off >= hw::kRegNET_ASSOC_ARG0 && off < hw::kRegNET_ASSOC_ARG0 + 0x100) {
+      if (!net_) return false;
+      if (off < hw::reg_net_assoc_arg(hw::kNET_ASSOC_ARGS)) return true;
+      if (off >= hw::kRegNET_CNT0 && off < hw::reg_net_counter(hw::kNET_COUNTERS)) return true;
+    }
     if (std::find(std::begin(kRegRows), std::end(kRegRows), off) != std::end(kRegRows)) return true;
     if (off >= hw::kRegCMD_ARG0 && off < hw::reg_cmd_arg(hw::kCMD_ARGS)) return true;
     const auto rows = static_cast<unsigned>(wire::kAllDdpErrors.size());
@@ -558,6 +601,42 @@ class KernelServer final : public Server::Impl {
     }
   }
 
+  // What the owner set on the network side, for owner_gone(): association entries written and streams
+  // made live (NET_ASSOC_CMD bit 8, NET_STREAM_LIVE bit 31, as hw.def has them).
+  void snoop_net(std::uint32_t off, std::uint32_t v) {
+    if (!net_) return;
+    if (off == hw::kRegNET_ASSOC_CMD && (v & 0x100u) != 0) owner_assocs_.insert(v & 0xFu);
+    if (off == hw::kRegNET_STREAM_LIVE && (v & 0x8000'0000u) != 0) owner_live_.insert(v & 0xFFFFu);
+  }
+
+  // The network side's part of owner_gone(): both packet rings off (their memory is the owner's: free
+  // only once no ring write or read is in flight, NET_RX_CTRL / NET_TX_CTRL bit 1), every stream it made
+  // live cleared, every association entry it wrote cleared (fenced: NET_ASSOC_STATUS busy until the
+  // packets that came before have left the front end), its sockets unset. False if anything stayed busy.
+  bool net_owner_gone() {
+    if (!net_) return true;
+    bool clean = true;
+    mmio_write(hw::kRegNET_RX_CTRL, 0);
+    mmio_write(hw::kRegNET_TX_CTRL, 0);
+    for (std::uint32_t stream : owner_live_) mmio_write(hw::kRegNET_STREAM_LIVE, stream);
+    for (std::uint32_t idx : owner_assocs_) {
+      clean = wait_clear(hw::kRegNET_ASSOC_STATUS, 1u) && clean;
+      mmio_write(hw::kRegNET_ASSOC_CMD, idx);
+    }
+    clean = wait_clear(hw::kRegNET_ASSOC_STATUS, 1u) && clean;
+    for (std::uint32_t reg : {hw::kRegNET_RX_CTRL, hw::kRegNET_TX_CTRL}) {
+      if (!wait_clear(reg, 2u)) {
+        fmt::print(stderr, "rnic-sim: packet ring (0x{:x}) still busy after {} cycles\n", reg, kCmdTimeoutCycles);
+        clean = false;
+      }
+    }
+    for (std::uint32_t i : owner_sockets_) net_->set_socket(proto::NetSocketReq{i, 0, 0, 0});
+    owner_assocs_.clear();
+    owner_live_.clear();
+    owner_sockets_.clear();
+    return clean;
+  }
+
   // Reads reg until (value & mask) == 0; false after kCmdTimeoutCycles.
   bool wait_clear(std::uint32_t reg, std::uint32_t mask) {
     const std::uint64_t t0 = cycle();
@@ -585,7 +664,8 @@ class KernelServer final : public Server::Impl {
     return false;
   }
 
-  // RFC 5041 8.3.2: what a kernel driver does when the owning process exits. The CQ goes off first:
+  // RFC 5041 8.3.2: what a kernel driver does when the owning process exits (and, with a network
+  // port, net_owner_gone() for the packet rings and the association table). The CQ goes off first:
   // nobody drains the ring any more, and with the CQ disabled the card discards completions, so the
   // fenced commands (STAG_INVALIDATE, STREAM_TEARDOWN: busy until every write and completion decided
   // before them is done) can finish; then CQ_CTRL.busy must read 0 (no completion write loaded before
@@ -604,6 +684,7 @@ class KernelServer final : public Server::Impl {
         fmt::print(stderr, "rnic-sim: completion ring still busy after {} cycles\n", kCmdTimeoutCycles);
         clean = false;
       }
+      clean = net_owner_gone() && clean;
     } catch (const std::exception& e) {
       fmt::print(stderr, "rnic-sim: owner cleanup: {}\n", e.what());
       clean = false;
@@ -622,6 +703,8 @@ class KernelServer final : public Server::Impl {
   std::unique_ptr<bus::AxiLiteMaster<Top>> mmio_;
   std::unique_ptr<bus::AxisSource<Top>> axis_;
   std::unique_ptr<AxiSlave<Top>> slave_;
+  std::unique_ptr<NetPortBase> net_;
+  std::set<std::uint32_t> owner_assocs_, owner_live_, owner_sockets_;
   std::unique_ptr<capture::SctpCaptureWriter> pcap_;
   Fd listen_;
   bool bound_ = false;

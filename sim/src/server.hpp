@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "rnic/simnet/path_impairment.hpp"
+
 namespace rnic::sim {
 
 struct Options {
@@ -17,6 +19,10 @@ struct Options {
   std::uint64_t quiet_cycles = 2000;
   bool verbose = false;
   std::string model = "rtl";  // the kernel implementation: "rtl" (Verilated) or "systemc" (rtl/hls)
+  // The network port (docs/network.md): UDP on 127.0.0.1, -1 none, 0 any free port (STATUS tells
+  // which). Needs the RTL model: the SystemC model has no network ports.
+  int udp_port = -1;
+  simnet::ImpairmentConfig net_path;  // loss, duplication, reordering on both directions, seeded
 };
 
 // Device address of the first byte of the host memory: above 4 GiB so 64-bit addressing is used.

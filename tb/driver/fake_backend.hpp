@@ -97,6 +97,12 @@ struct FakeState {
   std::vector<std::string> published;
   std::size_t publish_limit = SIZE_MAX;  // larger documents are refused as the simulator does
   std::vector<std::vector<std::uint8_t>> injected;
+  struct NetSocket {
+    std::uint32_t index, ip;
+    std::uint16_t port;
+    bool valid;
+  };
+  std::vector<NetSocket> net_sockets;
 
   // Completion ring as programmed through CQ_BASE / CQ_LOG2_SIZE / CQ_CTRL.
   std::uint32_t cq_prod = 0;
@@ -298,6 +304,9 @@ class FakeBackend : public detail::Backend, public detail::SimPort {
     if (s_->on_sync) s_->on_sync();
   }
   std::uint64_t cycles() override { return 42; }
+  void net_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port, bool valid) override {
+    s_->net_sockets.push_back({index, ip, port, valid});
+  }
   void publish(const std::string& json) override {
     alive();
     if (json.size() > s_->publish_limit) throw Error(Errc::kInvalidArgument, "fake publish: too large");

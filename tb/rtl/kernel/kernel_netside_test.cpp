@@ -9,13 +9,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "Vrnic_kernel.h"
+#include "rnic/bus/net_stream.hpp"
 #include "rnic/hw/hw.hpp"
 #include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/tb/host_memory.hpp"
@@ -49,66 +49,8 @@ constexpr std::uint16_t kStream = 3;
 // RFC 9260 6.8: the CRC32c with bytes 8..11 as zero, stored least significant byte first.
 void seal(Bytes& p) { capture::SctpPacket::seal(p); }
 
-// The VNx networklayer's receive side: packets with their metadata in tuser.
-class NetSource : public Component<Top> {
- public:
-  explicit NetSource(Sim<Top>& sim) { sim.add(this); }
-  void push(const Bytes& p, const net::PacketMeta& m) { q_.push_back({p, m}); }
-  bool idle() const { return q_.empty(); }
-  void drive(Top& t, std::uint64_t) override {
-    t.s_axis_net_tvalid = 0;
-    if (q_.empty()) return;
-    const auto& [p, m] = q_.front();
-    const std::size_t off = beat_ * kBusBytes;
-    const std::size_t n = std::min<std::size_t>(kBusBytes, p.size() - off);
-    for (unsigned i = 0; i < kBusBytes; ++i) set_byte(t.s_axis_net_tdata, i, i < n ? p[off + i] : 0);
-    std::uint64_t keep = n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
-    t.s_axis_net_tkeep = keep;
-    t.s_axis_net_tlast = off + n == p.size();
-    t.s_axis_net_tuser[0] = m.my_ip;
-    t.s_axis_net_tuser[1] = m.their_ip;
-    t.s_axis_net_tuser[2] = (std::uint32_t{m.their_udp_port} << 16) | m.my_udp_port;
-    t.s_axis_net_tvalid = 1;
-  }
-  void sample(const Top& t, std::uint64_t) override {
-    if (!t.s_axis_net_tvalid || !t.s_axis_net_tready) return;
-    if (t.s_axis_net_tlast) {
-      q_.pop_front();
-      beat_ = 0;
-    } else {
-      ++beat_;
-    }
-  }
-
- private:
-  std::deque<std::pair<Bytes, net::PacketMeta>> q_;
-  std::size_t beat_ = 0;
-};
-
-// The VNx networklayer's transmit side: packets with their socket (tdest).
-class NetSink : public Component<Top> {
- public:
-  explicit NetSink(Sim<Top>& sim) { sim.add(this); }
-  struct Packet {
-    Bytes bytes;
-    unsigned socket;
-  };
-  std::vector<Packet> got;
-  void drive(Top& t, std::uint64_t) override { t.m_axis_net_tready = 1; }
-  void sample(const Top& t, std::uint64_t) override {
-    if (!t.m_axis_net_tvalid || !t.m_axis_net_tready) return;
-    for (unsigned i = 0; i < kBusBytes; ++i) {
-      if ((t.m_axis_net_tkeep >> i) & 1u) cur_.push_back(get_byte(t.m_axis_net_tdata, i));
-    }
-    if (t.m_axis_net_tlast) {
-      got.push_back({cur_, t.m_axis_net_tdest});
-      cur_.clear();
-    }
-  }
-
- private:
-  Bytes cur_;
-};
+// The VNx network layer's two sides (rnic/bus/net_stream.hpp).
+bus::NetMeta bus_meta(const net::PacketMeta& m) { return {m.my_ip, m.their_ip, m.my_udp_port, m.their_udp_port}; }
 
 class NetSide : public ::testing::Test {
  protected:
@@ -118,8 +60,8 @@ class NetSide : public ::testing::Test {
         nmem_(sim_, kBusBytes, HostMemConfig::random(seed_ ^ 0x77), "m_axi_net"),
         mmio_(sim_),
         drv_(sim_, mmio_, gmem_, 4),
-        src_(sim_),
-        sink_(sim_) {
+        src_(sim_, kBusBytes),
+        sink_(sim_, kBusBytes) {
     sim_.reset();
     drv_.cq_setup(kCqBase, 6);
     entry_.valid = true;
@@ -247,8 +189,8 @@ class NetSide : public ::testing::Test {
   AxiHostMemory<Top, NetPorts> nmem_;
   AxiLiteMaster<Top> mmio_;
   KernelDriver<Top> drv_;
-  NetSource src_;
-  NetSink sink_;
+  bus::NetSource<Top> src_;
+  bus::NetSink<Top> sink_;
   net::AssocEntry entry_;
   net::PacketMeta meta_;
   std::vector<net::AssocEntry> table_;
@@ -276,7 +218,7 @@ TEST_F(NetSide, SegmentPlacedAndTrimmedCopyInTheReceiveRing) {
   Bytes payload(1000);
   for (auto& b : payload) b = static_cast<std::uint8_t>(rng());
   const Bytes p1 = packet(tagged(stag, 0, payload), 1, 100);
-  src_.push(p1, meta_);
+  src_.push({p1, bus_meta(meta_)});
   wait_rx_prod(1);
   check_slot(0, p1, {net::Fate::kTaken});
   // The ring entry may be published before the message's completion: the copy and the placement go
@@ -295,7 +237,7 @@ TEST_F(NetSide, SegmentPlacedAndTrimmedCopyInTheReceiveRing) {
   Bytes payload2(300, 0xEE);
   const Bytes p2 = packet(tagged(stag, 0x2000, payload2), 201, 101);
   wr(hw::kRegNET_RX_CONS, 1);
-  src_.push(p2, meta_);
+  src_.push({p2, bus_meta(meta_)});
   wait_rx_prod(2);
   check_slot(1, p2, {net::Fate::kDeclined});
   EXPECT_EQ(gmem_.data()[kStagAddr + 0x2000], pattern_byte(kStagAddr + 0x2000)) << "declined segment placed";
@@ -338,13 +280,13 @@ TEST_F(NetSide, TransmitRingSendsWithCrc) {
   }
   wr(hw::kRegNET_TX_PROD, prod);
   const std::uint64_t end = sim_.cycle() + 100000;
-  while (sink_.got.size() < want.size() && sim_.cycle() < end) run(100);
-  ASSERT_EQ(sink_.got.size(), want.size());
+  while (sink_.got().size() < want.size() && sim_.cycle() < end) run(100);
+  ASSERT_EQ(sink_.got().size(), want.size());
   unsigned sock = 20;
   for (std::size_t i = 0; i < want.size(); ++i, ++sock) {
     if (sock == 22) ++sock;  // the skipped slot's socket
-    EXPECT_EQ(sink_.got[i].bytes, want[i]) << "packet " << i;
-    EXPECT_EQ(sink_.got[i].socket, sock) << "packet " << i;
+    EXPECT_EQ(sink_.got()[i].bytes, want[i]) << "packet " << i;
+    EXPECT_EQ(sink_.got()[i].socket, sock) << "packet " << i;
   }
   EXPECT_EQ(rd(hw::kRegNET_TX_CONS), prod);
   EXPECT_EQ(rd(hw::reg_net_counter(7)), want.size());  // sent

@@ -35,8 +35,8 @@ namespace rnic::sim::proto {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the protocol is little-endian on the wire");
 
-inline constexpr std::uint32_t kMagic = 0x31534E52;  // "RNS1"
-inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::uint32_t kMagic = 0x31534E52;      // "RNS1"
+inline constexpr std::uint16_t kVersion = 2;             // 2: the network port (kNetSocket, StatusRep net_*)
 inline constexpr std::uint32_t kMaxPayload = 64 * 1024;  // a longer message is refused (kBadLength)
 
 enum class Op : std::uint16_t {
@@ -64,7 +64,14 @@ enum class Op : std::uint16_t {
   kPublish = 9,
   // c->s empty; s->c the last published document (empty when none).
   kGetState = 10,
+  // c->s NetSocketReq; s->c empty. Owner only. One entry of the socket table of the simulated network
+  // layer (VNx's UDP socket table, docs/card-flow.md): a packet the card sends with tdest = index goes
+  // to ip:port from the simulator's UDP port. kNoNetwork when the simulator has no network port;
+  // kBadArgument for an index >= kNetSockets.
+  kNetSocket = 11,
 };
+inline constexpr Op kLastOp = Op::kNetSocket;
+inline constexpr std::uint32_t kNetSockets = 16;  // VNx's socket table
 
 enum class Status : std::uint16_t {
   kOk = 0,
@@ -80,7 +87,9 @@ enum class Status : std::uint16_t {
   kTimeout = 10,      // SYNC reached max_cycles
   kBadVersion = 11,   // HELLO with another protocol version
   kNoHello = 12,      // first message was not HELLO
-  kBadArgument = 13,  // any other malformed field (zero-size ALLOC, bad alignment, stream out of range)
+  kBadArgument = 13,
+  kNoNetwork = 14,  // kNetSocket on a simulator without a network port (--udp-port)  // any other malformed field
+                    // (zero-size ALLOC, bad alignment, stream out of range)
 };
 
 const char* status_name(Status s);  // defined inline below
@@ -152,6 +161,20 @@ struct StatusRep {
   std::uint32_t owner_pid;   // 0: none
   std::uint32_t clients;     // connected clients
   std::uint64_t axi_errors;  // AXI accesses outside the memory region (answered SLVERR)
+  // The network port (all 0 without one): its UDP port on 127.0.0.1, datagrams received and handed
+  // to the card (after the path's loss and duplication), packets the card sent, datagrams dropped
+  // (ingress queue full, or the card sent to a socket that is not set).
+  std::uint32_t udp_port;
+  std::uint32_t reserved;
+  std::uint64_t net_in;
+  std::uint64_t net_out;
+  std::uint64_t net_dropped;
+};
+struct NetSocketReq {
+  std::uint32_t index;  // < kNetSockets
+  std::uint32_t ip;     // IPv4, host byte order
+  std::uint16_t port;   // UDP, host byte order
+  std::uint16_t valid;  // 0 clears the entry
 };
 
 static_assert(std::is_trivially_copyable_v<StatusRep>);
@@ -184,6 +207,8 @@ inline const char* status_name(Status s) {
       return "protocol version mismatch";
     case Status::kNoHello:
       return "first message must be HELLO";
+    case Status::kNoNetwork:
+      return "no network port";
     case Status::kBadArgument:
       return "bad argument";
   }

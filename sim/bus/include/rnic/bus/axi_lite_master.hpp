@@ -37,6 +37,9 @@ class AxiLiteMaster : public Component<Top> {
     return rdata_;
   }
 
+  // The response of the last read32/write32 (0 OKAY, 2 SLVERR).
+  unsigned last_resp() const { return resp_; }
+
   // 64-bit counter: the _LO read latches the _HI word (hw.def access RC).
   std::uint64_t read64(std::uint32_t lo_addr) {
     const std::uint32_t lo = read32(lo_addr);
