@@ -144,11 +144,11 @@ class KernelServer final : public Server::Impl {
     if (mmio_->read32(hw::kRegID) != hw::kID_VALUE || width != 8 * kBusBytes) {
       throw std::runtime_error("the Verilated kernel does not identify as rnic_kernel");
     }
-    if (net_) {
-      mmio_->read32(hw::kRegNET_RX_CTRL);
-      if (mmio_->last_resp() != 0) {
-        throw std::runtime_error("--udp-port: this kernel was built without its network side (NET = 0)");
-      }
+    // The kernel's network side (NET = 1) answers its register window; without it the window is SLVERR.
+    mmio_->read32(hw::kRegNET_RX_CTRL);
+    net_side_ = mmio_->last_resp() == 0;
+    if (net_ && !net_side_) {
+      throw std::runtime_error("--udp-port: this kernel was built without its network side (NET = 0)");
     }
     // After reset the kernel clears its stream tables (CAP_STREAMS * CAP_SSN_WINDOW cycles).
     const std::uint64_t clear = std::uint64_t{streams_} * window + 1024;
@@ -559,16 +559,13 @@ class KernelServer final : public Server::Impl {
   }
 
   // ---- MMIO ------------------------------------------------------------------------------------------
-  // The register map: the RNIC_REG rows, CMD_ARG0..15, the per-error counters and the doorbells; the
-  // network side's window (NET_ASSOC_ARG0..6, NET_CNT0..9 and the other NET_ rows) only with a network
-  // port (without one the kernel answers it SLVERR).
+  // The register map: the RNIC_REG rows, CMD_ARG0..15, the per-error counters and the doorbells; of the
+  // network side's window, NET_ASSOC_ARG1..6 and NET_CNT1..9 too when the kernel has it (a kernel
+  // without it answers the window's rows SLVERR, read as 0, as any row it does not decode).
   bool valid_register(std::uint32_t off) const {
     if (off % 4 != 0 || off >= hw::kMMIO_BYTES) return false;
-    if (off >= hw::kRegNET_ASSOC_ARG0 && off < hw::kRegNET_ASSOC_ARG0 + 0x100) {
-      if (!net_) return false;
-      if (off < hw::reg_net_assoc_arg(hw::kNET_ASSOC_ARGS)) return true;
-      if (off >= hw::kRegNET_CNT0 && off < hw::reg_net_counter(hw::kNET_COUNTERS)) return true;
-    }
+    if (net_side_ && off >= hw::kRegNET_ASSOC_ARG0 && off < hw::reg_net_assoc_arg(hw::kNET_ASSOC_ARGS)) return true;
+    if (net_side_ && off >= hw::kRegNET_CNT0 && off < hw::reg_net_counter(hw::kNET_COUNTERS)) return true;
     if (std::find(std::begin(kRegRows), std::end(kRegRows), off) != std::end(kRegRows)) return true;
     if (off >= hw::kRegCMD_ARG0 && off < hw::reg_cmd_arg(hw::kCMD_ARGS)) return true;
     const auto rows = static_cast<unsigned>(wire::kAllDdpErrors.size());
@@ -604,7 +601,7 @@ class KernelServer final : public Server::Impl {
   // What the owner set on the network side, for owner_gone(): association entries written and streams
   // made live (NET_ASSOC_CMD bit 8, NET_STREAM_LIVE bit 31, as hw.def has them).
   void snoop_net(std::uint32_t off, std::uint32_t v) {
-    if (!net_) return;
+    if (!net_side_) return;
     if (off == hw::kRegNET_ASSOC_CMD && (v & 0x100u) != 0) owner_assocs_.insert(v & 0xFu);
     if (off == hw::kRegNET_STREAM_LIVE && (v & 0x8000'0000u) != 0) owner_live_.insert(v & 0xFFFFu);
   }
@@ -614,7 +611,7 @@ class KernelServer final : public Server::Impl {
   // live cleared, every association entry it wrote cleared (fenced: NET_ASSOC_STATUS busy until the
   // packets that came before have left the front end), its sockets unset. False if anything stayed busy.
   bool net_owner_gone() {
-    if (!net_) return true;
+    if (!net_side_) return true;
     bool clean = true;
     mmio_write(hw::kRegNET_RX_CTRL, 0);
     mmio_write(hw::kRegNET_TX_CTRL, 0);
@@ -630,7 +627,9 @@ class KernelServer final : public Server::Impl {
         clean = false;
       }
     }
-    for (std::uint32_t i : owner_sockets_) net_->set_socket(proto::NetSocketReq{i, 0, 0, 0});
+    if (net_) {
+      for (std::uint32_t i : owner_sockets_) net_->set_socket(proto::NetSocketReq{i, 0, 0, 0});
+    }
     owner_assocs_.clear();
     owner_live_.clear();
     owner_sockets_.clear();
@@ -704,6 +703,7 @@ class KernelServer final : public Server::Impl {
   std::unique_ptr<bus::AxisSource<Top>> axis_;
   std::unique_ptr<AxiSlave<Top>> slave_;
   std::unique_ptr<NetPortBase> net_;
+  bool net_side_ = false;  // the kernel has its network side (NET = 1): the window answers
   std::set<std::uint32_t> owner_assocs_, owner_live_, owner_sockets_;
   std::unique_ptr<capture::SctpCaptureWriter> pcap_;
   Fd listen_;
