@@ -199,6 +199,16 @@ DriverStats Device::stats() const {
   return core.stats();
 }
 
+NetPort& Device::open_net(const NetOptions& opts) {
+  auto& core = *impl_->core;
+  std::lock_guard<std::mutex> lk(core.mu);
+  core.net_open(opts);
+  impl_->net = std::make_unique<NetPort>(std::static_pointer_cast<void>(impl_->core));
+  return *impl_->net;
+}
+
+NetPort* Device::net() { return impl_->net.get(); }
+
 // ---- SimControl -----------------------------------------------------------------------------------
 
 SimControl::SimControl(std::shared_ptr<void> core) : core_(std::move(core)) {}
@@ -228,6 +238,46 @@ std::uint64_t SimControl::cycles() {
   detail::Core& core = core_from(core_);
   std::lock_guard<std::mutex> lk(core.mu);
   return core.sim_port("cycles").cycles();
+}
+
+// ---- NetPort --------------------------------------------------------------------------------------
+
+NetPort::NetPort(std::shared_ptr<void> core) : core_(std::move(core)) {}
+
+std::size_t NetPort::receive(std::vector<NetRxPacket>& out, std::size_t max) {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.net_receive(out, max);
+}
+
+void NetPort::send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t socket) {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  core.net_send(sctp_packet, socket);
+}
+
+void NetPort::set_association(std::uint32_t index, const NetAssociation& a) {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  core.net_set_association(index, a);
+}
+
+void NetPort::clear_association(std::uint32_t index) {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  core.net_clear_association(index);
+}
+
+void NetPort::set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port) {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  core.net_set_socket(index, ip, port);
+}
+
+NetCounters NetPort::counters() {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.net_counters();
 }
 
 // ---- Client ---------------------------------------------------------------------------------------
@@ -311,6 +361,10 @@ StreamState Client::stream_state(StreamId stream) {
     core.poll_hw();  // the state after every completion written so far
     return core.stream_state(c, stream);
   });
+}
+
+void Client::set_stream_live(StreamId stream, bool live) {
+  with_client(state_, [&](detail::Core& core, detail::ClientRec& c) { core.set_stream_live(c, stream, live); });
 }
 
 std::size_t Client::poll(std::vector<Completion>& out, std::size_t max) {

@@ -151,6 +151,7 @@ void Core::scrub_tables() {
 void Core::close() noexcept {
   if (!be_) return;
   if (!opts_.observer) {
+    net_close();  // nothing offloaded any more, and the packet rings are the driver's again
     while (!clients_.empty()) {
       release_client(clients_.begin()->second);
       clients_.erase(clients_.begin());
@@ -682,6 +683,10 @@ void Core::teardown_stream(ClientRec& c, StreamId stream, Teardown how) {
     }
   }
   try {
+    if (s.live) {  // its chunks go to the host whole from here on (docs/network.md)
+      wr(kRegNET_STREAM_LIVE, stream);
+      s.live = false;
+    }
     command(kCmdSTREAM_TEARDOWN, {stream});
   } catch (const Error&) {
     s.hw_quiet = false;  // the card may still read its rings and write its buffers

@@ -13,6 +13,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,6 +43,7 @@ struct StreamRec {
   PdId pd = 0;
   bool torn_down = false;
   bool hw_quiet = true;  // false when STREAM_TEARDOWN failed: its rings and posted buffers are never freed
+  bool live = false;     // NET_STREAM_LIVE set (set_stream_live): cleared before STREAM_TEARDOWN
   std::uint32_t bound_stags = 0;
   std::optional<StreamError> first_error;  // RFC 5041 7.1: set by the first error completion
   std::uint64_t errors = 0, unmatched = 0;
@@ -75,6 +77,18 @@ struct ClientRec {
   std::uint64_t buffer_bytes = 0;
   std::uint32_t posted = 0;
   std::deque<Completion> completions;
+};
+
+// The network side (net.cpp): both packet rings and what the driver set in the association table.
+struct NetRing {
+  DmaRegion mem;
+  std::uint32_t log2_slots = 0;
+  std::uint32_t index = 0;  // rx: the consumer (next slot to read); tx: the producer (next slot to fill)
+};
+struct NetState {
+  NetRing rx, tx;
+  std::uint32_t log2_slot_bytes = 0;
+  std::set<std::uint32_t> associations;  // entries written and not cleared
 };
 
 // How long a command may stay busy (tests shorten it).
@@ -130,6 +144,16 @@ class Core {
   void destroy_stream(ClientRec& c, StreamId stream);
   StreamState stream_state(ClientRec& c, StreamId stream);
   std::size_t take_completions(ClientRec& c, std::vector<Completion>& out, std::size_t max);
+  // ---- network side (net.cpp) -----------------------------------------------------------------
+  void net_open(const NetOptions& opts);
+  bool net_open() const { return net_.has_value(); }
+  std::size_t net_receive(std::vector<NetRxPacket>& out, std::size_t max);
+  void net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket);
+  void net_set_association(std::uint32_t index, const NetAssociation& a);
+  void net_clear_association(std::uint32_t index);
+  void net_set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port);
+  NetCounters net_counters();
+  void set_stream_live(ClientRec& c, StreamId stream, bool live);
 
   // Reads the hardware completion ring and dispatches every new entry to its client's queue.
   void poll_hw();
@@ -151,6 +175,11 @@ class Core {
   std::chrono::steady_clock::time_point last_publish_{};
 
   void setup_cq();
+  // Both rings off and idle (their memory is the driver's again), every association written cleared;
+  // false if the card did not finish (the rings are then left allocated).
+  bool net_close() noexcept;
+  NetState& net(const char* call);  // kState unless open
+  std::optional<NetState> net_;
   // CQ_CTRL = 0, then polls CQ_CTRL.busy (bounded like a command): true once the card has finished
   // every completion write it had loaded, i.e. the ring memory is the driver's again.
   bool disable_cq_and_wait();
@@ -260,5 +289,6 @@ class DeviceImpl {
   explicit DeviceImpl(std::shared_ptr<detail::Core> c) : core(std::move(c)) {}
   std::shared_ptr<detail::Core> core;
   std::unique_ptr<SimControl> sim;  // set when the backend is a simulator
+  std::unique_ptr<NetPort> net;     // set by open_net
 };
 }  // namespace rnic

@@ -22,11 +22,16 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "rnic/driver/rnic.hpp"
 #include "rnic/hw/hw.hpp"
 #include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/sim/protocol.hpp"
+#include "rnic/systest/errors.hpp"
 #include "rnic/systest/raw_client.hpp"
 #include "rnic/systest/sim_process.hpp"
+#include "rnic/tb/seed.hpp"
+#include "rnic/wire/ddp.hpp"
+#include "rnic/wire/sctp_ddp.hpp"
 
 namespace {
 
@@ -36,6 +41,7 @@ using rnic::capture::SctpPacket;
 using rnic::detail::Backend;
 using rnic::detail::DmaRegion;
 using rnic::detail::make_sim_backend;
+using rnic::systest::error_code;
 using rnic::systest::RawClient;
 using rnic::systest::SimProcess;
 using Bytes = std::vector<std::uint8_t>;
@@ -44,12 +50,6 @@ constexpr unsigned kSlotLog2 = 14;  // 16 KiB slots: the largest packet fits
 constexpr unsigned kRxSlotsLog2 = 4;
 constexpr unsigned kTxSlotsLog2 = 2;
 constexpr std::uint32_t kLoopback = 0x7F000001;
-
-std::uint64_t seed_from_env() {
-  const char* s = std::getenv("RNIC_TEST_SEED");
-  if (s != nullptr && *s != '\0') return std::strtoull(s, nullptr, 0);
-  return std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
-}
 
 // A UDP socket on 127.0.0.1: the peer's end of the path.
 class Peer {
@@ -294,8 +294,7 @@ TEST_F(SimNet, OwnerGoneTurnsTheNetworkSideOff) {
 // Any bytes from anyone (RFC 5041 8): random datagrams of 1..9300 bytes, empty ones and SCTP-looking
 // ones with good CRCs; the card counts each and the simulator keeps serving. Seeded (RNIC_TEST_SEED).
 TEST_F(SimNet, AnyDatagramIsCountedAndTheCardServesOn) {
-  const std::uint64_t seed = seed_from_env();
-  std::printf("[   SEED   ] RNIC_TEST_SEED=%llu\n", static_cast<unsigned long long>(seed));
+  const std::uint64_t seed = rnic::tb::random_test_seed();
   std::mt19937_64 rng(seed);
   rings();
   Peer peer;
@@ -324,6 +323,248 @@ TEST_F(SimNet, AnyDatagramIsCountedAndTheCardServesOn) {
             passed);
   EXPECT_EQ(backend_->read32(hw::kRegID), hw::kID_VALUE);
   EXPECT_EQ(status().axi_errors, 0u);
+}
+
+// ---- the driver's network side (Device::open_net, NetPort, Client::set_stream_live) ------------------
+
+class DriverNet : public ::testing::Test {
+ protected:
+  DriverNet() : sim_({"--udp-port", "0"}) {}
+  void SetUp() override {
+    dev_ = rnic::Device::open("sim:" + sim_.socket());
+    RawClient c(sim_.socket());
+    ASSERT_EQ(c.hello(proto::kRoleObserver), proto::Status::kOk);
+    port_ = static_cast<std::uint16_t>(c.status_rep().udp_port);
+  }
+  // Waits until the simulator took `n` datagrams in all, then until the card is quiet.
+  void settle(std::uint64_t n) {
+    RawClient c(sim_.socket());
+    ASSERT_EQ(c.hello(proto::kRoleObserver), proto::Status::kOk);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    for (;;) {
+      const proto::StatusRep st = c.status_rep();
+      if (st.net_in + st.net_dropped >= n) break;
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the simulator did not take the datagrams";
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    dev_->sim()->sync();
+  }
+
+  SimProcess sim_;
+  std::unique_ptr<rnic::Device> dev_;
+  std::uint16_t port_ = 0;
+};
+
+// Packets both ways through the driver's rings, across several laps of each (the receive ring's phase
+// bit flips every lap; the transmit ring's slots are reused once the card has read them).
+TEST_F(DriverNet, RingsCarryPacketsBothWaysOverSeveralLaps) {
+  rnic::NetOptions o;
+  o.rx_log2_slots = 3;
+  o.tx_log2_slots = 1;
+  rnic::NetPort& net = dev_->open_net(o);
+  EXPECT_EQ(dev_->net(), &net);
+  Peer peer;
+  std::uint64_t sent = 0;
+  std::vector<rnic::NetRxPacket> got;
+  for (unsigned lap = 0; lap < 5; ++lap) {
+    std::vector<Bytes> want;
+    for (unsigned i = 0; i < 6; ++i) {
+      want.push_back(heartbeat(0x1000 + lap, 8 + 40 * i + lap));
+      peer.send_to(port_, want.back());
+      settle(++sent);
+    }
+    ASSERT_EQ(net.receive(got), want.size()) << "lap " << lap;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].bytes, want[i]) << "lap " << lap << " packet " << i;
+      EXPECT_EQ(got[i].wire_length, want[i].size());
+      EXPECT_FALSE(got[i].association.has_value());
+      EXPECT_EQ(got[i].taken + got[i].duplicates + got[i].declined, 0);
+    }
+    EXPECT_EQ(net.receive(got), 0u);
+  }
+  net.set_socket(2, kLoopback, peer.port());
+  for (unsigned i = 0; i < 7; ++i) {
+    Bytes p = heartbeat(0xBEEF0000 + i, 20 + 8 * i);
+    const Bytes want = p;
+    std::memset(p.data() + 8, 0, 4);  // the card fills in the CRC32c
+    net.send(p, 2);
+    dev_->sim()->sync();
+    const std::optional<Bytes> d = peer.receive(5000);
+    ASSERT_TRUE(d.has_value()) << "packet " << i;
+    EXPECT_EQ(*d, want) << "packet " << i;
+  }
+  const rnic::NetCounters c = net.counters();
+  EXPECT_EQ(c.received, sent);
+  EXPECT_EQ(c.sent, 7u);
+  EXPECT_EQ(c.copy_drops_full + c.crc_drops + c.tx_bad_length, 0u);
+}
+
+// RFC 5043 on the card, programmed by the driver: an association entry and a live stream, and a DATA
+// chunk of PPID 16 (a tagged DDP segment, DDP-SSN 1: the first after the session's Initiate/Accept) is
+// placed in the registered buffer and completed; the host copy of its packet is trimmed to the chunk
+// header, DDP-SSN and DDP header (TAKEN 1). Once the stream is torn down (which clears its live bit),
+// the same chunk goes to the host whole.
+TEST_F(DriverNet, OffloadedChunkIsPlacedAndTrimmedFromTheHostCopy) {
+  rnic::NetPort& net = dev_->open_net();
+  auto cl = dev_->create_client();
+  const rnic::PdId pd = cl->alloc_pd();
+  const rnic::Buffer buf = cl->alloc_buffer(4096);
+  rnic::RegisterRequest rr;
+  rr.pd = pd;
+  rr.buffer = buf.id;
+  rr.length = 4096;
+  const rnic::Registration reg = cl->register_memory(rr);
+  const rnic::StreamId stream = cl->create_stream(pd);
+  Peer peer;
+  rnic::NetAssociation a;
+  a.my_ip = kLoopback;
+  a.their_ip = kLoopback;
+  a.my_udp_port = port_;
+  a.their_udp_port = peer.port();
+  a.my_sctp_port = 5002;
+  a.their_sctp_port = 5001;
+  a.my_verification_tag = 0x5EED1234;
+  a.first_stream = stream;
+  a.stream_count = 1;
+  net.set_association(3, a);
+  cl->set_stream_live(stream, true);
+
+  const Bytes payload = [] {
+    Bytes p(700);
+    for (std::size_t i = 0; i < p.size(); ++i) p[i] = static_cast<std::uint8_t>(i * 13 + 5);
+    return p;
+  }();
+  rnic::wire::TaggedHeader h;
+  h.last = true;
+  h.stag = reg.stag;
+  h.to = 64;
+  const Bytes seg = rnic::wire::encode_segment(h, payload).value();
+  auto packet = [&](std::uint32_t tsn) {
+    const Bytes chunk =
+        SctpPacket::data_chunk(tsn, 0, 0, rnic::wire::kPpidDdpSegment, true, rnic::wire::encode_segment_chunk(1, seg));
+    return SctpPacket::build(5001, 5002, a.my_verification_tag, chunk);
+  };
+  const Bytes pkt = packet(100);
+  peer.send_to(port_, pkt);
+  settle(1);
+  std::vector<rnic::Completion> done;
+  ASSERT_EQ(cl->poll(done), 1u);
+  EXPECT_EQ(done[0].kind, rnic::Completion::Kind::kTagged);
+  EXPECT_EQ(done[0].stag, reg.stag);
+  EXPECT_EQ(Bytes(buf.data + 64, buf.data + 64 + payload.size()), payload);
+  std::vector<rnic::NetRxPacket> got;
+  ASSERT_EQ(net.receive(got), 1u);
+  EXPECT_EQ(got[0].association, std::optional<std::uint8_t>(3));
+  EXPECT_EQ(got[0].taken, 1);
+  EXPECT_EQ(got[0].wire_length, pkt.size());
+  EXPECT_EQ(got[0].bytes.size(), pkt.size() - payload.size()) << "the payload is cut from the host copy";
+
+  cl->teardown_stream(stream, rnic::Teardown::kAbortive);
+  peer.send_to(port_, packet(101));
+  settle(2);
+  ASSERT_EQ(net.receive(got), 1u);
+  EXPECT_EQ(got[0].taken, 0);
+  EXPECT_EQ(got[0].bytes.size(), got[0].wire_length) << "a stream that is not live goes to the host whole";
+  net.clear_association(3);
+}
+
+// A hostile client of the network side: every call with bad arguments or in the wrong state gets its
+// specific error and changes nothing.
+TEST_F(DriverNet, BadCallsGetSpecificErrors) {
+  using rnic::Errc;
+  auto cl = dev_->create_client();
+  const rnic::StreamId stream = cl->create_stream(cl->alloc_pd());
+  EXPECT_EQ(dev_->net(), nullptr);
+  EXPECT_EQ(error_code([&] { cl->set_stream_live(stream, true); }), Errc::kState);
+  rnic::NetOptions bad;
+  bad.rx_log2_slots = 16;
+  EXPECT_EQ(error_code([&] { dev_->open_net(bad); }), Errc::kInvalidArgument);
+  bad = {};
+  bad.log2_slot_bytes = 11;
+  EXPECT_EQ(error_code([&] { dev_->open_net(bad); }), Errc::kInvalidArgument);
+  rnic::NetOptions small;
+  small.log2_slot_bytes = 12;
+  rnic::NetPort& net = dev_->open_net(small);
+  EXPECT_EQ(error_code([&] { dev_->open_net(); }), Errc::kState);
+  for (std::size_t n : {std::size_t{0}, std::size_t{11}, std::size_t{4081}, std::size_t{9217}}) {
+    EXPECT_EQ(error_code([&] { net.send(Bytes(n, 0), 0); }), Errc::kInvalidArgument) << n << " bytes";
+  }
+  EXPECT_EQ(error_code([&] { net.send(Bytes(64, 0), 16); }), Errc::kInvalidArgument);
+  rnic::NetAssociation a;
+  a.stream_count = 1;
+  EXPECT_EQ(error_code([&] { net.set_association(16, a); }), Errc::kInvalidArgument);
+  a.first_stream = dev_->info().streams - 1;
+  a.stream_count = 2;
+  EXPECT_EQ(error_code([&] { net.set_association(0, a); }), Errc::kInvalidArgument);
+  a.stream_count = 0;
+  EXPECT_EQ(error_code([&] { net.set_association(0, a); }), Errc::kInvalidArgument);
+  a.stream_count = 1;
+  a.socket = 16;
+  EXPECT_EQ(error_code([&] { net.set_association(0, a); }), Errc::kInvalidArgument);
+  EXPECT_EQ(error_code([&] { net.clear_association(99); }), Errc::kInvalidArgument);
+  EXPECT_EQ(error_code([&] { net.set_socket(16, kLoopback, 1); }), Errc::kInvalidArgument);
+  auto other = dev_->create_client();
+  EXPECT_EQ(error_code([&] { other->set_stream_live(stream, true); }), Errc::kNotFound);
+  cl->teardown_stream(stream, rnic::Teardown::kAbortive);
+  EXPECT_EQ(error_code([&] { cl->set_stream_live(stream, true); }), Errc::kState);
+  // Nothing of the above reached the card's tables or rings.
+  EXPECT_EQ(net.counters().sent, 0u);
+  std::vector<rnic::NetRxPacket> got;
+  EXPECT_EQ(net.receive(got), 0u);
+  rnic::OpenOptions oo;
+  oo.observer = true;
+  auto observer = rnic::Device::open("sim:" + sim_.socket(), oo);
+  EXPECT_EQ(error_code([&] { observer->open_net(); }), Errc::kState);
+}
+
+// Closing the device (RFC 5041 8.3.2, the driver's own cleanup): the association entries it wrote are
+// cleared, both rings are off and their memory is freed once the card is done with it.
+TEST_F(DriverNet, CloseTurnsTheNetworkSideOffAndFreesTheRings) {
+  rnic::NetPort& net = dev_->open_net();
+  rnic::NetAssociation a;
+  a.stream_count = 1;
+  net.set_association(5, a);
+  RawClient c(sim_.socket());
+  ASSERT_EQ(c.hello(proto::kRoleObserver), proto::Status::kOk);
+  const std::uint64_t used_open = c.status_rep().mem_used;
+  EXPECT_GT(used_open, 0u);
+  dev_.reset();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (c.status_rep().owner_pid != 0) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(c.status_rep().mem_used, 0u);
+  for (std::uint32_t reg : {hw::kRegNET_RX_CTRL, hw::kRegNET_TX_CTRL}) {
+    auto r = c.read32(reg);
+    proto::MmioRep v{};
+    std::memcpy(&v, r->payload.data(), sizeof v);
+    EXPECT_EQ(v.value, 0u);
+  }
+}
+
+// A card without a network side (here the SystemC model, which has none) does not take the ring
+// configuration: kUnsupported, and nothing is left allocated. The RTL card without a UDP port has its
+// network side: the rings open (like a card whose network cable is unplugged).
+TEST(DriverNetStart, OpensOnlyWhereTheCardHasANetworkSide) {
+  {
+    SimProcess sim({"--model", "systemc"});
+    auto dev = rnic::Device::open("sim:" + sim.socket());
+    RawClient c(sim.socket());
+    ASSERT_EQ(c.hello(proto::kRoleObserver), proto::Status::kOk);
+    const std::uint64_t used = c.status_rep().mem_used;  // the completion ring
+    EXPECT_EQ(error_code([&] { dev->open_net(); }), rnic::Errc::kUnsupported);
+    EXPECT_EQ(dev->net(), nullptr);
+    EXPECT_EQ(c.status_rep().mem_used, used) << "the rings of the failed open were not freed";
+  }
+  SimProcess sim;
+  auto dev = rnic::Device::open("sim:" + sim.socket());
+  rnic::NetPort& net = dev->open_net();
+  std::vector<rnic::NetRxPacket> got;
+  EXPECT_EQ(net.receive(got), 0u);
+  EXPECT_EQ(net.counters().received, 0u);
+  // rnicctl regs reads every row of the map: the window answers on this card.
+  EXPECT_EQ(dev->read_reg(hw::kRegNET_RX_CTRL) & 1u, 1u);
 }
 
 // The SystemC model has no network ports: --udp-port with it stops at start-up with the reason.

@@ -24,6 +24,7 @@
 #include "backend.hpp"
 #include "rnic/hw/hw.hpp"
 #include "rnic/sim/protocol.hpp"
+#include "rnic/systest/errors.hpp"
 #include "rnic/systest/raw_client.hpp"
 #include "rnic/systest/sim_process.hpp"
 #include "rnic/wire/ddp.hpp"
@@ -36,6 +37,7 @@ using proto::Op;
 using proto::Status;
 using rnic::detail::Backend;
 using rnic::detail::make_sim_backend;
+using rnic::systest::error_code;
 using rnic::systest::RawClient;
 using rnic::systest::RawReply;
 using rnic::systest::SimProcess;
@@ -113,17 +115,6 @@ std::vector<std::uint8_t> pattern(std::size_t n, std::uint8_t seed) {
   std::vector<std::uint8_t> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(seed + 7 * i);
   return v;
-}
-
-template <class F>
-rnic::Errc error_code(F f) {
-  try {
-    f();
-  } catch (const rnic::Error& e) {
-    return e.code();
-  }
-  ADD_FAILURE() << "no rnic::Error thrown";
-  return rnic::Errc::kBackend;
 }
 
 // ---- the backend ----------------------------------------------------------------------------------

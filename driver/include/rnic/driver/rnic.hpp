@@ -194,6 +194,43 @@ struct DriverStats {
 class Client;
 class DeviceImpl;
 class SimControl;
+class NetPort;
+
+// The card's network side (docs/network.md): the receive and transmit packet rings in host memory.
+struct NetOptions {
+  std::uint32_t rx_log2_slots = 8;     // 256 slots (the card keeps about 10 in flight): 0..15
+  std::uint32_t tx_log2_slots = 6;     // 0..15
+  std::uint32_t log2_slot_bytes = 14;  // 16 KiB: the longest packet (9216 bytes) and its descriptor fit; 12..16
+};
+
+// One packet of the receive ring: what the card copied for the host (trimmed: each DATA chunk the card
+// took is cut to its header, DDP-SSN and DDP header) and its descriptor (hw.def NRXD_*).
+struct NetRxPacket {
+  std::vector<std::uint8_t> bytes;
+  std::uint32_t wire_length = 0;                         // the packet as it arrived
+  std::optional<std::uint8_t> association;               // the association table entry it matched; nullopt: none
+  bool malformed = false;                                // the chunk walk found a bad length: the rest is whole
+  std::uint8_t taken = 0, duplicates = 0, declined = 0;  // DDP segment chunks by their fate
+};
+
+// One entry of the card's association table (hw.def NET_ASSOC_ARG0..6): packets whose addresses,
+// ports and verification tag match have their PPID 16 chunks on live streams offloaded (RFC 5043).
+struct NetAssociation {
+  std::uint32_t my_ip = 0, their_ip = 0;  // IPv4, host byte order
+  std::uint16_t my_udp_port = 0, their_udp_port = 0;
+  std::uint16_t my_sctp_port = 0, their_sctp_port = 0;
+  std::uint32_t my_verification_tag = 0;  // the tag packets to us carry
+  StreamId first_stream = 0;              // SCTP stream s of the association is DDP stream first_stream + s
+  std::uint32_t stream_count = 0;         // 1..65536, first_stream + stream_count <= CAP_STREAMS
+  std::uint16_t socket = 0;               // the network layer's socket towards the peer (VNx), 0..15
+};
+
+// The card's network counters (hw.def NET_CNT0..9; 32 bits, wrapping).
+struct NetCounters {
+  std::uint32_t received = 0, crc_drops = 0, size_drops = 0, frame_drops = 0;
+  std::uint32_t copy_drops_full = 0, copy_drops_size = 0, ring_write_errors = 0;
+  std::uint32_t sent = 0, tx_bad_length = 0, tx_read_errors = 0;
+};
 
 class Device {
  public:
@@ -221,6 +258,13 @@ class Device {
   std::string published_state();
   DriverStats stats() const;
 
+  // The network side (owner only): allocates and enables both packet rings; the port lives as long as
+  // the Device. kUnsupported when the card has no network side (a kernel built with NET = 0, or
+  // rnic-sim without --udp-port), kState when already open or opened as observer.
+  NetPort& open_net(const NetOptions& opts = {});
+  // The open network side, or nullptr.
+  NetPort* net();
+
   explicit Device(std::unique_ptr<DeviceImpl> impl);
   DeviceImpl& impl() { return *impl_; }
 
@@ -247,6 +291,35 @@ class SimControl {
   explicit SimControl(std::shared_ptr<void> core);
   SimControl(const SimControl&) = delete;
   SimControl& operator=(const SimControl&) = delete;
+
+ private:
+  std::shared_ptr<void> core_;
+};
+
+// The network side of an owned device (Device::open_net). The host's SCTP stack (usrsctp) runs on its
+// rings; the association table and the live streams are what it decided (docs/network.md).
+class NetPort {
+ public:
+  // Packets the card put in the receive ring since the last call, in order (at most max; `out` is
+  // replaced by them); the slots go back to the card.
+  std::size_t receive(std::vector<NetRxPacket>& out, std::size_t max = 64);
+  // One SCTP packet into the transmit ring; the card fills in the CRC32c (bytes 8..11) and sends it
+  // through `socket`. kInvalidArgument: length outside 12..9216 or longer than a slot holds, socket
+  // above 15; kQueueFull: every slot is still the card's.
+  void send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t socket);
+  // Writes entry `index` (0..15) of the association table. kInvalidArgument: bad index or stream range.
+  void set_association(std::uint32_t index, const NetAssociation& a);
+  // Clears entry `index`, fenced: returns once every packet that reached the card before is past the
+  // front end (nothing more is offloaded for it). kTimeout if the card never finishes.
+  void clear_association(std::uint32_t index);
+  // The network layer's socket `index` (0..15) towards ip:port (host byte order): on the simulator its
+  // socket table (NETSOCKET); on a card VNx's, which this driver does not program yet (kUnsupported).
+  void set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port);
+  NetCounters counters();
+
+  explicit NetPort(std::shared_ptr<void> core);
+  NetPort(const NetPort&) = delete;
+  NetPort& operator=(const NetPort&) = delete;
 
  private:
   std::shared_ptr<void> core_;
@@ -283,6 +356,10 @@ class Client {
   void destroy_stream(StreamId stream);  // after teardown
   // The stream's state: normal, error (with the first error) or torn down; see StreamState.
   StreamState stream_state(StreamId stream);
+  // RFC 5043 over the card's network side (Device::open_net first, else kState): while a stream is
+  // live, PPID 16 chunks of it become DDP segments for the card; otherwise they go to the host whole.
+  // kState for a torn-down stream; teardown_stream clears it first.
+  void set_stream_live(StreamId stream, bool live);
 
   // Completions of this client's streams, in the order the card wrote them; `out` is replaced by
   // them (at most max) and their number returned.

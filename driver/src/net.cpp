@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: Apache-2.0
+// The driver's network side (docs/network.md): the receive and transmit packet rings in host memory,
+// the association table and the live streams. Formats and registers are hw.def's (NRXD_*, NTXD_*,
+// NET_*). Every member function expects Core::mu held, as core.cpp's do.
+#include <cstring>
+#include <string>
+
+#include "core.hpp"
+#include "rnic/hw/hw.hpp"
+
+namespace rnic::detail {
+namespace {
+
+using namespace rnic::hw;
+
+constexpr std::uint32_t kNetEntries = 16;       // NET_ASSOC_CMD [3:0]
+constexpr std::uint32_t kNetSockets = 16;       // VNx's socket table
+constexpr std::uint32_t kMinPacket = 12;        // the SCTP common header
+constexpr std::uint32_t kMaxPacket = 9216;      // the card's limit (NET_CNT2 / NET_CNT8)
+constexpr std::uint32_t kCtrlEnable = 1u << 0;  // NET_RX_CTRL / NET_TX_CTRL
+constexpr std::uint32_t kCtrlBusy = 1u << 1;
+constexpr std::uint32_t kAssocWrite = 1u << 8;  // NET_ASSOC_CMD
+constexpr std::uint32_t kAssocBusy = 1u << 0;   // NET_ASSOC_STATUS
+constexpr std::uint32_t kLive = 1u << 31;       // NET_STREAM_LIVE
+constexpr std::uint32_t kFlagPhase = 1u << 0;   // NRXD_FLAGS
+constexpr std::uint32_t kFlagMalformed = 1u << 1;
+
+std::uint32_t field(const std::uint8_t* p, unsigned offset, unsigned bits) {
+  std::uint32_t v = 0;
+  for (unsigned i = 0; i < (bits + 7) / 8; ++i) v |= std::uint32_t{p[offset + i]} << (8 * i);
+  return bits >= 32 ? v : v & ((1u << bits) - 1);
+}
+void put(std::uint8_t* p, unsigned offset, unsigned bits, std::uint32_t v) {
+  for (unsigned i = 0; i < (bits + 7) / 8; ++i) p[offset + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+std::string num(std::uint64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+NetState& Core::net(const char* call) {
+  if (!net_) throw Error(Errc::kState, std::string(call) + ": the network side is not open (Device::open_net)");
+  return *net_;
+}
+
+void Core::net_open(const NetOptions& o) {
+  if (opts_.observer) throw Error(Errc::kState, "open_net: opened as observer (the owner runs the network side)");
+  if (net_) throw Error(Errc::kState, "open_net: the network side is already open");
+  if (o.rx_log2_slots > 15 || o.tx_log2_slots > 15) {
+    throw Error(Errc::kInvalidArgument,
+                "open_net: log2 slots " + num(o.rx_log2_slots) + " / " + num(o.tx_log2_slots) + " out of range 0..15");
+  }
+  if (o.log2_slot_bytes < 12 || o.log2_slot_bytes > 16) {
+    throw Error(Errc::kInvalidArgument, "open_net: log2 slot bytes " + num(o.log2_slot_bytes) + " out of range 12..16");
+  }
+  // A transport that refuses the window outright: nothing to open.
+  try {
+    rd(kRegNET_RX_CTRL);
+  } catch (const Error& e) {
+    if (e.code() == Errc::kBackend || e.code() == Errc::kTimeout) throw;
+    throw Error(Errc::kUnsupported, "open_net: " + info_.device + " has no network side (" + e.what() + ")");
+  }
+  NetState n;
+  n.log2_slot_bytes = o.log2_slot_bytes;
+  struct Ring {
+    NetRing* r;
+    std::uint32_t log2;
+    std::uint32_t base_lo, base_hi, size, ctrl;
+  };
+  const Ring rings[] = {
+      {&n.rx, o.rx_log2_slots, kRegNET_RX_BASE_LO, kRegNET_RX_BASE_HI, kRegNET_RX_SIZE, kRegNET_RX_CTRL},
+      {&n.tx, o.tx_log2_slots, kRegNET_TX_BASE_LO, kRegNET_TX_BASE_HI, kRegNET_TX_SIZE, kRegNET_TX_CTRL}};
+  std::vector<DmaRegion> allocated;
+  try {
+    for (const Ring& g : rings) {
+      g.r->log2_slots = g.log2;
+      g.r->mem = be_->alloc(std::size_t{1} << (g.log2 + o.log2_slot_bytes), 4096);
+      allocated.push_back(g.r->mem);
+      // The card takes a configuration only while the ring is disabled and idle (CTRL reads 0).
+      wr(g.ctrl, 0);
+      if (!poll_until([&] { return rd(g.ctrl) == 0; }, [] {})) {
+        throw Error(Errc::kTimeout, "open_net: a packet ring stays busy after disabling it");
+      }
+      wr(g.base_lo, static_cast<std::uint32_t>(g.r->mem.device_addr));
+      wr(g.base_hi, static_cast<std::uint32_t>(g.r->mem.device_addr >> 32));
+      const std::uint32_t size = (o.log2_slot_bytes << 8) | g.log2;
+      wr(g.size, size);
+      const std::uint64_t base = (std::uint64_t{rd(g.base_hi)} << 32) | rd(g.base_lo);
+      if (base != g.r->mem.device_addr || rd(g.size) != size) {
+        // A kernel without its network side drops the writes and reads the window as 0 (SLVERR).
+        throw Error(Errc::kUnsupported, "open_net: " + info_.device +
+                                            " did not take the packet ring configuration: it has no network side "
+                                            "(a kernel built with NET = 0?)");
+      }
+      wr(g.ctrl, kCtrlEnable);  // producer and consumer to 0, phase 1
+    }
+  } catch (...) {
+    wr(kRegNET_RX_CTRL, 0);
+    wr(kRegNET_TX_CTRL, 0);
+    for (const DmaRegion& r : allocated) be_->free(r);  // never enabled, or just disabled before any traffic
+    throw;
+  }
+  net_ = std::move(n);
+}
+
+bool Core::net_close() noexcept {
+  if (!net_) return true;
+  bool clean = true;
+  try {
+    for (std::uint32_t idx : net_->associations) {
+      if (!poll_until([&] { return (rd(kRegNET_ASSOC_STATUS) & kAssocBusy) == 0; }, [] {})) clean = false;
+      wr(kRegNET_ASSOC_CMD, idx);
+    }
+    wr(kRegNET_RX_CTRL, 0);
+    wr(kRegNET_TX_CTRL, 0);
+    for (std::uint32_t reg : {kRegNET_RX_CTRL, kRegNET_TX_CTRL}) {
+      if (!poll_until([&] { return (rd(reg) & kCtrlBusy) == 0; }, [] {})) clean = false;
+    }
+    if (clean) {
+      be_->free(net_->rx.mem);
+      be_->free(net_->tx.mem);
+    }
+  } catch (const std::exception&) {
+    clean = false;  // the transport is gone: nothing more to disable
+  }
+  net_.reset();
+  return clean;
+}
+
+std::size_t Core::net_receive(std::vector<NetRxPacket>& out, std::size_t max) {
+  NetState& n = net("NetPort::receive");
+  out.clear();
+  NetRing& r = n.rx;
+  const std::uint32_t slots = 1u << r.log2_slots;
+  const std::size_t slot_bytes = std::size_t{1} << n.log2_slot_bytes;
+  const std::uint32_t start = r.index;
+  while (out.size() < max) {
+    const std::size_t off = std::size_t{r.index & (slots - 1)} << n.log2_slot_bytes;
+    be_->from_device(r.mem, off, kNET_SLOT_DESC_BYTES);
+    const std::uint8_t* d = r.mem.host + off;
+    // The phase bit of lap L is 1 on even laps: the descriptor is the card's last write to a slot.
+    const bool phase = ((r.index >> r.log2_slots) & 1u) == 0;
+    const std::uint32_t flags = field(d, kNRXD_FLAGS_OFFSET, kNRXD_FLAGS_BITS);
+    if (((flags & kFlagPhase) != 0) != phase) break;
+    const std::uint32_t copy = field(d, kNRXD_COPY_LEN_OFFSET, kNRXD_COPY_LEN_BITS);
+    if (copy > slot_bytes - kNET_SLOT_DESC_BYTES) {
+      throw Error(Errc::kBackend, "NetPort::receive: slot " + num(r.index) + " says " + num(copy) +
+                                      " bytes, more than a slot holds (the card broke its contract)");
+    }
+    be_->from_device(r.mem, off + kNET_SLOT_DESC_BYTES, copy);
+    NetRxPacket p;
+    p.bytes.assign(d + kNET_SLOT_DESC_BYTES, d + kNET_SLOT_DESC_BYTES + copy);
+    p.wire_length = field(d, kNRXD_WIRE_LEN_OFFSET, kNRXD_WIRE_LEN_BITS);
+    const std::uint32_t assoc = field(d, kNRXD_ASSOC_OFFSET, kNRXD_ASSOC_BITS);
+    if (assoc != kNET_ASSOC_MISS) p.association = static_cast<std::uint8_t>(assoc);
+    p.malformed = (flags & kFlagMalformed) != 0;
+    p.taken = static_cast<std::uint8_t>(field(d, kNRXD_TAKEN_OFFSET, kNRXD_TAKEN_BITS));
+    p.duplicates = static_cast<std::uint8_t>(field(d, kNRXD_DUP_OFFSET, kNRXD_DUP_BITS));
+    p.declined = static_cast<std::uint8_t>(field(d, kNRXD_DECLINED_OFFSET, kNRXD_DECLINED_BITS));
+    out.push_back(std::move(p));
+    ++r.index;
+  }
+  if (r.index != start) wr(kRegNET_RX_CONS, r.index);  // the slots are the card's again
+  return out.size();
+}
+
+void Core::net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket) {
+  NetState& n = net("NetPort::send");
+  const std::size_t room = (std::size_t{1} << n.log2_slot_bytes) - kNET_SLOT_DESC_BYTES;
+  if (packet.size() < kMinPacket || packet.size() > kMaxPacket || packet.size() > room) {
+    throw Error(Errc::kInvalidArgument, "NetPort::send: " + num(packet.size()) + " bytes, expected " + num(kMinPacket) +
+                                            ".." + num(std::min<std::size_t>(kMaxPacket, room)));
+  }
+  if (socket >= kNetSockets) {
+    throw Error(Errc::kInvalidArgument, "NetPort::send: socket " + num(socket) + " out of range 0..15");
+  }
+  NetRing& r = n.tx;
+  const std::uint32_t slots = 1u << r.log2_slots;
+  const std::uint32_t cons = rd(kRegNET_TX_CONS);
+  if (r.index - cons >= slots) {
+    throw Error(Errc::kQueueFull, "NetPort::send: all " + num(slots) + " transmit slots are the card's");
+  }
+  const std::size_t off = std::size_t{r.index & (slots - 1)} << n.log2_slot_bytes;
+  std::uint8_t* s = r.mem.host + off;
+  std::memset(s, 0, kNET_SLOT_DESC_BYTES);
+  put(s, kNTXD_LEN_OFFSET, kNTXD_LEN_BITS, static_cast<std::uint32_t>(packet.size()));
+  put(s, kNTXD_SOCKET_OFFSET, kNTXD_SOCKET_BITS, socket);
+  std::memcpy(s + kNET_SLOT_DESC_BYTES, packet.data(), packet.size());
+  be_->to_device(r.mem, off, kNET_SLOT_DESC_BYTES + packet.size());
+  ++r.index;
+  wr(kRegNET_TX_PROD, r.index);
+}
+
+void Core::net_set_association(std::uint32_t index, const NetAssociation& a) {
+  NetState& n = net("NetPort::set_association");
+  if (index >= kNetEntries) {
+    throw Error(Errc::kInvalidArgument, "set_association: index " + num(index) + " out of range 0..15");
+  }
+  if (a.stream_count == 0 || a.stream_count > 0x10000 ||
+      std::uint64_t{a.first_stream} + a.stream_count > info_.streams) {
+    throw Error(Errc::kInvalidArgument, "set_association: streams " + num(a.first_stream) + " + " +
+                                            num(a.stream_count) + " beyond CAP_STREAMS " + num(info_.streams));
+  }
+  if (a.socket >= kNetSockets) {
+    throw Error(Errc::kInvalidArgument, "set_association: socket " + num(a.socket) + " out of range 0..15");
+  }
+  if (!poll_until([&] { return (rd(kRegNET_ASSOC_STATUS) & kAssocBusy) == 0; }, [] {})) {
+    throw Error(Errc::kTimeout, "set_association: the card's last association command never finished");
+  }
+  const std::uint32_t args[kNET_ASSOC_ARGS] = {a.my_ip,
+                                               a.their_ip,
+                                               (std::uint32_t{a.their_udp_port} << 16) | a.my_udp_port,
+                                               (std::uint32_t{a.their_sctp_port} << 16) | a.my_sctp_port,
+                                               a.my_verification_tag,
+                                               ((a.stream_count & 0xFFFFu) << 16) | (a.first_stream & 0xFFFFu),
+                                               a.socket};
+  for (unsigned i = 0; i < kNET_ASSOC_ARGS; ++i) wr(reg_net_assoc_arg(i), args[i]);
+  wr(kRegNET_ASSOC_CMD, kAssocWrite | index);
+  n.associations.insert(index);
+}
+
+void Core::net_clear_association(std::uint32_t index) {
+  NetState& n = net("NetPort::clear_association");
+  if (index >= kNetEntries) {
+    throw Error(Errc::kInvalidArgument, "clear_association: index " + num(index) + " out of range 0..15");
+  }
+  const auto idle = [&] { return (rd(kRegNET_ASSOC_STATUS) & kAssocBusy) == 0; };
+  if (!poll_until(idle, [] {})) {
+    throw Error(Errc::kTimeout, "clear_association: the card's last association command never finished");
+  }
+  wr(kRegNET_ASSOC_CMD, index);
+  // The fence: busy until every packet that reached the card before the clear has left the front end.
+  if (!poll_until(idle, [] {})) throw Error(Errc::kTimeout, "clear_association: the fence never finished");
+  n.associations.erase(index);
+}
+
+void Core::net_set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port) {
+  net("NetPort::set_socket");
+  if (index >= kNetSockets) {
+    throw Error(Errc::kInvalidArgument, "set_socket: index " + num(index) + " out of range 0..15");
+  }
+  SimPort* sim = be_->sim();
+  if (sim == nullptr) {
+    throw Error(Errc::kUnsupported,
+                "set_socket: on a card the socket table is VNx's network layer (docs/card-flow.md), which this "
+                "driver does not program yet");
+  }
+  sim->net_socket(index, ip, port, true);
+}
+
+NetCounters Core::net_counters() {
+  net("NetPort::counters");
+  std::uint32_t v[kNET_COUNTERS];
+  for (unsigned i = 0; i < kNET_COUNTERS; ++i) v[i] = rd(reg_net_counter(i));
+  return NetCounters{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]};
+}
+
+void Core::set_stream_live(ClientRec& c, StreamId stream, bool live) {
+  StreamRec& s = stream_of(c, stream, "set_stream_live");
+  net("set_stream_live");
+  if (live && s.torn_down) {
+    throw Error(Errc::kState, "set_stream_live: stream " + num(stream) + " is torn down");
+  }
+  wr(kRegNET_STREAM_LIVE, (live ? kLive : 0u) | stream);
+  s.live = live;
+}
+
+}  // namespace rnic::detail
