@@ -122,6 +122,20 @@ Bytes heartbeat(std::uint32_t vtag, std::size_t info_bytes) {
   return SctpPacket::build(5001, 5002, vtag, chunk);
 }
 
+// The simulator has taken `n` datagrams in all off its socket (STATUS net_in + net_dropped). They cross a
+// real socket, so they are waited for, bounded.
+void wait_datagrams_taken(const SimProcess& sim, std::uint64_t n) {
+  RawClient c(sim.socket());
+  ASSERT_EQ(c.hello(proto::kRoleObserver), proto::Status::kOk);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (;;) {
+    const proto::StatusRep st = c.status_rep();
+    if (st.net_in + st.net_dropped >= n) return;
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the simulator did not take the datagrams";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 class SimNet : public ::testing::Test {
  protected:
   SimNet() : sim_({"--udp-port", "0"}) {}
@@ -158,20 +172,8 @@ class SimNet : public ::testing::Test {
     ring_setup(hw::kRegNET_TX_BASE_LO, hw::kRegNET_TX_BASE_HI, hw::kRegNET_TX_SIZE, hw::kRegNET_TX_CTRL,
                tx_.device_addr, kTxSlotsLog2);
   }
-  // The simulator has taken `want_in` datagrams off its socket (they cross a real socket, so they are
-  // waited for, bounded).
-  void settle_in(std::uint64_t want_in) {
-    RawClient c(sim_.socket());
-    ASSERT_EQ(c.hello(proto::kRoleObserver), proto::Status::kOk);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    for (;;) {
-      const proto::StatusRep st = c.status_rep();
-      if (st.net_in + st.net_dropped >= want_in) return;
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the simulator did not take the datagrams";
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-  // ... and the card has processed them (SYNC: every input taken and the card quiet).
+  void settle_in(std::uint64_t want_in) { wait_datagrams_taken(sim_, want_in); }
+  // The simulator took them, and the card has processed them (SYNC: every input taken, the card quiet).
   void settle(std::uint64_t want_in) {
     settle_in(want_in);
     backend_->sim()->sync();
@@ -338,15 +340,7 @@ class DriverNet : public ::testing::Test {
   }
   // Waits until the simulator took `n` datagrams in all, then until the card is quiet.
   void settle(std::uint64_t n) {
-    RawClient c(sim_.socket());
-    ASSERT_EQ(c.hello(proto::kRoleObserver), proto::Status::kOk);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    for (;;) {
-      const proto::StatusRep st = c.status_rep();
-      if (st.net_in + st.net_dropped >= n) break;
-      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the simulator did not take the datagrams";
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    wait_datagrams_taken(sim_, n);
     dev_->sim()->sync();
   }
 
