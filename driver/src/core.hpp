@@ -88,6 +88,7 @@ struct NetRing {
 struct NetState {
   NetRing rx, tx;
   std::uint32_t log2_slot_bytes = 0;
+  std::uint32_t tx_cons = 0;             // NET_TX_CONS as last read
   std::set<std::uint32_t> associations;  // entries written and not cleared
 };
 

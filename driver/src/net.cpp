@@ -7,6 +7,7 @@
 
 #include "core.hpp"
 #include "rnic/hw/hw.hpp"
+#include "rnic/wire/bytes.hpp"
 
 namespace rnic::detail {
 namespace {
@@ -25,14 +26,11 @@ constexpr std::uint32_t kLive = 1u << 31;       // NET_STREAM_LIVE
 constexpr std::uint32_t kFlagPhase = 1u << 0;   // NRXD_FLAGS
 constexpr std::uint32_t kFlagMalformed = 1u << 1;
 
+// hw.def fields are whole little-endian bytes.
 std::uint32_t field(const std::uint8_t* p, unsigned offset, unsigned bits) {
-  std::uint32_t v = 0;
-  for (unsigned i = 0; i < (bits + 7) / 8; ++i) v |= std::uint32_t{p[offset + i]} << (8 * i);
-  return bits >= 32 ? v : v & ((1u << bits) - 1);
+  return static_cast<std::uint32_t>(wire::load_le(p + offset, bits / 8));
 }
-void put(std::uint8_t* p, unsigned offset, unsigned bits, std::uint32_t v) {
-  for (unsigned i = 0; i < (bits + 7) / 8; ++i) p[offset + i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
+void put(std::uint8_t* p, unsigned offset, unsigned bits, std::uint32_t v) { wire::store_le(p + offset, v, bits / 8); }
 std::string num(std::uint64_t v) { return std::to_string(v); }
 
 }  // namespace
@@ -51,13 +49,6 @@ void Core::net_open(const NetOptions& o) {
   }
   if (o.log2_slot_bytes < 12 || o.log2_slot_bytes > 16) {
     throw Error(Errc::kInvalidArgument, "open_net: log2 slot bytes " + num(o.log2_slot_bytes) + " out of range 12..16");
-  }
-  // A transport that refuses the window outright: nothing to open.
-  try {
-    rd(kRegNET_RX_CTRL);
-  } catch (const Error& e) {
-    if (e.code() == Errc::kBackend || e.code() == Errc::kTimeout) throw;
-    throw Error(Errc::kUnsupported, "open_net: " + info_.device + " has no network side (" + e.what() + ")");
   }
   NetState n;
   n.log2_slot_bytes = o.log2_slot_bytes;
@@ -94,9 +85,14 @@ void Core::net_open(const NetOptions& o) {
       wr(g.ctrl, kCtrlEnable);  // producer and consumer to 0, phase 1
     }
   } catch (...) {
+    // The receive ring may have been enabled (and written) before the transmit ring failed: its memory
+    // is the driver's again only once both rings read idle; otherwise it stays allocated.
     wr(kRegNET_RX_CTRL, 0);
     wr(kRegNET_TX_CTRL, 0);
-    for (const DmaRegion& r : allocated) be_->free(r);  // never enabled, or just disabled before any traffic
+    const bool idle = poll_until([&] { return ((rd(kRegNET_RX_CTRL) | rd(kRegNET_TX_CTRL)) & kCtrlBusy) == 0; }, [] {});
+    if (idle) {
+      for (const DmaRegion& r : allocated) be_->free(r);
+    }
     throw;
   }
   net_ = std::move(n);
@@ -175,9 +171,12 @@ void Core::net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socke
   }
   NetRing& r = n.tx;
   const std::uint32_t slots = 1u << r.log2_slots;
-  const std::uint32_t cons = rd(kRegNET_TX_CONS);
-  if (r.index - cons >= slots) {
-    throw Error(Errc::kQueueFull, "NetPort::send: all " + num(slots) + " transmit slots are the card's");
+  // The card's consumer index is read (one MMIO read) only when the last one read says the ring is full.
+  if (r.index - n.tx_cons >= slots) {
+    n.tx_cons = rd(kRegNET_TX_CONS);
+    if (r.index - n.tx_cons >= slots) {
+      throw Error(Errc::kQueueFull, "NetPort::send: all " + num(slots) + " transmit slots are the card's");
+    }
   }
   const std::size_t off = std::size_t{r.index & (slots - 1)} << n.log2_slot_bytes;
   std::uint8_t* s = r.mem.host + off;

@@ -30,6 +30,7 @@
 #include "rnic/systest/raw_client.hpp"
 #include "rnic/systest/sim_process.hpp"
 #include "rnic/tb/seed.hpp"
+#include "rnic/wire/bytes.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/sctp_ddp.hpp"
 
@@ -99,13 +100,7 @@ class Peer {
 };
 
 std::uint32_t field(const std::uint8_t* desc, unsigned offset, unsigned bits) {
-  std::uint32_t v = 0;
-  for (unsigned i = 0; i < (bits + 7) / 8; ++i) v |= std::uint32_t{desc[offset + i]} << (8 * i);
-  return bits >= 32 ? v : v & ((1u << bits) - 1);
-}
-void put16(std::uint8_t* p, std::uint16_t v) {
-  p[0] = static_cast<std::uint8_t>(v);
-  p[1] = static_cast<std::uint8_t>(v >> 8);
+  return static_cast<std::uint32_t>(rnic::wire::load_le(desc + offset, bits / 8));
 }
 
 // A HEARTBEAT (RFC 9260 3.3.5) of an association the card does not know: it goes to the host whole.
@@ -231,8 +226,8 @@ TEST_F(SimNet, TransmitRingLeavesThroughTheSocketTable) {
   auto post = [&](unsigned slot, std::uint16_t socket) {
     std::uint8_t* s = tx_.host + (std::size_t{slot} << kSlotLog2);
     std::memset(s, 0, hw::kNET_SLOT_DESC_BYTES);
-    put16(s + hw::kNTXD_LEN_OFFSET, static_cast<std::uint16_t>(want.size()));
-    put16(s + hw::kNTXD_SOCKET_OFFSET, socket);
+    rnic::wire::store_le(s + hw::kNTXD_LEN_OFFSET, want.size(), 2);
+    rnic::wire::store_le(s + hw::kNTXD_SOCKET_OFFSET, socket, 2);
     Bytes body = want;
     std::memset(body.data() + 8, 0, 4);  // the card computes the checksum
     std::memcpy(s + hw::kNET_SLOT_DESC_BYTES, body.data(), body.size());
