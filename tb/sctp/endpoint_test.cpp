@@ -90,6 +90,52 @@ TEST(SctpEndpoint, AssociationWithAdaptationIndicationAndEqualStreams) {
             std::max<std::size_t>(p.a->path_mtu(), kMinMaxSegmentSize + 50));
 }
 
+// What the card's association table is written with (docs/network.md): each side's
+// local_verification_tag() is the tag every packet the other side sends it carries (RFC 9260 8.5), and
+// peer_port() the other side's SCTP port. Both learnt from usrsctp's own packets: the active side's INIT,
+// the passive side's answered COOKIE ECHO. A break (the tag of the wrong packet, the wrong direction)
+// fails it.
+TEST(SctpEndpoint, LocalVerificationTagIsWhatThePeersPacketsCarry) {
+  Pair p;
+  EXPECT_FALSE(p.a->local_verification_tag().has_value());
+  EXPECT_FALSE(p.b->local_verification_tag().has_value());
+  std::set<std::uint32_t> to_a, to_b;  // tags of the packets after the handshake's INIT
+  p.tap = [&](bool a_to_b, const Packet& pkt) {
+    if (pkt.size() < 16 || pkt[12] == 1) return;  // an INIT carries tag 0 (RFC 9260 8.5.1)
+    (a_to_b ? to_b : to_a).insert(rnic::wire::load_be32(&pkt[4]));
+  };
+  p.connect();
+  ASSERT_EQ(p.a->state(), AssociationState::kReady);
+  ASSERT_TRUE(p.a->local_verification_tag().has_value());
+  ASSERT_TRUE(p.b->local_verification_tag().has_value());
+  ASSERT_NE(*p.a->local_verification_tag(), *p.b->local_verification_tag());
+  // Traffic both ways after the handshake, every packet checked.
+  p.a->initiate(0);
+  p.run([&] { return p.b->session_state(0) == SessionState::kInitiateReceived; });
+  p.b->accept(0);
+  p.run([&] { return p.a->session_state(0) == SessionState::kEstablished; });
+  EXPECT_EQ(to_a, std::set<std::uint32_t>{*p.a->local_verification_tag()});
+  EXPECT_EQ(to_b, std::set<std::uint32_t>{*p.b->local_verification_tag()});
+  EXPECT_EQ(p.a->peer_port(), std::optional<std::uint16_t>(5002));
+  EXPECT_EQ(p.b->peer_port(), std::optional<std::uint16_t>(5001));
+}
+
+// usrsctp's CRC32c offload is process-wide: an Endpoint asking for the other setting than the live
+// ones is refused, naming why; once they are gone it is taken.
+TEST(SctpEndpoint, CrcOffloadIsOneSettingPerProcess) {
+  EndpointConfig off;
+  off.port = 5101;
+  EndpointConfig on = off;
+  on.port = 5102;
+  on.crc32c_offload = true;
+  {
+    Endpoint plain(off, [](rnic::wire::ConstBytes) {});
+    expect_error(rnic::Errc::kInvalidArgument, [&] { Endpoint e(on, [](rnic::wire::ConstBytes) {}); });
+  }
+  Endpoint offloaded(on, [](rnic::wire::ConstBytes) {});
+  expect_error(rnic::Errc::kInvalidArgument, [&] { Endpoint e(off, [](rnic::wire::ConstBytes) {}); });
+}
+
 // RFC 5043 8: fewer streams on one side: both use the same count of stream pairs.
 TEST(SctpEndpoint, StreamPairsAreTheSmallerCount) {
   EndpointConfig cb;

@@ -27,6 +27,7 @@ constexpr std::size_t kReceiveBufferSize = 65536;  // one usrsctp_recvv; larger 
 struct Runtime {
   std::size_t users = 0;
   bool initialised = false;
+  bool crc32c_offload = false;  // usrsctp's switch, the same for every Endpoint of the process
   std::set<Endpoint*> endpoints;
 };
 Runtime& runtime() {
@@ -41,12 +42,25 @@ int conn_output(void* addr, void* buffer, std::size_t length, std::uint8_t /*tos
   return 0;
 }
 
-void runtime_acquire(Endpoint* ep) {
+void runtime_acquire(Endpoint* ep, bool crc32c_offload) {
   Runtime& r = runtime();
+  if (r.users != 0 && r.crc32c_offload != crc32c_offload)
+    throw rnic::Error(Errc::kInvalidArgument,
+                      fmt::format("sctp: EndpointConfig.crc32c_offload {} but this process's Endpoints use {}: "
+                                  "usrsctp's CRC32c offload is process-wide",
+                                  crc32c_offload, r.crc32c_offload));
   if (!r.initialised) {
     usrsctp_init_nothreads(0, conn_output, nullptr);  // no UDP encapsulation port, no debug output
     usrsctp_sysctl_set_sctp_ecn_enable(0);
     r.initialised = true;
+  }
+  if (r.users == 0) {
+    if (crc32c_offload) {
+      usrsctp_enable_crc32c_offload();
+    } else {
+      usrsctp_disable_crc32c_offload();
+    }
+    r.crc32c_offload = crc32c_offload;
   }
   ++r.users;
   r.endpoints.insert(ep);
@@ -147,7 +161,7 @@ Endpoint::Endpoint(EndpointConfig config, WireOut wire_out)
   if (config_.max_queued_chunks == 0) fail(Errc::kInvalidArgument, "EndpointConfig.max_queued_chunks must be >= 1");
   if (config_.max_chunks_in_flight == 0 || config_.max_chunks_in_flight > 32767)
     fail(Errc::kInvalidArgument, "EndpointConfig.max_chunks_in_flight must be 1..32767 (RFC 5043 10)");
-  runtime_acquire(this);
+  runtime_acquire(this, config_.crc32c_offload);
   sock_ = usrsctp_socket(AF_CONN, SOCK_SEQPACKET, IPPROTO_SCTP, nullptr, nullptr, 0, nullptr);
   if (sock_ == nullptr) {
     const int e = errno;
@@ -215,12 +229,33 @@ void Endpoint::connect(std::uint16_t peer_port) {
   if (usrsctp_connect(sock_, reinterpret_cast<sockaddr*>(&peer), static_cast<socklen_t>(sizeof peer)) != 0 &&
       errno != EINPROGRESS)
     fail(Errc::kBackend, fmt::format("usrsctp_connect port {}: {}", peer_port, std::strerror(errno)));
+  peer_port_ = peer_port;
   state_ = AssociationState::kConnecting;
 }
 
 void Endpoint::input(ConstBytes packet) {
   if (packet.data == nullptr || packet.size == 0) fail(Errc::kInvalidArgument, "input: empty packet");
+  in_input_ = packet;  // usrsctp answers a COOKIE ECHO from inside usrsctp_conninput (emit, below)
   usrsctp_conninput(this, packet.data, packet.size, 0);
+  in_input_ = ConstBytes{};
+}
+
+// Every packet usrsctp sends. Besides handing it to the wire, notes what local_verification_tag()
+// reports: the Initiate Tag of our INIT (RFC 9260 3.3.2: the tag the peer's packets will carry), and
+// for a COOKIE ACK (type 11, RFC 9260 3.3.12) sent in answer to the packet being input, that packet's
+// tag and source port: usrsctp accepted its COOKIE ECHO, so the tag is the one its cookie holds.
+void Endpoint::emit(ConstBytes packet) {
+  constexpr std::uint8_t kInit = 1, kCookieAck = 11;
+  if (packet.size >= kSctpCommonHeaderSize + 4) {
+    const std::uint8_t type = packet.data[kSctpCommonHeaderSize];
+    if (type == kInit && packet.size >= kSctpCommonHeaderSize + 8) {
+      init_tag_ = wire::load_be32(packet.data + kSctpCommonHeaderSize + 4);
+    } else if (type == kCookieAck && in_input_.size >= kSctpCommonHeaderSize) {
+      local_vtag_ = wire::load_be32(in_input_.data + 4);
+      peer_port_ = wire::load_be16(in_input_.data);
+    }
+  }
+  wire_out_(packet);
 }
 
 void Endpoint::advance_timers(std::uint32_t elapsed_ms) {
@@ -285,6 +320,7 @@ void Endpoint::on_notification(const std::uint8_t* data, std::size_t len) {
         }
         comm_up_ = true;
         assoc_id_ = ac.sac_assoc_id;
+        if (init_tag_ && !local_vtag_) local_vtag_ = init_tag_;  // active side: our INIT's Initiate Tag
         in_streams_ = ac.sac_inbound_streams;
         out_streams_ = ac.sac_outbound_streams;
       } else if (ac.sac_assoc_id == assoc_id_ || !comm_up_) {

@@ -47,6 +47,11 @@ struct EndpointConfig {
   // RFC 5043 10: never more than 32767 DATA chunks handed to SCTP and not yet acknowledged. Counted
   // over the association (SCTP_STATUS unacked + pending), so it bounds every stream. 1..32767.
   std::uint32_t max_chunks_in_flight = 32767;
+  // The card's side of RFC 5043 offload (docs/network.md): the card verifies the CRC32c of every packet
+  // it hands the host and writes it into every packet it sends, so usrsctp neither checks nor computes
+  // it (usrsctp_enable_crc32c_offload). usrsctp's switch is process-wide: every Endpoint of a process
+  // must ask for the same (else kInvalidArgument).
+  bool crc32c_offload = false;
 };
 
 enum class AssociationState {
@@ -130,6 +135,13 @@ class Endpoint {
   // RFC 5043 9: the largest DDP segment that needs neither IP nor SCTP fragmentation, >= 516.
   std::size_t max_segment_size() const { return max_segment_; }
   std::uint32_t path_mtu() const { return path_mtu_; }
+  // What the card's association table needs (NetAssociation), learnt from usrsctp's own packets, never
+  // from a peer's claim: the verification tag packets to us carry (RFC 9260 8.5) and the peer's SCTP
+  // port. Active side: the Initiate Tag of our INIT. Passive side: the tag of the COOKIE ECHO usrsctp
+  // answered with a COOKIE ACK (it checked the tag against its signed cookie). A restart of the
+  // association (a new COOKIE ECHO answered) changes it. nullopt until known.
+  std::optional<std::uint32_t> local_verification_tag() const { return local_vtag_; }
+  std::optional<std::uint16_t> peer_port() const { return peer_port_; }
 
   // Stream Session Control (5.2.3, 6). Private data <= 512 bytes. Throw rnic::Error: kUnsupported if
   // the association is not DDP-enabled, kInvalidArgument for a bad stream or private data, kState if
@@ -165,7 +177,7 @@ class Endpoint {
   void shutdown();
 
   // Internal: called by the usrsctp output hook.
-  void emit(wire::ConstBytes packet) { wire_out_(packet); }
+  void emit(wire::ConstBytes packet);
 
  private:
   struct Stream {
@@ -226,6 +238,11 @@ class Endpoint {
   std::uint64_t handed_since_empty_ = 0;
   std::size_t smallest_since_empty_ = 0;
   EndpointCounters counters_;
+  // local_verification_tag(): the packet input() is handing usrsctp, the tag of our last INIT.
+  wire::ConstBytes in_input_;
+  std::optional<std::uint32_t> init_tag_;
+  std::optional<std::uint32_t> local_vtag_;
+  std::optional<std::uint16_t> peer_port_;
 };
 
 }  // namespace rnic::sctp
