@@ -4,7 +4,7 @@
 // --connect: rnic-sim's network port, a card, or a software receiver.
 //
 //   rnic-peer [--connect IPV4:PORT] [--local-port P] [--seed N] [--messages N] [--max-message B]
-//             [--streams N] [--timeout-ms T] [--json FILE]
+//             [--streams N] [--timeout-ms T] [--json FILE] [--pcap FILE]
 //
 // Steps: SCTP association (INIT carries the DDP Adaptation Layer Indication; the receiver must
 // indicate DDP too, RFC 5043 5.1 / 11.1, else the run fails naming 11.1) -> Initiate on streams
@@ -17,6 +17,8 @@
 //
 // Prints (and with --json writes) messages, bytes, segments, elapsed seconds, messages/s, bytes/s and
 // usrsctp's counters: retransmitted DATA chunks (fast and timeout), T3 timeouts, duplicate TSNs received.
+// --pcap writes every datagram it sent and every one it took from the receiver as Ethernet/IPv4/UDP
+// frames at wall-clock time (tshark decodes UDP port 9899 as SCTP).
 // Exit status: 0 the run completed and every chunk was acknowledged; 1 failure (message on stderr:
 // refused association, rejected session, timeout, plan that does not fit the advertisement ...);
 // 2 bad arguments.
@@ -29,12 +31,14 @@
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "rnic/driver/rnic.hpp"
+#include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/sctp/endpoint.hpp"
 #include "rnic/sctp/udp_link.hpp"
 #include "rnic/ulp/demo_ulp.hpp"
@@ -66,6 +70,7 @@ struct Options {
   std::uint16_t streams = 2;
   std::uint32_t timeout_ms = 30000;
   std::string json;
+  std::string pcap;
 };
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
@@ -78,6 +83,7 @@ class Peer {
         remote_(remote),
         ep_(config(o), [this](ConstBytes p) { wire_out(p); }),
         deadline_(Clock::now() + std::chrono::milliseconds(o.timeout_ms)) {
+    if (!o.pcap.empty()) capture_ = std::make_unique<rnic::capture::UdpCaptureWriter>(o.pcap);
     ep_.set_session_handler([this](const rnic::sctp::SessionNotice& n) { notices_.push_back(n); });
   }
 
@@ -96,6 +102,7 @@ class Peer {
         ++foreign_;
         continue;
       }
+      if (capture_) capture_->write(at(remote_), at(link_.local()), ConstBytes(d->bytes));
       ep_.input(ConstBytes(d->bytes));
     }
     ep_.pump();
@@ -120,11 +127,14 @@ class Peer {
   void wire_out(ConstBytes p) {
     try {
       link_.send_to(remote_, p);
-    } catch (const rnic::Error&) {
+      if (capture_) capture_->write(at(link_.local()), at(remote_), p);
+    } catch (const std::exception&) {  // the socket refused it (lost, as on a wire), or the capture failed
       ++send_errors_;
     }
   }
+  static rnic::capture::SctpEndpoint at(const Ipv4Endpoint& e) { return {e.addr, e.port}; }
 
+  std::unique_ptr<rnic::capture::UdpCaptureWriter> capture_;  // before ep_, like link_
   UdpLink link_;  // before ep_: the Endpoint's packets use it until the Endpoint is gone
   Ipv4Endpoint remote_;
   Endpoint ep_;
@@ -298,6 +308,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 3'600'000u))
       ->capture_default_str();
   app.add_option("--json", o.json, "write the report as JSON to FILE");
+  app.add_option("--pcap", o.pcap, "write every datagram sent and received to FILE (Ethernet/IPv4/UDP)");
   try {
     app.parse(argc, argv);
     rnic::sctp::parse_ipv4_endpoint(o.connect);

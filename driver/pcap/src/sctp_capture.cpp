@@ -5,6 +5,7 @@
 #include <pcap/pcap.h>
 
 #include <algorithm>
+#include <ctime>
 #include <stdexcept>
 
 #include "rnic/wire/bytes.hpp"
@@ -23,6 +24,9 @@ constexpr std::uint8_t kDataFlagUnordered = 0x04;
 constexpr std::uint8_t kDataFlagBeginning = 0x02;
 constexpr std::uint8_t kDataFlagEnding = 0x01;
 constexpr std::uint8_t kIpProtoSctp = 132;
+constexpr std::uint8_t kIpProtoUdp = 17;
+constexpr std::size_t kUdpHeader = 8;
+constexpr std::size_t kMaxUdpPayload = 65507;  // 65535 - IPv4 header - UDP header
 constexpr std::size_t kSctpCommonHeader = 12;
 
 void pad4(std::vector<std::uint8_t>& v) {
@@ -96,10 +100,13 @@ std::vector<std::uint8_t> SctpPacket::init_chunk(std::uint32_t initiate_tag, std
   return c;
 }
 
-std::vector<std::uint8_t> SctpPacket::frame(const SctpEndpoint& src, const SctpEndpoint& dst,
-                                            const std::vector<std::uint8_t>& sctp) {
+namespace {
+
+// Ethernet II + IPv4 (DF, TTL 64, no options) around an IP payload of `protocol`.
+std::vector<std::uint8_t> ipv4_frame(const SctpEndpoint& src, const SctpEndpoint& dst, std::uint8_t protocol,
+                                     std::size_t payload_size) {
   std::vector<std::uint8_t> f;
-  f.reserve(14 + 20 + sctp.size());
+  f.reserve(14 + 20 + payload_size);
   const std::uint8_t dst_mac[6] = {0x02, 0, 0, 0, 0, 0x02};
   const std::uint8_t src_mac[6] = {0x02, 0, 0, 0, 0, 0x01};
   f.insert(f.end(), dst_mac, dst_mac + 6);
@@ -108,53 +115,90 @@ std::vector<std::uint8_t> SctpPacket::frame(const SctpEndpoint& src, const SctpE
   const std::size_t ip = f.size();
   f.push_back(0x45);  // IPv4, 20-byte header
   f.push_back(0);
-  put_be16(f, static_cast<std::uint16_t>(20 + sctp.size()));
+  put_be16(f, static_cast<std::uint16_t>(20 + payload_size));
   put_be16(f, 0);       // identification
   put_be16(f, 0x4000);  // DF
   f.push_back(64);      // TTL
-  f.push_back(kIpProtoSctp);
+  f.push_back(protocol);
   put_be16(f, 0);  // header checksum, filled below
   put_be32(f, src.ipv4);
   put_be32(f, dst.ipv4);
   const std::uint16_t sum = ipv4_header_checksum(f.data() + ip, 20);
   f[ip + 10] = static_cast<std::uint8_t>(sum >> 8);
   f[ip + 11] = static_cast<std::uint8_t>(sum);
+  return f;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> SctpPacket::frame(const SctpEndpoint& src, const SctpEndpoint& dst,
+                                            const std::vector<std::uint8_t>& sctp) {
+  std::vector<std::uint8_t> f = ipv4_frame(src, dst, kIpProtoSctp, sctp.size());
   f.insert(f.end(), sctp.begin(), sctp.end());
   return f;
 }
 
-SctpCaptureWriter::SctpCaptureWriter(const std::string& path, SctpEndpoint src, SctpEndpoint dst,
-                                     std::uint32_t verification_tag)
-    : src_(src), dst_(dst), vtag_(verification_tag) {
+std::vector<std::uint8_t> SctpPacket::udp_frame(const SctpEndpoint& src, const SctpEndpoint& dst,
+                                                wire::ConstBytes payload) {
+  const std::size_t n = std::min<std::size_t>(payload.size, kMaxUdpPayload);
+  std::vector<std::uint8_t> f = ipv4_frame(src, dst, kIpProtoUdp, kUdpHeader + n);
+  put_be16(f, src.port);
+  put_be16(f, dst.port);
+  put_be16(f, static_cast<std::uint16_t>(kUdpHeader + n));
+  put_be16(f, 0);  // no checksum (RFC 768)
+  if (n != 0) f.insert(f.end(), payload.data, payload.data + n);
+  return f;
+}
+
+PcapFile::PcapFile(const std::string& path) {
   pcap_ = pcap_open_dead(DLT_EN10MB, 65535);
   if (pcap_ == nullptr) throw std::runtime_error("pcap_open_dead failed");
   dumper_ = pcap_dump_open(pcap_, path.c_str());
   if (dumper_ == nullptr) {
     std::string err = pcap_geterr(pcap_);
     pcap_close(pcap_);
+    pcap_ = nullptr;
     throw std::runtime_error("cannot write pcap '" + path + "': " + err);
   }
 }
 
-SctpCaptureWriter::~SctpCaptureWriter() { close(); }
+PcapFile::~PcapFile() { close(); }
 
-void SctpCaptureWriter::close() {
+void PcapFile::close() {
   if (dumper_ != nullptr) pcap_dump_close(dumper_);
   if (pcap_ != nullptr) pcap_close(pcap_);
   dumper_ = nullptr;
   pcap_ = nullptr;
 }
 
-void SctpCaptureWriter::write_packet(const std::vector<std::uint8_t>& chunks) {
-  if (dumper_ == nullptr) throw std::logic_error("SctpCaptureWriter: write after close()");
-  const auto frame = SctpPacket::frame(src_, dst_, SctpPacket::build(src_.port, dst_.port, vtag_, chunks));
+void PcapFile::write(const std::vector<std::uint8_t>& frame, std::int64_t sec, std::int64_t usec) {
+  if (dumper_ == nullptr) throw std::logic_error("pcap: write after close()");
   pcap_pkthdr hdr{};
-  hdr.ts.tv_sec = static_cast<time_t>(1700000000 + packets_ / 1000000);
-  hdr.ts.tv_usec = static_cast<suseconds_t>(packets_ % 1000000);
+  hdr.ts.tv_sec = static_cast<time_t>(sec);
+  hdr.ts.tv_usec = static_cast<suseconds_t>(usec);
   hdr.caplen = static_cast<bpf_u_int32>(frame.size());
   hdr.len = hdr.caplen;
   pcap_dump(reinterpret_cast<u_char*>(dumper_), &hdr, frame.data());
   ++packets_;
+}
+
+void UdpCaptureWriter::write(const SctpEndpoint& src, const SctpEndpoint& dst, wire::ConstBytes payload) {
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  file_.write(SctpPacket::udp_frame(src, dst, payload), now.tv_sec, now.tv_nsec / 1000);
+}
+
+SctpCaptureWriter::SctpCaptureWriter(const std::string& path, SctpEndpoint src, SctpEndpoint dst,
+                                     std::uint32_t verification_tag)
+    : file_(path), src_(src), dst_(dst), vtag_(verification_tag) {}
+
+SctpCaptureWriter::~SctpCaptureWriter() = default;
+
+void SctpCaptureWriter::write_packet(const std::vector<std::uint8_t>& chunks) {
+  // Timestamps 1 us apart from a fixed start: the file is byte-for-byte reproducible.
+  const auto n = static_cast<std::int64_t>(file_.packets_written());
+  file_.write(SctpPacket::frame(src_, dst_, SctpPacket::build(src_.port, dst_.port, vtag_, chunks)),
+              1700000000 + n / 1000000, n % 1000000);
 }
 
 void SctpCaptureWriter::write_init_with_adaptation(std::uint16_t streams, std::uint32_t indication) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,42 @@ struct SctpPacket {
   // Ethernet II + IPv4 (protocol 132) around an SCTP packet.
   static std::vector<std::uint8_t> frame(const SctpEndpoint& src, const SctpEndpoint& dst,
                                          const std::vector<std::uint8_t>& sctp_packet);
+  // Ethernet II + IPv4 (protocol 17) + UDP (checksum 0: none, RFC 768) around a datagram's payload:
+  // SCTP over UDP (RFC 6951) as it went on the wire. Payloads over 65507 bytes are truncated.
+  static std::vector<std::uint8_t> udp_frame(const SctpEndpoint& src, const SctpEndpoint& dst,
+                                             wire::ConstBytes payload);
+};
+
+// A pcap file of Ethernet frames (LINKTYPE_ETHERNET). Throws std::runtime_error with libpcap's message
+// if the file cannot be opened, std::logic_error on a write after close().
+class PcapFile {
+ public:
+  explicit PcapFile(const std::string& path);
+  ~PcapFile();
+  PcapFile(const PcapFile&) = delete;
+  PcapFile& operator=(const PcapFile&) = delete;
+  // One frame at the given time (seconds, microseconds since the epoch).
+  void write(const std::vector<std::uint8_t>& frame, std::int64_t sec, std::int64_t usec);
+  std::uint64_t packets_written() const { return packets_; }
+  void close();  // flushes and closes (the destructor does the same)
+
+ private:
+  pcap_t* pcap_ = nullptr;
+  pcap_dumper_t* dumper_ = nullptr;
+  std::uint64_t packets_ = 0;
+};
+
+// Datagrams of SCTP over UDP (RFC 6951) as a process sent and received them, at wall-clock time:
+// tshark decodes UDP port 9899 as SCTP (and DDP through tb/interop/ddp_sctp.lua).
+class UdpCaptureWriter {
+ public:
+  explicit UdpCaptureWriter(const std::string& path) : file_(path) {}
+  void write(const SctpEndpoint& src, const SctpEndpoint& dst, wire::ConstBytes payload);
+  std::uint64_t packets_written() const { return file_.packets_written(); }
+  void close() { file_.close(); }
+
+ private:
+  PcapFile file_;
 };
 
 // One direction of an association written to a pcap (LINKTYPE_ETHERNET). Throws std::runtime_error
@@ -54,18 +91,16 @@ class SctpCaptureWriter {
   void write_init_with_adaptation(std::uint16_t streams, std::uint32_t indication);
   // One unordered (the RFC 5043 default) or ordered DATA chunk in its own packet; TSN advances.
   void write_data(std::uint16_t stream_id, std::uint32_t ppid, rnic::wire::ConstBytes user_data, bool unordered = true);
-  std::uint64_t packets_written() const { return packets_; }
+  std::uint64_t packets_written() const { return file_.packets_written(); }
   // Flushes and closes the file (the destructor does the same); writing after close() throws.
-  void close();
+  void close() { file_.close(); }
 
  private:
   void write_packet(const std::vector<std::uint8_t>& chunks);
-  pcap_t* pcap_ = nullptr;
-  pcap_dumper_t* dumper_ = nullptr;
+  PcapFile file_;
   SctpEndpoint src_, dst_;
   std::uint32_t vtag_;
   std::uint32_t next_tsn_ = 1;
-  std::uint64_t packets_ = 0;
 };
 
 }  // namespace rnic::capture
