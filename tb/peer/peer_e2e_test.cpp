@@ -39,6 +39,7 @@
 #include "rnic/model/data_sink.hpp"
 #include "rnic/sctp/endpoint.hpp"
 #include "rnic/sctp/udp_link.hpp"
+#include "rnic/systest/child_process.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/ulp/demo_ulp.hpp"
 
@@ -53,76 +54,9 @@ using Clock = std::chrono::steady_clock;
 using Json = nlohmann::json;
 using rnic::wire::ConstBytes;
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// rnic-peer as a child process, stdout / stderr / --json report in a private temporary directory.
-class PeerProcess {
- public:
-  explicit PeerProcess(std::vector<std::string> args) {
-    char tmpl[] = "/tmp/rnic-peer-test.XXXXXX";
-    if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-    dir_ = tmpl;
-    args.insert(args.begin(), RNIC_PEER_BINARY);
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const std::string out = dir_ + "/stdout", err = dir_ + "/stderr";
-    pid_ = ::fork();
-    if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-    if (pid_ == 0) {
-      const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      if (o < 0 || e < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0) ::_exit(126);
-      ::execv(argv[0], argv.data());
-      std::fprintf(stderr, "exec %s: %s\n", argv[0], std::strerror(errno));
-      ::_exit(127);
-    }
-  }
-  ~PeerProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  PeerProcess(const PeerProcess&) = delete;
-  PeerProcess& operator=(const PeerProcess&) = delete;
-
-  // The exit code once it has exited (128 + signal if killed by one).
-  std::optional<int> poll() {
-    if (pid_ <= 0) return code_;
-    int st = 0;
-    if (::waitpid(pid_, &st, WNOHANG) != pid_) return std::nullopt;
-    pid_ = -1;
-    code_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return code_;
-  }
-  int wait(std::chrono::milliseconds timeout) {
-    const auto end = Clock::now() + timeout;
-    while (!poll()) {
-      if (Clock::now() > end) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, nullptr, 0);
-        pid_ = -1;
-        return -1;
-      }
-      ::usleep(2000);
-    }
-    return *code_;
-  }
-  std::string out() const { return slurp(dir_ + "/stdout"); }
-  std::string err() const { return slurp(dir_ + "/stderr"); }
-
- private:
-  std::string dir_;
-  pid_t pid_ = -1;
-  std::optional<int> code_;
+// rnic-peer as a child process, stdout / stderr in a private temporary directory.
+struct PeerProcess : rnic::systest::ChildProcess {
+  explicit PeerProcess(std::vector<std::string> args) : ChildProcess(RNIC_PEER_BINARY, std::move(args)) {}
 };
 
 struct Impairment {
@@ -489,7 +423,7 @@ void run_and_check(const char* name, Impairment imp, std::uint32_t messages, std
     PeerProcess p(args);
     const auto dup0 = receiver_duplicate_tsns();
     const int code = run_against(rx, p);
-    const std::string out = p.out(), err = p.err(), report = slurp(json);
+    const std::string out = p.out(), err = p.err(), report = rnic::systest::slurp(json);
     std::filesystem::remove_all(tmpl);
     std::printf("%s", out.c_str());
     ASSERT_EQ(code, 0) << "stderr: " << err << "seed " << seed << "\n" << rx.describe();

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: Apache-2.0
+// rnic-sink: the card's side of a run with rnic-peer (docs/network.md). The Data Sink is the card: its
+// network side takes the peer's DDP segments off the wire and places them; this process is the host
+// around it, with the driver and the host's SCTP stack.
+//
+//   rnic-sink --peer IPV4:PORT [--device DEV] [--my-ip IPV4] [--udp-port P] [--sctp-port P]
+//             [--socket N] [--timeout-ms T] [--linger-ms T] [--json FILE]
+//
+// - The driver owns the card (Device::open, RNIC_DEVICE or --device) and its network port (open_net:
+//   the receive and transmit packet rings). Socket --socket of the network layer is set towards --peer
+//   (rnic-sim's socket table; on a card VNx's, set by hand: docs/card-flow.md).
+// - usrsctp runs over AF_CONN on the rings (rnic::sctp::Endpoint with crc32c_offload: the card checked
+//   the CRC32c of every packet it hands the host and writes it into every packet it sends). It listens
+//   on --sctp-port with the DDP Adaptation Layer Indication (RFC 5043 5.1).
+// - Once the association is up with the indication on both sides (11.1), the driver writes it into the
+//   card's association table (addresses, UDP and SCTP ports, the verification tag usrsctp gave it, one
+//   DDP stream per SCTP stream pair: RFC 5043 8). An association without it is never written: usrsctp
+//   aborts it, and its packets reach the host whole.
+// - On each Initiate (the demo ULP, host/ulp) it registers the tagged buffers (STags bound to the
+//   stream, RFC 5041 8.2) and posts the untagged buffers the run needs, sets the stream live, and
+//   answers Accept with the advertisement. From then on the card takes the stream's DDP segments: the
+//   host sees each one's chunk header, DDP-SSN and DDP header only, which keep usrsctp's TSNs and the
+//   session's DDP-SSN order; a whole segment on a live stream is a failure.
+// - On the peer's Terminate (seen in DDP-SSN order, so after every earlier segment was taken) the
+//   stream is torn down (fenced: live bit cleared first). When the peer shuts the association down the
+//   entry is cleared (fenced) while usrsctp still holds the association.
+// - Then every completion (RFC 5041 5.4) and every byte of every buffer (guard bytes included) is
+//   checked against the run's plan, which both sides derive from the Initiate and the Accepts.
+//
+// Prints (and with --json writes) what was placed, what the host saw of the wire's bytes, the card's
+// network counters and usrsctp's. Exit status: 0 every byte and completion as planned; 1 failure
+// (stderr says what); 2 bad arguments.
+#include <fmt/format.h>
+#include <unistd.h>
+#include <usrsctp.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <exception>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rnic/driver/rnic.hpp"
+#include "rnic/sctp/endpoint.hpp"
+#include "rnic/sctp/udp_link.hpp"
+#include "rnic/ulp/demo_ulp.hpp"
+#include "rnic/wire/bytes.hpp"
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+using rnic::Completion;
+using rnic::Errc;
+using rnic::StreamId;
+using rnic::sctp::AssociationState;
+using rnic::sctp::Endpoint;
+using rnic::sctp::Ipv4Endpoint;
+using rnic::sctp::NoticeKind;
+using rnic::sctp::SessionNotice;
+using rnic::wire::ConstBytes;
+
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::string device;  // "" = RNIC_DEVICE
+  std::string peer;
+  std::string my_ip = "127.0.0.1";
+  std::uint16_t udp_port = rnic::sctp::kSctpUdpEncapsulationPort;
+  std::uint16_t sctp_port = rnic::ulp::kReceiverSctpPort;
+  std::uint16_t socket = 0;
+  std::uint32_t timeout_ms = 120000;
+  std::uint32_t linger_ms = 1000;
+  std::string json;
+};
+
+constexpr std::uint8_t kFill = 0xA5;  // every buffer byte the plan does not write
+constexpr std::uint64_t kGuard = 64;  // untouched bytes around every buffer
+constexpr std::uint32_t kQn = 1;      // the untagged queue of every stream
+constexpr std::size_t kMaxTaggedPerStream = 3;
+constexpr std::uint32_t kAssocEntry = 0;  // the association table entry this process writes
+constexpr std::size_t kMaxQueuedOut = 4096;
+
+std::uint32_t log2_ceil(std::uint64_t n) {
+  std::uint32_t k = 0;
+  while ((std::uint64_t{1} << k) < n) ++k;
+  return k;
+}
+
+class Sink {
+ public:
+  explicit Sink(const Options& o)
+      : o_(o),
+        peer_(rnic::sctp::parse_ipv4_endpoint(o.peer)),
+        my_ip_(rnic::sctp::parse_ipv4(o.my_ip)),
+        dev_(rnic::Device::open(o.device)),
+        client_(dev_->create_client(limits())),
+        net_(dev_->open_net()),
+        ep_(config(o), [this](ConstBytes p) { out_.push_back(p.to_vector()); }),
+        deadline_(Clock::now() + std::chrono::milliseconds(o.timeout_ms)) {
+    try {
+      net_.set_socket(o.socket, peer_.addr, peer_.port);
+    } catch (const rnic::Error& e) {
+      if (e.code() != Errc::kUnsupported) throw;
+      fmt::print(
+          "rnic-sink: the network layer's socket {} is not programmed by the driver on this device: it "
+          "must already point at {} (docs/card-flow.md)\n",
+          o.socket, o.peer);
+    }
+    ep_.set_session_handler([this](const SessionNotice& n) { notices_.push_back(n); });
+    ep_.set_segment_sink([this](std::uint16_t s, std::uint16_t ssn, ConstBytes seg) { on_segment(s, ssn, seg); });
+    ep_.listen();
+  }
+
+  void run(Json& rep);
+
+ private:
+  static rnic::Limits limits() {
+    rnic::Limits l;
+    l.max_posted = 1u << 16;
+    l.max_buffer_bytes = 1ull << 30;
+    return l;
+  }
+  static rnic::sctp::EndpointConfig config(const Options& o) {
+    rnic::sctp::EndpointConfig c;
+    c.port = o.sctp_port;
+    c.crc32c_offload = true;
+    return c;
+  }
+
+  void step();
+  void run_until(const std::function<bool()>& done, const std::string& what) {
+    while (!done()) {
+      if (Clock::now() > deadline_) throw Failure(fmt::format("timed out waiting for {}", what));
+      step();
+    }
+  }
+  void flush_out();
+  void program_association();
+  void handle_notices();
+  void on_initiate(const SessionNotice& n);
+  void layout(const rnic::ulp::Initiate& ini);
+  void on_segment(std::uint16_t stream, std::uint16_t ssn, ConstBytes seg);
+  std::vector<std::string> verify();
+  bool done_terminating() const {
+    return plan_ && std::all_of(torn_down_.begin(), torn_down_.end(), [](bool t) { return t; });
+  }
+
+  Options o_;
+  Ipv4Endpoint peer_;
+  std::uint32_t my_ip_;
+  std::unique_ptr<rnic::Device> dev_;
+  std::unique_ptr<rnic::Client> client_;
+  rnic::NetPort& net_;
+  std::deque<std::vector<std::uint8_t>> out_;  // usrsctp's packets waiting for a transmit slot
+  Endpoint ep_;
+  Clock::time_point deadline_;
+  rnic::sctp::WallClockTimers timers_;
+  std::vector<SessionNotice> notices_;
+  std::vector<rnic::NetRxPacket> rx_;
+  std::vector<Completion> batch_, completions_;
+
+  std::optional<std::uint32_t> programmed_vtag_;
+  rnic::PdId pd_ = 0;
+  std::vector<StreamId> streams_;  // DDP stream of SCTP stream s
+  std::optional<rnic::ulp::Initiate> initiate_;
+  std::vector<rnic::ulp::Advertisement> adverts_;
+  std::vector<std::vector<rnic::Buffer>> tagged_buf_;  // per stream, per advertised buffer
+  std::vector<rnic::Buffer> untagged_buf_;             // per stream (id 0: none)
+  std::vector<std::uint32_t> untagged_size_;
+  std::vector<bool> live_, torn_down_;
+  std::size_t accepted_ = 0;
+  std::optional<rnic::ulp::Plan> plan_;
+  std::vector<std::string> failures_;
+
+  // What the host saw.
+  std::uint64_t packets_in_ = 0, bytes_host_ = 0, bytes_wire_ = 0, packets_out_ = 0, tx_full_ = 0, tx_dropped_ = 0;
+  std::uint64_t headers_seen_ = 0, whole_on_live_ = 0, assoc_writes_ = 0;
+};
+
+void Sink::step() {
+  const std::size_t n = net_.receive(rx_, 64);
+  for (const auto& p : rx_) {
+    ++packets_in_;
+    bytes_host_ += p.bytes.size();
+    bytes_wire_ += p.wire_length;
+    if (!p.bytes.empty()) ep_.input(ConstBytes(p.bytes));
+  }
+  ep_.pump();
+  handle_notices();
+  if (timers_.advance()) {
+    ep_.pump();
+    handle_notices();
+  }
+  program_association();
+  flush_out();
+  while (client_->poll(batch_, 256) != 0) completions_.insert(completions_.end(), batch_.begin(), batch_.end());
+  if (n == 0 && out_.empty()) ::usleep(200);
+}
+
+// usrsctp's packets into the transmit ring. A full ring keeps them (in order) for the next step; past
+// kMaxQueuedOut the oldest is dropped, as a congested wire would, and SCTP sends it again.
+void Sink::flush_out() {
+  while (!out_.empty()) {
+    try {
+      net_.send(out_.front(), o_.socket);
+    } catch (const rnic::Error& e) {
+      if (e.code() != Errc::kQueueFull) throw;
+      ++tx_full_;
+      break;
+    }
+    out_.pop_front();
+    ++packets_out_;
+  }
+  while (out_.size() > kMaxQueuedOut) {
+    out_.pop_front();
+    ++tx_dropped_;
+  }
+}
+
+// RFC 5043 11.1: the association goes into the card only once it is up with the DDP indication on both
+// sides (the Endpoint's kReady). A restart that changed the verification tag rewrites the entry.
+void Sink::program_association() {
+  if (ep_.state() != AssociationState::kReady) return;
+  const auto vtag = ep_.local_verification_tag();
+  const auto their_port = ep_.peer_port();
+  if (!vtag || !their_port) throw Failure("the association is up but usrsctp's verification tag is not known");
+  if (programmed_vtag_ == vtag) return;
+  if (streams_.empty()) {
+    const std::uint32_t n = std::min<std::uint32_t>(ep_.ddp_streams(), dev_->info().streams);
+    pd_ = client_->alloc_pd();
+    for (std::uint32_t i = 0; i < n; ++i) {
+      streams_.push_back(client_->create_stream(pd_));
+      if (streams_.back() != streams_.front() + i)
+        throw Failure(
+            fmt::format("the card's DDP streams for the association are not consecutive ({} after {}): "
+                        "the association table maps SCTP stream s to first + s",
+                        streams_.back(), streams_.front()));
+    }
+    live_.assign(n, false);
+  }
+  rnic::NetAssociation a;
+  a.my_ip = my_ip_;
+  a.their_ip = peer_.addr;
+  a.my_udp_port = o_.udp_port;
+  a.their_udp_port = peer_.port;
+  a.my_sctp_port = o_.sctp_port;
+  a.their_sctp_port = *their_port;
+  a.my_verification_tag = *vtag;
+  a.first_stream = streams_.front();
+  a.stream_count = static_cast<std::uint32_t>(streams_.size());
+  a.socket = o_.socket;
+  net_.set_association(kAssocEntry, a);
+  programmed_vtag_ = vtag;
+  ++assoc_writes_;
+  fmt::print(
+      "rnic-sink: association up with DDP on both sides (RFC 5043 11.1): entry {} written, tag 0x{:08x}, "
+      "SCTP ports {} <- {}, DDP streams {}..{}\n",
+      kAssocEntry, *vtag, o_.sctp_port, *their_port, streams_.front(), streams_.back());
+}
+
+void Sink::handle_notices() {
+  std::vector<SessionNotice> ns;
+  ns.swap(notices_);
+  for (const auto& n : ns) {
+    switch (n.kind) {
+      case NoticeKind::kInitiate:
+        on_initiate(n);
+        break;
+      case NoticeKind::kTerminated:
+        // In DDP-SSN order: every earlier segment of the session reached the host, so the card took it.
+        // The teardown clears the live bit first and returns once no write for it can follow.
+        if (n.stream < streams_.size() && !torn_down_.empty() && !torn_down_[n.stream]) {
+          client_->teardown_stream(streams_[n.stream], rnic::Teardown::kGraceful);
+          live_[n.stream] = false;
+          torn_down_[n.stream] = true;
+        }
+        break;
+      default:
+        failures_.push_back(fmt::format("stream {}: {}{}", n.stream, rnic::sctp::notice_kind_name(n.kind),
+                                        n.detail.empty() ? "" : ": " + n.detail));
+    }
+  }
+}
+
+void Sink::on_initiate(const SessionNotice& n) {
+  auto ini = rnic::ulp::decode_initiate(ConstBytes(n.private_data));
+  if (!ini) {
+    failures_.push_back("Initiate: " + ini.error().message());
+    ep_.reject(n.stream);
+    return;
+  }
+  if (!initiate_) {
+    if (ini->streams > streams_.size()) {
+      failures_.push_back(
+          fmt::format("the peer wants {} DDP streams, the card's association has {}", ini->streams, streams_.size()));
+      ep_.reject(n.stream);
+      return;
+    }
+    layout(*ini);
+  }
+  if (!(*ini == *initiate_) || n.stream >= initiate_->streams || live_[n.stream]) {
+    failures_.push_back(fmt::format("stream {}: an Initiate that does not belong to the run", n.stream));
+    ep_.reject(n.stream);
+    return;
+  }
+  auto pd = rnic::ulp::encode_accept(adverts_[n.stream]);
+  if (!pd) throw Failure("Accept private data: " + pd.error().message());
+  // Live before the Accept leaves: the peer's first segment may follow it at once.
+  client_->set_stream_live(streams_[n.stream], true);
+  live_[n.stream] = true;
+  ep_.accept(n.stream, ConstBytes(*pd));
+  if (++accepted_ == initiate_->streams) {
+    auto plan = rnic::ulp::make_plan(*initiate_, adverts_);
+    if (!plan) throw Failure("the plan of the run: " + plan.error().message());
+    plan_ = std::move(plan).value();
+  }
+}
+
+// What the run needs, from the Initiate alone (host/ulp stream_demand, tagged_buffer_sizes): per stream
+// up to 3 tagged buffers (STags bound to the stream, TOs above 2^32) and the untagged queue's buffers,
+// each with guard bytes around it.
+void Sink::layout(const rnic::ulp::Initiate& ini) {
+  initiate_ = ini;
+  const auto demand = rnic::ulp::stream_demand(ini);
+  adverts_.assign(ini.streams, {});
+  tagged_buf_.assign(ini.streams, {});
+  untagged_buf_.assign(ini.streams, {});
+  untagged_size_.assign(ini.streams, 0);
+  torn_down_.assign(ini.streams, false);
+  for (std::uint16_t s = 0; s < ini.streams; ++s) {
+    auto& a = adverts_[s];
+    a.qn = kQn;
+    std::uint64_t to = 0x0000123400000000ull + (std::uint64_t{s} << 36);
+    for (std::uint64_t len : rnic::ulp::tagged_buffer_sizes(ini, s, kMaxTaggedPerStream)) {
+      rnic::Buffer b = client_->alloc_buffer(len + 2 * kGuard);
+      std::fill(b.data, b.data + b.size, kFill);
+      rnic::RegisterRequest rq;
+      rq.pd = pd_;
+      rq.buffer = b.id;
+      rq.offset = kGuard;
+      rq.length = len;
+      rq.access = rnic::kRemoteWrite;
+      rq.base_to = to;
+      rq.bind_stream = streams_[s];
+      const rnic::Registration reg = client_->register_memory(rq);
+      a.tagged.push_back(rnic::ulp::TaggedBuffer{reg.stag, to, len});
+      tagged_buf_[s].push_back(b);
+      to += len + 0x10000;
+    }
+    a.posted = demand[s].untagged_messages;
+    a.buffer_size = std::max<std::uint32_t>(demand[s].untagged_max_length, 1);
+    untagged_size_[s] = a.buffer_size;
+    if (a.posted == 0) continue;
+    if (a.posted >= (1u << 16))
+      throw Failure(
+          fmt::format("stream {}: {} untagged messages, more than one queue of 2^16 entries holds", s, a.posted));
+    rnic::Buffer b = client_->alloc_buffer(kGuard + std::uint64_t{a.posted} * (a.buffer_size + kGuard));
+    std::fill(b.data, b.data + b.size, kFill);
+    client_->configure_queue(streams_[s], kQn, std::clamp<std::uint32_t>(log2_ceil(a.posted + 1), 4, 16));
+    for (std::uint32_t j = 0; j < a.posted; ++j)  // MSN j + 1 (RFC 5041 4.3)
+      client_->post_recv(streams_[s], kQn, b.id, kGuard + std::uint64_t{j} * (a.buffer_size + kGuard), a.buffer_size,
+                         j + 1);
+    untagged_buf_[s] = b;
+  }
+}
+
+// A DDP segment the session delivered in DDP-SSN order. On a live stream the card took it: the host
+// copy holds its DDP header only (RFC 5041 4.2: 14 bytes tagged, 4.3: 18 untagged).
+void Sink::on_segment(std::uint16_t stream, std::uint16_t ssn, ConstBytes seg) {
+  if (stream >= live_.size() || !live_[stream]) {
+    failures_.push_back(fmt::format("stream {} DDP-SSN {}: a segment on a stream that is not live", stream, ssn));
+    return;
+  }
+  const std::size_t header = (seg.size > 0 && (seg.data[0] & 0x80) != 0) ? 14 : 18;
+  if (seg.size != header) {
+    if (whole_on_live_++ == 0)
+      failures_.push_back(
+          fmt::format("stream {} DDP-SSN {}: a {}-byte DDP segment reached the host, not just its "
+                      "{}-byte header: the card did not take it",
+                      stream, ssn, seg.size, header));
+    return;
+  }
+  ++headers_seen_;
+}
+
+// Every completion and every byte against the plan.
+std::vector<std::string> Sink::verify() {
+  std::vector<std::string> bad;
+  const auto add = [&](std::string s) {
+    if (bad.size() < 20) bad.push_back(std::move(s));
+  };
+  const auto& plan = *plan_;
+  const std::size_t ns = plan.initiate.streams;
+  std::vector<std::deque<Completion>> got(ns);
+  for (const auto& c : completions_) {
+    const auto it = std::find(streams_.begin(), streams_.end(), c.stream);
+    const auto s = static_cast<std::size_t>(it - streams_.begin());
+    if (s >= ns) {
+      add(fmt::format("a completion on DDP stream {}, not one of the run's", c.stream));
+      continue;
+    }
+    got[s].push_back(c);
+  }
+  std::vector<std::size_t> next(ns, 0);
+  for (const auto& m : plan.messages) {
+    auto& q = got[m.stream];
+    const std::size_t k = next[m.stream]++;
+    if (k >= q.size()) {
+      add(fmt::format("message {} (stream {}): no completion", m.index, m.stream));
+      continue;
+    }
+    const Completion& c = q[k];
+    const auto ssn = static_cast<std::uint16_t>(m.last_ddp_ssn - 1);  // the card numbers the session's segments from 0
+    bool ok = c.ssn == ssn && c.rsvd_ulp == m.rsvd_ulp;
+    if (m.tagged) {
+      ok = ok && c.kind == Completion::Kind::kTagged && c.stag == m.stag;
+    } else {
+      const std::uint64_t off = kGuard + std::uint64_t{m.msn - 1} * (untagged_size_[m.stream] + kGuard);
+      ok = ok && c.kind == Completion::Kind::kUntagged && c.qn == m.qn && c.msn == m.msn && c.length == m.length &&
+           c.buffer == untagged_buf_[m.stream].id && c.offset == off && c.cookie == m.msn;
+    }
+    if (!ok)
+      add(fmt::format(
+          "message {} (stream {}, {}): completion kind={} stag=0x{:x} qn={} msn={} len={} rsvd=0x{:x} "
+          "ssn={} error={}/{}; want stag=0x{:x} qn={} msn={} len={} rsvd=0x{:x} ssn={}",
+          m.index, m.stream, m.tagged ? "tagged" : "untagged", static_cast<int>(c.kind), c.stag, c.qn, c.msn, c.length,
+          c.rsvd_ulp, c.ssn, c.err_type, c.err_code, m.stag, m.qn, m.msn, m.length, m.rsvd_ulp, ssn));
+  }
+  for (std::size_t s = 0; s < ns; ++s) {
+    if (got[s].size() != next[s])
+      add(fmt::format("stream {}: {} completions, the plan has {}", s, got[s].size(), next[s]));
+  }
+  // Memory: the fill everywhere, the plan's bytes where its messages go.
+  std::vector<std::vector<std::vector<std::uint8_t>>> want_tagged(ns);
+  std::vector<std::vector<std::uint8_t>> want_untagged(ns);
+  for (std::size_t s = 0; s < ns; ++s) {
+    for (const auto& b : tagged_buf_[s]) want_tagged[s].emplace_back(b.size, kFill);
+    want_untagged[s].assign(untagged_buf_[s].size, kFill);
+  }
+  for (const auto& m : plan.messages) {
+    std::uint8_t* at = m.tagged ? want_tagged[m.stream][m.buffer].data() + kGuard + m.offset_in_buffer
+                                : want_untagged[m.stream].data() + kGuard +
+                                      std::uint64_t{m.msn - 1} * (untagged_size_[m.stream] + kGuard);
+    rnic::ulp::fill_message(plan.initiate.seed, m.index, at, m.length);
+  }
+  std::uint64_t wrong = 0, checked = 0;
+  const auto compare = [&](const rnic::Buffer& b, const std::vector<std::uint8_t>& want, const std::string& what) {
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      ++checked;
+      if (b.data[i] == want[i]) continue;
+      if (wrong++ == 0)
+        add(fmt::format("{}: first wrong byte at offset {}: 0x{:02x}, want 0x{:02x}", what, i, b.data[i], want[i]));
+    }
+  };
+  for (std::size_t s = 0; s < ns; ++s) {
+    for (std::size_t i = 0; i < tagged_buf_[s].size(); ++i)
+      compare(tagged_buf_[s][i], want_tagged[s][i], fmt::format("stream {} tagged buffer {}", s, i));
+    if (untagged_buf_[s].size != 0) compare(untagged_buf_[s], want_untagged[s], fmt::format("stream {} untagged", s));
+  }
+  if (wrong != 0) add(fmt::format("memory: {} of {} bytes wrong", wrong, checked));
+  for (const auto& f : failures_) add(f);
+  return bad;
+}
+
+Json sctp_stats() {
+  sctpstat st{};
+  usrsctp_get_stat(&st);
+  return Json{{"sacks_sent", st.sctps_sendsacks},
+              {"data_chunks_received", st.sctps_recvdata},
+              {"duplicate_tsns_received", st.sctps_recvdupdata},
+              {"packets_received", st.sctps_recvpackets},
+              {"packets_sent", st.sctps_sendpackets}};
+}
+
+void Sink::run(Json& rep) {
+  const auto t0 = Clock::now();
+  fmt::print("rnic-sink: listening on SCTP port {} over the card's network port (UDP {}:{}), peer {}\n", o_.sctp_port,
+             o_.my_ip, o_.udp_port, o_.peer);
+  std::fflush(stdout);  // a script or test waits for this line
+  run_until([&] { return ep_.state() != AssociationState::kListening; }, "the peer's association");
+  if (ep_.state() == AssociationState::kRefused)
+    throw Failure(fmt::format("association refused: {}", ep_.refusal_reason()));
+  run_until([&] { return plan_.has_value() || ep_.state() != AssociationState::kReady; },
+            "the peer's Initiate on every stream");
+  if (!plan_) throw Failure(fmt::format("the association is {}", rnic::sctp::association_state_name(ep_.state())));
+  const auto t_ready = Clock::now();
+  run_until([&] { return done_terminating() || ep_.state() != AssociationState::kReady; },
+            "the peer's messages and its Terminate on every stream");
+  if (!done_terminating())
+    throw Failure(fmt::format("the association is {} before every stream was terminated",
+                              rnic::sctp::association_state_name(ep_.state())));
+  const auto t_done = Clock::now();
+  // The peer shuts the association down once SCTP acknowledged everything: clear the entry (fenced)
+  // while usrsctp still has the association, then let the shutdown finish.
+  run_until([&] { return ep_.state() != AssociationState::kReady; }, "the peer's SHUTDOWN");
+  net_.clear_association(kAssocEntry);
+  const auto linger_end = Clock::now() + std::chrono::milliseconds(o_.linger_ms);
+  while (Clock::now() < linger_end) step();
+
+  const auto& plan = *plan_;
+  const double secs = std::chrono::duration<double>(t_done - t_ready).count();
+  const rnic::NetCounters nc = net_.counters();
+  rep["status"] = "ok";
+  rep["messages"] = plan.messages.size();
+  rep["bytes"] = plan.total_bytes;
+  rep["segments"] = plan.total_segments;
+  rep["setup_s"] = std::chrono::duration<double>(t_ready - t0).count();
+  rep["elapsed_s"] = secs;
+  rep["messages_per_s"] = secs > 0 ? static_cast<double>(plan.messages.size()) / secs : 0.0;
+  rep["bytes_per_s"] = secs > 0 ? static_cast<double>(plan.total_bytes) / secs : 0.0;
+  rep["host"] = Json{{"packets_in", packets_in_},          {"bytes_in_ring", bytes_host_},
+                     {"bytes_on_wire", bytes_wire_},       {"packets_out", packets_out_},
+                     {"tx_ring_full", tx_full_},           {"tx_dropped", tx_dropped_},
+                     {"ddp_headers_seen", headers_seen_},  {"whole_segments_on_live_streams", whole_on_live_},
+                     {"association_writes", assoc_writes_}};
+  rep["card"] = Json{{"received", nc.received},
+                     {"crc_drops", nc.crc_drops},
+                     {"size_drops", nc.size_drops},
+                     {"frame_drops", nc.frame_drops},
+                     {"copy_drops_ring_full", nc.copy_drops_full},
+                     {"copy_drops_size", nc.copy_drops_size},
+                     {"ring_write_errors", nc.ring_write_errors},
+                     {"sent", nc.sent},
+                     {"tx_bad_length", nc.tx_bad_length},
+                     {"tx_read_errors", nc.tx_read_errors}};
+  rep["sctp"] = sctp_stats();
+  const auto& ec = ep_.counters();
+  rep["sessions"] = Json{{"controls_received", ec.controls_received},
+                         {"out_of_order", ec.out_of_order},
+                         {"violations", ec.violations},
+                         {"stale", ec.stale},
+                         {"malformed", ec.malformed}};
+  const auto bad = verify();
+  rep["completions"] = completions_.size();
+  if (!bad.empty()) {
+    std::string all;
+    for (const auto& b : bad) all += "\n  " + b;
+    throw Failure("the run does not match its plan:" + all);
+  }
+  if (headers_seen_ != plan.total_segments)
+    throw Failure(fmt::format("the host saw {} DDP headers of taken segments, the plan has {} segments", headers_seen_,
+                              plan.total_segments));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "rnic-sink: the card's side of a run with rnic-peer: the driver, the card's network port and usrsctp "
+      "over it; the card places the peer's DDP segments, every byte and completion is checked"};
+  Options o;
+  app.add_option("--peer", o.peer, "the peer's UDP address IPV4:PORT (rnic-peer --local-port)")->required();
+  app.add_option("--device", o.device, "device (default: $RNIC_DEVICE), e.g. sim:/tmp/rnic.sock");
+  app.add_option("--my-ip", o.my_ip, "the card's IPv4 address (rnic-sim: 127.0.0.1)")->capture_default_str();
+  app.add_option("--udp-port", o.udp_port, "the card's UDP port (rnic-sim --udp-port; RFC 6951: 9899)")
+      ->check(CLI::Range(1, 65535))
+      ->capture_default_str();
+  app.add_option("--sctp-port", o.sctp_port, "SCTP port to listen on")
+      ->check(CLI::Range(1, 65535))
+      ->capture_default_str();
+  app.add_option("--socket", o.socket, "the network layer's socket towards the peer")
+      ->check(CLI::Range(0, 15))
+      ->capture_default_str();
+  app.add_option("--timeout-ms", o.timeout_ms, "give up after this long")
+      ->check(CLI::Range(1u, 3'600'000u))
+      ->capture_default_str();
+  app.add_option("--linger-ms", o.linger_ms, "keep serving this long after the peer's SHUTDOWN")
+      ->check(CLI::Range(0u, 60'000u))
+      ->capture_default_str();
+  app.add_option("--json", o.json, "write the report as JSON to FILE");
+  try {
+    app.parse(argc, argv);
+    rnic::sctp::parse_ipv4_endpoint(o.peer);
+    rnic::sctp::parse_ipv4(o.my_ip);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  } catch (const rnic::Error& e) {
+    fmt::print(stderr, "rnic-sink: {}\n", e.what());
+    return 2;
+  }
+
+  Json rep;
+  rep["peer"] = o.peer;
+  int rc = 0;
+  try {
+    Sink sink(o);
+    sink.run(rep);
+    const Json& h = rep["host"];
+    const Json& c = rep["card"];
+    fmt::print(
+        "rnic-sink: PASS: {} messages, {} bytes in {} DDP segments placed by the card, every byte and "
+        "completion as planned\n",
+        rep["messages"].get<std::uint64_t>(), rep["bytes"].get<std::uint64_t>(), rep["segments"].get<std::uint64_t>());
+    fmt::print("rnic-sink: {:.3f} s: {:.0f} messages/s, {:.1f} Mbit/s\n", rep["elapsed_s"].get<double>(),
+               rep["messages_per_s"].get<double>(), rep["bytes_per_s"].get<double>() * 8e-6);
+    fmt::print("rnic-sink: the host: {} packets in ({} of their {} wire bytes), {} out; {} DDP headers seen\n",
+               h["packets_in"].get<std::uint64_t>(), h["bytes_in_ring"].get<std::uint64_t>(),
+               h["bytes_on_wire"].get<std::uint64_t>(), h["packets_out"].get<std::uint64_t>(),
+               h["ddp_headers_seen"].get<std::uint64_t>());
+    fmt::print("rnic-sink: the card: {} packets received, {} CRC32c drops, {} size drops, {} framing drops\n",
+               c["received"].get<std::uint64_t>(), c["crc_drops"].get<std::uint64_t>(),
+               c["size_drops"].get<std::uint64_t>(), c["frame_drops"].get<std::uint64_t>());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rnic-sink: {}\n", e.what());
+    rep["status"] = "failed";
+    rep["error"] = e.what();
+    rc = 1;
+  }
+  if (!o.json.empty()) {
+    std::ofstream f(o.json);
+    f << rep.dump(2) << "\n";
+    if (!f) {
+      fmt::print(stderr, "rnic-sink: cannot write the report to {}\n", o.json);
+      rc = 1;
+    }
+  }
+  return rc;
+}
