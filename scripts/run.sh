@@ -12,6 +12,12 @@
 #    checks the reported type/code; rnicctl prints the counters; the simulator stops (SIGTERM) and
 #    tshark decodes its capture: the DDP segments with a good SCTP CRC32c must be exactly the ones
 #    rnic-run injected.
+# 3. The card on the network (issue 14): rnic-sim's RTL card with its network port on UDP 127.0.0.1:9899
+#    (RFC 6951; RNIC_NET_PORT changes it) and loss, duplication and reordering on the path; rnic-sink
+#    (the driver, the packet rings, usrsctp over them) on the card's side; rnic-peer (usrsctp in UDP,
+#    the Data Source) sends tagged and untagged messages. The card places them; rnic-sink checks every
+#    byte and completion. tshark decodes rnic-peer's capture: SCTP over UDP, DDP through the project's
+#    Lua, every packet's CRC32c good (the card computes those it sends).
 # Extra arguments go to rnic-run (try --help). Environment: RNIC_PRESET selects a CMake preset
 # (default, debug, asan). Step 2 runs twice: on the Verilated RTL and on the SystemC-HLS model of the
 # pipeline (rtl/hls, rnic-sim --model systemc); RNIC_SIM_MODEL=rtl or =systemc runs only that one.
@@ -29,12 +35,13 @@ fail() { echo "run: FAILED: $*" >&2; exit 1; }
 step() { printf '\n== %s\n' "$*"; }
 t_start=$SECONDS
 
-step "1/4 Debian packages"
+step "1/5 Debian packages"
 ./scripts/deps.sh
-step "2/4 build what the job runs: rnic-sim (the Verilated kernel and the SystemC model), rnic-run, rnicctl, rnic-demo"
+step "2/5 build what the job runs: rnic-sim (the Verilated kernel and the SystemC model), rnic-run, rnicctl, rnic-demo,"\
+     "rnic-peer, rnic-sink"
 mkdir -p "$build"
 ./scripts/build.sh "$preset" --log "$build/run-build.log" \
-  --target rnic-sim --target rnic-run --target rnicctl --target rnic-demo
+  --target rnic-sim --target rnic-run --target rnicctl --target rnic-demo --target rnic-peer --target rnic-sink
 
 # An independent reader of what went on the wire: Wireshark's own SCTP and iWARP DDP dissectors.
 # tshark_count <pcap> <filter>: how many packets match the display filter.
@@ -48,7 +55,7 @@ good_crc='sctp.checksum.status == 1'
 adapt_init='sctp.adaptation_layer_indication == 1'
 
 # ---- 3. The wire side: the software Data Source against the software Data Sink -------------------------
-step "3/4 the wire side: rnic-demo (software Data Source and Data Sink, capture decoded by tshark)"
+step "3/5 the wire side: rnic-demo (software Data Source and Data Sink, capture decoded by tshark)"
 demo_pcap=$build/rnic-demo.pcap
 demo_log=$build/rnic-demo.log
 "$build/host/demo/rnic-demo" --pcap "$demo_pcap" >"$demo_log" 2>&1 || { cat "$demo_log" >&2; fail "rnic-demo (log: $demo_log)"; }
@@ -60,7 +67,7 @@ echo "run: tshark decoded $ddp DDP segments with good SCTP CRC32c and $adapt INI
 [[ "$ddp" -eq $((sent - 1)) && "$adapt" -eq 1 ]] || fail "the capture holds $((sent - 1)) DDP segments and 1 INIT"
 
 # ---- 4. The simulated card through the driver ----------------------------------------------------------
-step "4/4 the card: rnic-sim with the driver loaded against it (rnic-run), capture decoded by tshark, on the" \
+step "4/5 the card: rnic-sim with the driver loaded against it (rnic-run), capture decoded by tshark, on the" \
      "Verilated RTL and on the SystemC-HLS model"
 sim=$build/sim/rnic-sim
 rnicctl=$build/host/rnicctl/rnicctl
@@ -122,6 +129,61 @@ for m in "${models[@]}"; do
   run_card "$m"
   cards+="${cards:+, }$injected segments on $m"
 done
+
+# ---- 5. The card on the network: rnic-peer -> UDP -> rnic-sim's network port, rnic-sink on the host -------
+step "5/5 the card on the network: rnic-peer (usrsctp in UDP, RFC 6951) -> rnic-sim's network port (the RTL card," \
+     "3% loss, 2% duplication, 5% reordering both ways) <- rnic-sink (the driver, usrsctp over the packet rings)"
+net_port=${RNIC_NET_PORT:-9899}
+peer_port=${RNIC_PEER_PORT:-9898}
+net_pcap=$build/rnic-net.pcap
+sink_log=$build/rnic-sink.log
+peer_log=$build/rnic-peer.log
+sim_log=$build/rnic-sim.net.log
+sock=$(mktemp -u "${TMPDIR:-/tmp}/rnic-sim.XXXXXX.sock")
+"$sim" --socket "$sock" --model rtl --udp-port "$net_port" --net-loss 0.03 --net-dup 0.02 --net-reorder 0.05 \
+  --net-seed 1 >"$sim_log" 2>&1 &
+sim_pid=$!
+for _ in $(seq 1 300); do
+  [[ -S "$sock" ]] && break
+  kill -0 "$sim_pid" 2>/dev/null || fail "rnic-sim --udp-port $net_port exited at start (see $sim_log; is the port in use? RNIC_NET_PORT)"
+  sleep 0.1
+done
+[[ -S "$sock" ]] || fail "rnic-sim did not open $sock within 30 s (see $sim_log)"
+echo "run: rnic-sim --udp-port $net_port (pid $sim_pid) on $sock"
+"$build/host/sink/rnic-sink" --device "sim:$sock" --peer "127.0.0.1:$peer_port" --udp-port "$net_port" \
+  --json "$build/rnic-sink.json" >"$sink_log" 2>&1 &
+sink_pid=$!
+for _ in $(seq 1 300); do
+  grep -q listening "$sink_log" && break
+  kill -0 "$sink_pid" 2>/dev/null || { cat "$sink_log" >&2; fail "rnic-sink exited at start"; }
+  sleep 0.1
+done
+"$build/host/peer/rnic-peer" --connect "127.0.0.1:$net_port" --local-port "$peer_port" --messages 400 \
+  --max-message 8192 --streams 2 --seed 1 --pcap "$net_pcap" --json "$build/rnic-peer.json" >"$peer_log" 2>&1 ||
+  { cat "$peer_log" "$sink_log" >&2; fail "rnic-peer (log: $peer_log)"; }
+sink_status=0
+wait "$sink_pid" || sink_status=$?
+cat "$peer_log" "$sink_log"
+[[ "$sink_status" -eq 0 ]] || fail "rnic-sink exited with status $sink_status (log: $sink_log)"
+stop_sim || fail "rnic-sim exited with status $? on SIGTERM (see $sim_log)"
+rm -f "$sock"
+# tshark: SCTP over UDP on the card's port, DDP through the project's Lua.
+net_count() {
+  tshark -r "$net_pcap" -d "udp.port==$net_port,sctp" -X lua_script:tb/interop/ddp_sctp.lua \
+    -o sctp.checksum:CRC-32C -Y "$1" -T fields -e frame.number 2>/dev/null | wc -l
+}
+all_sctp=$(net_count "sctp")
+bad_crc=$(net_count "sctp && !($good_crc)")
+from_card=$(net_count "sctp && udp.srcport == $net_port")
+net_ddp=$(net_count "iwarp_ddp && $good_crc")
+net_adapt=$(net_count "sctp.adaptation_layer_indication == 1")
+echo "run: tshark decoded $all_sctp SCTP packets in $net_pcap: $bad_crc with a bad CRC32c, $from_card sent by the" \
+     "card (CRC32c computed on the card), $net_ddp with DDP segments, $net_adapt INIT / INIT-ACK with the DDP indication"
+[[ "$all_sctp" -gt 0 && "$bad_crc" -eq 0 && "$from_card" -gt 0 && "$net_ddp" -gt 0 && "$net_adapt" -ge 2 ]] ||
+  fail "the capture does not hold what the run moved"
+net_msgs=$(sed -n 's/^rnic-sink: PASS: \([0-9]*\) messages.*/\1/p' "$sink_log")
+
 echo
 echo "run: PASS in $((SECONDS - t_start)) s: the wire side ($sent packets), the card ($cards through the" \
-     "driver, every byte and completion checked, every RFC 5041 7.2 error reported as expected)"
+     "driver, every byte and completion checked, every RFC 5041 7.2 error reported as expected), the card on" \
+     "the network ($net_msgs messages from rnic-peer over SCTP in UDP with loss, placed by the card)"
