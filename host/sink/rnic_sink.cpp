@@ -4,14 +4,16 @@
 // around it, with the driver and the host's SCTP stack.
 //
 //   rnic-sink --peer IPV4:PORT [--device DEV] [--my-ip IPV4] [--udp-port P] [--sctp-port P]
-//             [--socket N] [--timeout-ms T] [--linger-ms T] [--json FILE]
+//             [--socket N] [--timeout-ms T] [--linger-ms T] [--coalesce K] [--json FILE]
 //
 // - The driver owns the card (Device::open, RNIC_DEVICE or --device) and its network port (open_net:
 //   the receive and transmit packet rings). Socket --socket of the network layer is set towards --peer
 //   (rnic-sim's socket table; on a card VNx's, set by hand: docs/card-flow.md).
 // - usrsctp runs over AF_CONN on the rings (rnic::sctp::Endpoint with crc32c_offload: the card checked
 //   the CRC32c of every packet it hands the host and writes it into every packet it sends). It listens
-//   on --sctp-port with the DDP Adaptation Layer Indication (RFC 5043 5.1).
+//   on --sctp-port with the DDP Adaptation Layer Indication (RFC 5043 5.1). Consecutive DATA-only
+//   packets of the association in one batch of the ring go to usrsctp as one packet (--coalesce K,
+//   rnic::sctp::PacketCoalescer): usrsctp's cost is mostly per packet.
 // - Once the association is up with the indication on both sides (11.1), the driver writes it into the
 //   card's association table (addresses, UDP and SCTP ports, the verification tag usrsctp gave it, one
 //   DDP stream per SCTP stream pair: RFC 5043 8). An association without it is never written: usrsctp
@@ -50,6 +52,7 @@
 #include <vector>
 
 #include "rnic/driver/rnic.hpp"
+#include "rnic/sctp/coalesce.hpp"
 #include "rnic/sctp/endpoint.hpp"
 #include "rnic/sctp/udp_link.hpp"
 #include "rnic/ulp/demo_ulp.hpp"
@@ -82,6 +85,7 @@ struct Options {
   std::uint16_t socket = 0;
   std::uint32_t timeout_ms = 120000;
   std::uint32_t linger_ms = 1000;
+  std::uint32_t coalesce = 16;
   std::string json;
 };
 
@@ -91,6 +95,7 @@ constexpr std::uint32_t kQn = 1;      // the untagged queue of every stream
 constexpr std::size_t kMaxTaggedPerStream = 3;
 constexpr std::uint32_t kAssocEntry = 0;  // the association table entry this process writes
 constexpr std::size_t kMaxQueuedOut = 4096;
+constexpr std::size_t kMaxCoalescedBytes = 16384;  // one usrsctp input: well within what it takes
 
 std::uint32_t log2_ceil(std::uint64_t n) {
   std::uint32_t k = 0;
@@ -108,6 +113,7 @@ class Sink {
         client_(dev_->create_client(limits())),
         net_(dev_->open_net()),
         ep_(config(o), [this](ConstBytes p) { out_.push_back(p.to_vector()); }),
+        coalescer_(o.coalesce, kMaxCoalescedBytes, [this](ConstBytes p) { ep_.input(p); }),
         deadline_(Clock::now() + std::chrono::milliseconds(o.timeout_ms)) {
     try {
       net_.set_socket(o.socket, peer_.addr, peer_.port);
@@ -165,6 +171,7 @@ class Sink {
   rnic::NetPort& net_;
   std::deque<std::vector<std::uint8_t>> out_;  // usrsctp's packets waiting for a transmit slot
   Endpoint ep_;
+  rnic::sctp::PacketCoalescer coalescer_;  // receive-ring packets into usrsctp
   Clock::time_point deadline_;
   rnic::sctp::WallClockTimers timers_;
   std::vector<SessionNotice> notices_;
@@ -195,8 +202,10 @@ void Sink::step() {
     ++packets_in_;
     bytes_host_ += p.bytes.size();
     bytes_wire_ += p.wire_length;
-    if (!p.bytes.empty()) ep_.input(ConstBytes(p.bytes));
+    if (p.bytes.empty()) continue;
+    coalescer_.add(p.association, ConstBytes(p.bytes));
   }
+  coalescer_.flush();  // nothing of this batch waits for the next one
   ep_.pump();
   handle_notices();
   if (timers_.advance()) {
@@ -520,11 +529,17 @@ void Sink::run(Json& rep) {
   rep["elapsed_s"] = secs;
   rep["messages_per_s"] = secs > 0 ? static_cast<double>(plan.messages.size()) / secs : 0.0;
   rep["bytes_per_s"] = secs > 0 ? static_cast<double>(plan.total_bytes) / secs : 0.0;
-  rep["host"] = Json{{"packets_in", packets_in_},          {"bytes_in_ring", bytes_host_},
-                     {"bytes_on_wire", bytes_wire_},       {"packets_out", packets_out_},
-                     {"tx_ring_full", tx_full_},           {"tx_dropped", tx_dropped_},
-                     {"ddp_headers_seen", headers_seen_},  {"whole_segments_on_live_streams", whole_on_live_},
-                     {"association_writes", assoc_writes_}};
+  rep["host"] = Json{{"packets_in", packets_in_},
+                     {"bytes_in_ring", bytes_host_},
+                     {"bytes_on_wire", bytes_wire_},
+                     {"packets_out", packets_out_},
+                     {"tx_ring_full", tx_full_},
+                     {"tx_dropped", tx_dropped_},
+                     {"ddp_headers_seen", headers_seen_},
+                     {"whole_segments_on_live_streams", whole_on_live_},
+                     {"association_writes", assoc_writes_},
+                     {"usrsctp_inputs", coalescer_.counters().packets_out},
+                     {"packets_merged", coalescer_.counters().merged}};
   rep["card"] = Json{{"received", nc.received},
                      {"crc_drops", nc.crc_drops},
                      {"size_drops", nc.size_drops},
@@ -579,6 +594,10 @@ int main(int argc, char** argv) {
   app.add_option("--linger-ms", o.linger_ms, "keep serving this long after the peer's SHUTDOWN")
       ->check(CLI::Range(0u, 60'000u))
       ->capture_default_str();
+  app.add_option("--coalesce", o.coalesce,
+                 "merge up to K consecutive DATA-only packets of the association into one usrsctp input (1: off)")
+      ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
   app.add_option("--json", o.json, "write the report as JSON to FILE");
   try {
     app.parse(argc, argv);
@@ -606,10 +625,13 @@ int main(int argc, char** argv) {
         rep["messages"].get<std::uint64_t>(), rep["bytes"].get<std::uint64_t>(), rep["segments"].get<std::uint64_t>());
     fmt::print("rnic-sink: {:.3f} s: {:.0f} messages/s, {:.1f} Mbit/s\n", rep["elapsed_s"].get<double>(),
                rep["messages_per_s"].get<double>(), rep["bytes_per_s"].get<double>() * 8e-6);
-    fmt::print("rnic-sink: the host: {} packets in ({} of their {} wire bytes), {} out; {} DDP headers seen\n",
-               h["packets_in"].get<std::uint64_t>(), h["bytes_in_ring"].get<std::uint64_t>(),
-               h["bytes_on_wire"].get<std::uint64_t>(), h["packets_out"].get<std::uint64_t>(),
-               h["ddp_headers_seen"].get<std::uint64_t>());
+    fmt::print(
+        "rnic-sink: the host: {} packets in ({} of their {} wire bytes; {} usrsctp inputs, {} packets merged), "
+        "{} out; {} DDP headers seen\n",
+        h["packets_in"].get<std::uint64_t>(), h["bytes_in_ring"].get<std::uint64_t>(),
+        h["bytes_on_wire"].get<std::uint64_t>(), h["usrsctp_inputs"].get<std::uint64_t>(),
+        h["packets_merged"].get<std::uint64_t>(), h["packets_out"].get<std::uint64_t>(),
+        h["ddp_headers_seen"].get<std::uint64_t>());
     fmt::print("rnic-sink: the card: {} packets received, {} CRC32c drops, {} size drops, {} framing drops\n",
                c["received"].get<std::uint64_t>(), c["crc_drops"].get<std::uint64_t>(),
                c["size_drops"].get<std::uint64_t>(), c["frame_drops"].get<std::uint64_t>());
