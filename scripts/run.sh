@@ -17,7 +17,7 @@
 #    (the driver, the packet rings, usrsctp over them) on the card's side; rnic-peer (usrsctp in UDP,
 #    the Data Source) sends tagged and untagged messages. The card places them; rnic-sink checks every
 #    byte and completion. tshark decodes rnic-peer's capture: SCTP over UDP, DDP through the project's
-#    Lua, every packet's CRC32c good (the card computes those it sends).
+#    Lua, every packet's CRC32c good (the card computes those it sends). scripts/net_run.sh runs it.
 # Extra arguments go to rnic-run (try --help). Environment: RNIC_PRESET selects a CMake preset
 # (default, debug, asan). Step 2 runs twice: on the Verilated RTL and on the SystemC-HLS model of the
 # pipeline (rtl/hls, rnic-sim --model systemc); RNIC_SIM_MODEL=rtl or =systemc runs only that one.
@@ -133,55 +133,10 @@ done
 # ---- 5. The card on the network: rnic-peer -> UDP -> rnic-sim's network port, rnic-sink on the host -------
 step "5/5 the card on the network: rnic-peer (usrsctp in UDP, RFC 6951) -> rnic-sim's network port (the RTL card," \
      "3% loss, 2% duplication, 5% reordering both ways) <- rnic-sink (the driver, usrsctp over the packet rings)"
-net_port=${RNIC_NET_PORT:-9899}
-peer_port=${RNIC_PEER_PORT:-9898}
-net_pcap=$build/rnic-net.pcap
-sink_log=$build/rnic-sink.log
-peer_log=$build/rnic-peer.log
-sim_log=$build/rnic-sim.net.log
-sock=$(mktemp -u "${TMPDIR:-/tmp}/rnic-sim.XXXXXX.sock")
-"$sim" --socket "$sock" --model rtl --udp-port "$net_port" --net-loss 0.03 --net-dup 0.02 --net-reorder 0.05 \
-  --net-seed 1 >"$sim_log" 2>&1 &
-sim_pid=$!
-for _ in $(seq 1 300); do
-  [[ -S "$sock" ]] && break
-  kill -0 "$sim_pid" 2>/dev/null || fail "rnic-sim --udp-port $net_port exited at start (see $sim_log; is the port in use? RNIC_NET_PORT)"
-  sleep 0.1
-done
-[[ -S "$sock" ]] || fail "rnic-sim did not open $sock within 30 s (see $sim_log)"
-echo "run: rnic-sim --udp-port $net_port (pid $sim_pid) on $sock"
-"$build/host/sink/rnic-sink" --device "sim:$sock" --peer "127.0.0.1:$peer_port" --udp-port "$net_port" \
-  --json "$build/rnic-sink.json" >"$sink_log" 2>&1 &
-sink_pid=$!
-for _ in $(seq 1 300); do
-  grep -q listening "$sink_log" && break
-  kill -0 "$sink_pid" 2>/dev/null || { cat "$sink_log" >&2; fail "rnic-sink exited at start"; }
-  sleep 0.1
-done
-"$build/host/peer/rnic-peer" --connect "127.0.0.1:$net_port" --local-port "$peer_port" --messages 400 \
-  --max-message 8192 --streams 2 --seed 1 --pcap "$net_pcap" --json "$build/rnic-peer.json" >"$peer_log" 2>&1 ||
-  { cat "$peer_log" "$sink_log" >&2; fail "rnic-peer (log: $peer_log)"; }
-sink_status=0
-wait "$sink_pid" || sink_status=$?
-cat "$peer_log" "$sink_log"
-[[ "$sink_status" -eq 0 ]] || fail "rnic-sink exited with status $sink_status (log: $sink_log)"
-stop_sim || fail "rnic-sim exited with status $? on SIGTERM (see $sim_log)"
-rm -f "$sock"
-# tshark: SCTP over UDP on the card's port, DDP through the project's Lua.
-net_count() {
-  tshark -r "$net_pcap" -d "udp.port==$net_port,sctp" -X lua_script:tb/interop/ddp_sctp.lua \
-    -o sctp.checksum:CRC-32C -Y "$1" -T fields -e frame.number 2>/dev/null | wc -l
-}
-all_sctp=$(net_count "sctp")
-bad_crc=$(net_count "sctp && !($good_crc)")
-from_card=$(net_count "sctp && udp.srcport == $net_port")
-net_ddp=$(net_count "iwarp_ddp && $good_crc")
-net_adapt=$(net_count "sctp.adaptation_layer_indication == 1")
-echo "run: tshark decoded $all_sctp SCTP packets in $net_pcap: $bad_crc with a bad CRC32c, $from_card sent by the" \
-     "card (CRC32c computed on the card), $net_ddp with DDP segments, $net_adapt INIT / INIT-ACK with the DDP indication"
-[[ "$all_sctp" -gt 0 && "$bad_crc" -eq 0 && "$from_card" -gt 0 && "$net_ddp" -gt 0 && "$net_adapt" -ge 2 ]] ||
-  fail "the capture does not hold what the run moved"
-net_msgs=$(sed -n 's/^rnic-sink: PASS: \([0-9]*\) messages.*/\1/p' "$sink_log")
+./scripts/net_run.sh --build "$build" --out "$build/net" --port "${RNIC_NET_PORT:-9899}" \
+  --peer-port "${RNIC_PEER_PORT:-9898}" --messages 400 --loss 0.03 --dup 0.02 --reorder 0.05 | tee "$build/net.log" ||
+  fail "the card on the network (logs in $build/net)"
+net_msgs=$(sed -n 's/^net_run: PASS: \([0-9]*\) messages.*/\1/p' "$build/net.log")
 
 echo
 echo "run: PASS in $((SECONDS - t_start)) s: the wire side ($sent packets), the card ($cards through the" \
