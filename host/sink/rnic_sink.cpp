@@ -9,6 +9,8 @@
 // - The driver owns the card (Device::open, RNIC_DEVICE or --device) and its network port (open_net:
 //   the receive and transmit packet rings). Socket --socket of the network layer is set towards --peer
 //   (rnic-sim's socket table; on a card VNx's, set by hand: docs/card-flow.md).
+// - rnic::sctp::CardEndpoint (driver/sctp) does the card's side of the association: the next three
+//   points, the teardowns and the clear. What is left here is the demo ULP and the checks.
 // - usrsctp runs over AF_CONN on the rings (rnic::sctp::Endpoint with crc32c_offload: the card checked
 //   the CRC32c of every packet it hands the host and writes it into every packet it sends). It listens
 //   on --sctp-port with the DDP Adaptation Layer Indication (RFC 5043 5.1). Consecutive DATA-only
@@ -52,7 +54,7 @@
 #include <vector>
 
 #include "rnic/driver/rnic.hpp"
-#include "rnic/sctp/coalesce.hpp"
+#include "rnic/sctp/card_endpoint.hpp"
 #include "rnic/sctp/endpoint.hpp"
 #include "rnic/sctp/udp_link.hpp"
 #include "rnic/ulp/demo_ulp.hpp"
@@ -93,9 +95,6 @@ constexpr std::uint8_t kFill = 0xA5;  // every buffer byte the plan does not wri
 constexpr std::uint64_t kGuard = 64;  // untouched bytes around every buffer
 constexpr std::uint32_t kQn = 1;      // the untagged queue of every stream
 constexpr std::size_t kMaxTaggedPerStream = 3;
-constexpr std::uint32_t kAssocEntry = 0;  // the association table entry this process writes
-constexpr std::size_t kMaxQueuedOut = 4096;
-constexpr std::size_t kMaxCoalescedBytes = 16384;  // one usrsctp input: well within what it takes
 
 std::uint32_t log2_ceil(std::uint64_t n) {
   std::uint32_t k = 0;
@@ -107,26 +106,18 @@ class Sink {
  public:
   explicit Sink(const Options& o)
       : o_(o),
-        peer_(rnic::sctp::parse_ipv4_endpoint(o.peer)),
-        my_ip_(rnic::sctp::parse_ipv4(o.my_ip)),
         dev_(rnic::Device::open(o.device)),
         client_(dev_->create_client(limits())),
-        net_(dev_->open_net()),
-        ep_(config(o), [this](ConstBytes p) { out_.push_back(p.to_vector()); }),
-        coalescer_(o.coalesce, kMaxCoalescedBytes, [this](ConstBytes p) { ep_.input(p); }),
+        card_(*dev_, *client_, dev_->open_net(), config(o)),
         deadline_(Clock::now() + std::chrono::milliseconds(o.timeout_ms)) {
-    try {
-      net_.set_socket(o.socket, peer_.addr, peer_.port);
-    } catch (const rnic::Error& e) {
-      if (e.code() != Errc::kUnsupported) throw;
+    if (!card_.socket_programmed())
       fmt::print(
           "rnic-sink: the network layer's socket {} is not programmed by the driver on this device: it "
           "must already point at {} (docs/card-flow.md)\n",
           o.socket, o.peer);
-    }
-    ep_.set_session_handler([this](const SessionNotice& n) { notices_.push_back(n); });
-    ep_.set_segment_sink([this](std::uint16_t s, std::uint16_t ssn, ConstBytes seg) { on_segment(s, ssn, seg); });
-    ep_.listen();
+    card_.set_session_handler([this](const SessionNotice& n) { notices_.push_back(n); });
+    card_.set_segment_sink([this](std::uint16_t s, std::uint16_t ssn, ConstBytes seg) { on_segment(s, ssn, seg); });
+    card_.listen();
   }
 
   void run(Json& rep);
@@ -138,12 +129,17 @@ class Sink {
     l.max_buffer_bytes = 1ull << 30;
     return l;
   }
-  static rnic::sctp::EndpointConfig config(const Options& o) {
-    rnic::sctp::EndpointConfig c;
-    c.port = o.sctp_port;
-    c.crc32c_offload = true;
+  static rnic::sctp::CardEndpointConfig config(const Options& o) {
+    rnic::sctp::CardEndpointConfig c;
+    c.sctp.port = o.sctp_port;
+    c.my_ip = rnic::sctp::parse_ipv4(o.my_ip);
+    c.my_udp_port = o.udp_port;
+    c.peer = rnic::sctp::parse_ipv4_endpoint(o.peer);
+    c.socket = o.socket;
+    c.coalesce = o.coalesce;
     return c;
   }
+  Endpoint& ep() { return card_.endpoint(); }
 
   void step();
   void run_until(const std::function<bool()>& done, const std::string& what) {
@@ -152,131 +148,43 @@ class Sink {
       step();
     }
   }
-  void flush_out();
-  void program_association();
   void handle_notices();
   void on_initiate(const SessionNotice& n);
   void layout(const rnic::ulp::Initiate& ini);
   void on_segment(std::uint16_t stream, std::uint16_t ssn, ConstBytes seg);
   std::vector<std::string> verify();
   bool done_terminating() const {
-    return plan_ && std::all_of(torn_down_.begin(), torn_down_.end(), [](bool t) { return t; });
+    if (!plan_) return false;
+    for (std::uint16_t s = 0; s < plan_->initiate.streams; ++s)
+      if (!card_.torn_down(s)) return false;
+    return true;
   }
 
   Options o_;
-  Ipv4Endpoint peer_;
-  std::uint32_t my_ip_;
   std::unique_ptr<rnic::Device> dev_;
   std::unique_ptr<rnic::Client> client_;
-  rnic::NetPort& net_;
-  std::deque<std::vector<std::uint8_t>> out_;  // usrsctp's packets waiting for a transmit slot
-  Endpoint ep_;
-  rnic::sctp::PacketCoalescer coalescer_;  // receive-ring packets into usrsctp
+  rnic::sctp::CardEndpoint card_;  // usrsctp over the card's rings, the card's tables in step with it
   Clock::time_point deadline_;
-  rnic::sctp::WallClockTimers timers_;
   std::vector<SessionNotice> notices_;
-  std::vector<rnic::NetRxPacket> rx_;
   std::vector<Completion> batch_, completions_;
 
-  std::optional<std::uint32_t> programmed_vtag_;
-  rnic::PdId pd_ = 0;
-  std::vector<StreamId> streams_;  // DDP stream of SCTP stream s
   std::optional<rnic::ulp::Initiate> initiate_;
   std::vector<rnic::ulp::Advertisement> adverts_;
   std::vector<std::vector<rnic::Buffer>> tagged_buf_;  // per stream, per advertised buffer
   std::vector<rnic::Buffer> untagged_buf_;             // per stream (id 0: none)
   std::vector<std::uint32_t> untagged_size_;
-  std::vector<bool> live_, torn_down_;
+  std::vector<bool> accepted_stream_;
   std::size_t accepted_ = 0;
   std::optional<rnic::ulp::Plan> plan_;
   std::vector<std::string> failures_;
-
-  // What the host saw.
-  std::uint64_t packets_in_ = 0, bytes_host_ = 0, bytes_wire_ = 0, packets_out_ = 0, tx_full_ = 0, tx_dropped_ = 0;
-  std::uint64_t headers_seen_ = 0, whole_on_live_ = 0, assoc_writes_ = 0;
+  std::uint64_t headers_seen_ = 0, whole_on_live_ = 0;
 };
 
 void Sink::step() {
-  const std::size_t n = net_.receive(rx_, 64);
-  for (const auto& p : rx_) {
-    ++packets_in_;
-    bytes_host_ += p.bytes.size();
-    bytes_wire_ += p.wire_length;
-    if (p.bytes.empty()) continue;
-    coalescer_.add(p.association, ConstBytes(p.bytes));
-  }
-  coalescer_.flush();  // nothing of this batch waits for the next one
-  ep_.pump();
+  const bool moved = card_.step();
   handle_notices();
-  if (timers_.advance()) {
-    ep_.pump();
-    handle_notices();
-  }
-  program_association();
-  flush_out();
   while (client_->poll(batch_, 256) != 0) completions_.insert(completions_.end(), batch_.begin(), batch_.end());
-  if (n == 0 && out_.empty()) ::usleep(200);
-}
-
-// usrsctp's packets into the transmit ring. A full ring keeps them (in order) for the next step; past
-// kMaxQueuedOut the oldest is dropped, as a congested wire would, and SCTP sends it again.
-void Sink::flush_out() {
-  while (!out_.empty()) {
-    try {
-      net_.send(out_.front(), o_.socket);
-    } catch (const rnic::Error& e) {
-      if (e.code() != Errc::kQueueFull) throw;
-      ++tx_full_;
-      break;
-    }
-    out_.pop_front();
-    ++packets_out_;
-  }
-  while (out_.size() > kMaxQueuedOut) {
-    out_.pop_front();
-    ++tx_dropped_;
-  }
-}
-
-// RFC 5043 11.1: the association goes into the card only once it is up with the DDP indication on both
-// sides (the Endpoint's kReady). A restart that changed the verification tag rewrites the entry.
-void Sink::program_association() {
-  if (ep_.state() != AssociationState::kReady) return;
-  const auto vtag = ep_.local_verification_tag();
-  const auto their_port = ep_.peer_port();
-  if (!vtag || !their_port) throw Failure("the association is up but usrsctp's verification tag is not known");
-  if (programmed_vtag_ == vtag) return;
-  if (streams_.empty()) {
-    const std::uint32_t n = std::min<std::uint32_t>(ep_.ddp_streams(), dev_->info().streams);
-    pd_ = client_->alloc_pd();
-    for (std::uint32_t i = 0; i < n; ++i) {
-      streams_.push_back(client_->create_stream(pd_));
-      if (streams_.back() != streams_.front() + i)
-        throw Failure(
-            fmt::format("the card's DDP streams for the association are not consecutive ({} after {}): "
-                        "the association table maps SCTP stream s to first + s",
-                        streams_.back(), streams_.front()));
-    }
-    live_.assign(n, false);
-  }
-  rnic::NetAssociation a;
-  a.my_ip = my_ip_;
-  a.their_ip = peer_.addr;
-  a.my_udp_port = o_.udp_port;
-  a.their_udp_port = peer_.port;
-  a.my_sctp_port = o_.sctp_port;
-  a.their_sctp_port = *their_port;
-  a.my_verification_tag = *vtag;
-  a.first_stream = streams_.front();
-  a.stream_count = static_cast<std::uint32_t>(streams_.size());
-  a.socket = o_.socket;
-  net_.set_association(kAssocEntry, a);
-  programmed_vtag_ = vtag;
-  ++assoc_writes_;
-  fmt::print(
-      "rnic-sink: association up with DDP on both sides (RFC 5043 11.1): entry {} written, tag 0x{:08x}, "
-      "SCTP ports {} <- {}, DDP streams {}..{}\n",
-      kAssocEntry, *vtag, o_.sctp_port, *their_port, streams_.front(), streams_.back());
+  if (!moved) ::usleep(200);
 }
 
 void Sink::handle_notices() {
@@ -288,14 +196,7 @@ void Sink::handle_notices() {
         on_initiate(n);
         break;
       case NoticeKind::kTerminated:
-        // In DDP-SSN order: every earlier segment of the session reached the host, so the card took it.
-        // The teardown clears the live bit first and returns once no write for it can follow.
-        if (n.stream < streams_.size() && !torn_down_.empty() && !torn_down_[n.stream]) {
-          client_->teardown_stream(streams_[n.stream], rnic::Teardown::kGraceful);
-          live_[n.stream] = false;
-          torn_down_[n.stream] = true;
-        }
-        break;
+        break;  // the CardEndpoint tore the stream down (fenced) before telling us
       default:
         failures_.push_back(fmt::format("stream {}: {}{}", n.stream, rnic::sctp::notice_kind_name(n.kind),
                                         n.detail.empty() ? "" : ": " + n.detail));
@@ -307,29 +208,27 @@ void Sink::on_initiate(const SessionNotice& n) {
   auto ini = rnic::ulp::decode_initiate(ConstBytes(n.private_data));
   if (!ini) {
     failures_.push_back("Initiate: " + ini.error().message());
-    ep_.reject(n.stream);
+    ep().reject(n.stream);
     return;
   }
   if (!initiate_) {
-    if (ini->streams > streams_.size()) {
-      failures_.push_back(
-          fmt::format("the peer wants {} DDP streams, the card's association has {}", ini->streams, streams_.size()));
-      ep_.reject(n.stream);
+    if (ini->streams > card_.streams().size()) {
+      failures_.push_back(fmt::format("the peer wants {} DDP streams, the card's association has {}", ini->streams,
+                                      card_.streams().size()));
+      ep().reject(n.stream);
       return;
     }
     layout(*ini);
   }
-  if (!(*ini == *initiate_) || n.stream >= initiate_->streams || live_[n.stream]) {
+  if (!(*ini == *initiate_) || n.stream >= initiate_->streams || accepted_stream_[n.stream]) {
     failures_.push_back(fmt::format("stream {}: an Initiate that does not belong to the run", n.stream));
-    ep_.reject(n.stream);
+    ep().reject(n.stream);
     return;
   }
   auto pd = rnic::ulp::encode_accept(adverts_[n.stream]);
   if (!pd) throw Failure("Accept private data: " + pd.error().message());
-  // Live before the Accept leaves: the peer's first segment may follow it at once.
-  client_->set_stream_live(streams_[n.stream], true);
-  live_[n.stream] = true;
-  ep_.accept(n.stream, ConstBytes(*pd));
+  card_.accept(n.stream, ConstBytes(*pd));  // live on the card first, then the Accept
+  accepted_stream_[n.stream] = true;
   if (++accepted_ == initiate_->streams) {
     auto plan = rnic::ulp::make_plan(*initiate_, adverts_);
     if (!plan) throw Failure("the plan of the run: " + plan.error().message());
@@ -347,7 +246,7 @@ void Sink::layout(const rnic::ulp::Initiate& ini) {
   tagged_buf_.assign(ini.streams, {});
   untagged_buf_.assign(ini.streams, {});
   untagged_size_.assign(ini.streams, 0);
-  torn_down_.assign(ini.streams, false);
+  accepted_stream_.assign(ini.streams, false);
   for (std::uint16_t s = 0; s < ini.streams; ++s) {
     auto& a = adverts_[s];
     a.qn = kQn;
@@ -356,13 +255,13 @@ void Sink::layout(const rnic::ulp::Initiate& ini) {
       rnic::Buffer b = client_->alloc_buffer(len + 2 * kGuard);
       std::fill(b.data, b.data + b.size, kFill);
       rnic::RegisterRequest rq;
-      rq.pd = pd_;
+      rq.pd = *card_.pd();
       rq.buffer = b.id;
       rq.offset = kGuard;
       rq.length = len;
       rq.access = rnic::kRemoteWrite;
       rq.base_to = to;
-      rq.bind_stream = streams_[s];
+      rq.bind_stream = card_.streams()[s];
       const rnic::Registration reg = client_->register_memory(rq);
       a.tagged.push_back(rnic::ulp::TaggedBuffer{reg.stag, to, len});
       tagged_buf_[s].push_back(b);
@@ -377,10 +276,10 @@ void Sink::layout(const rnic::ulp::Initiate& ini) {
           fmt::format("stream {}: {} untagged messages, more than one queue of 2^16 entries holds", s, a.posted));
     rnic::Buffer b = client_->alloc_buffer(kGuard + std::uint64_t{a.posted} * (a.buffer_size + kGuard));
     std::fill(b.data, b.data + b.size, kFill);
-    client_->configure_queue(streams_[s], kQn, std::clamp<std::uint32_t>(log2_ceil(a.posted + 1), 4, 16));
+    client_->configure_queue(card_.streams()[s], kQn, std::clamp<std::uint32_t>(log2_ceil(a.posted + 1), 4, 16));
     for (std::uint32_t j = 0; j < a.posted; ++j)  // MSN j + 1 (RFC 5041 4.3)
-      client_->post_recv(streams_[s], kQn, b.id, kGuard + std::uint64_t{j} * (a.buffer_size + kGuard), a.buffer_size,
-                         j + 1);
+      client_->post_recv(card_.streams()[s], kQn, b.id, kGuard + std::uint64_t{j} * (a.buffer_size + kGuard),
+                         a.buffer_size, j + 1);
     untagged_buf_[s] = b;
   }
 }
@@ -388,7 +287,7 @@ void Sink::layout(const rnic::ulp::Initiate& ini) {
 // A DDP segment the session delivered in DDP-SSN order. On a live stream the card took it: the host
 // copy holds its DDP header only (RFC 5041 4.2: 14 bytes tagged, 4.3: 18 untagged).
 void Sink::on_segment(std::uint16_t stream, std::uint16_t ssn, ConstBytes seg) {
-  if (stream >= live_.size() || !live_[stream]) {
+  if (!card_.live(stream)) {
     failures_.push_back(fmt::format("stream {} DDP-SSN {}: a segment on a stream that is not live", stream, ssn));
     return;
   }
@@ -414,8 +313,8 @@ std::vector<std::string> Sink::verify() {
   const std::size_t ns = plan.initiate.streams;
   std::vector<std::deque<Completion>> got(ns);
   for (const auto& c : completions_) {
-    const auto it = std::find(streams_.begin(), streams_.end(), c.stream);
-    const auto s = static_cast<std::size_t>(it - streams_.begin());
+    const auto& streams = card_.streams();
+    const auto s = static_cast<std::size_t>(std::find(streams.begin(), streams.end(), c.stream) - streams.begin());
     if (s >= ns) {
       add(fmt::format("a completion on DDP stream {}, not one of the run's", c.stream));
       continue;
@@ -498,29 +397,30 @@ void Sink::run(Json& rep) {
   fmt::print("rnic-sink: listening on SCTP port {} over the card's network port (UDP {}:{}), peer {}\n", o_.sctp_port,
              o_.my_ip, o_.udp_port, o_.peer);
   std::fflush(stdout);  // a script or test waits for this line
-  run_until([&] { return ep_.state() != AssociationState::kListening; }, "the peer's association");
-  if (ep_.state() == AssociationState::kRefused)
-    throw Failure(fmt::format("association refused: {}", ep_.refusal_reason()));
-  run_until([&] { return plan_.has_value() || ep_.state() != AssociationState::kReady; },
+  run_until([&] { return ep().state() != AssociationState::kListening; }, "the peer's association");
+  if (ep().state() == AssociationState::kRefused)
+    throw Failure(fmt::format("association refused: {}", ep().refusal_reason()));
+  run_until([&] { return plan_.has_value() || ep().state() != AssociationState::kReady; },
             "the peer's Initiate on every stream");
-  if (!plan_) throw Failure(fmt::format("the association is {}", rnic::sctp::association_state_name(ep_.state())));
+  if (!plan_) throw Failure(fmt::format("the association is {}", rnic::sctp::association_state_name(ep().state())));
   const auto t_ready = Clock::now();
-  run_until([&] { return done_terminating() || ep_.state() != AssociationState::kReady; },
+  run_until([&] { return done_terminating() || ep().state() != AssociationState::kReady; },
             "the peer's messages and its Terminate on every stream");
   if (!done_terminating())
     throw Failure(fmt::format("the association is {} before every stream was terminated",
-                              rnic::sctp::association_state_name(ep_.state())));
+                              rnic::sctp::association_state_name(ep().state())));
   const auto t_done = Clock::now();
-  // The peer shuts the association down once SCTP acknowledged everything: clear the entry (fenced)
-  // while usrsctp still has the association, then let the shutdown finish.
-  run_until([&] { return ep_.state() != AssociationState::kReady; }, "the peer's SHUTDOWN");
-  net_.clear_association(kAssocEntry);
+  // The peer shuts the association down once SCTP acknowledged everything: the CardEndpoint clears the
+  // entry (fenced) in the round usrsctp reports it, then the shutdown finishes.
+  run_until([&] { return ep().state() != AssociationState::kReady; }, "the peer's SHUTDOWN");
+  if (card_.association_written()) throw Failure("the association entry is still in the card after the SHUTDOWN");
   const auto linger_end = Clock::now() + std::chrono::milliseconds(o_.linger_ms);
   while (Clock::now() < linger_end) step();
 
   const auto& plan = *plan_;
   const double secs = std::chrono::duration<double>(t_done - t_ready).count();
-  const rnic::NetCounters nc = net_.counters();
+  const rnic::NetCounters nc = dev_->net()->counters();
+  const auto& cc = card_.counters();
   rep["status"] = "ok";
   rep["messages"] = plan.messages.size();
   rep["bytes"] = plan.total_bytes;
@@ -529,17 +429,19 @@ void Sink::run(Json& rep) {
   rep["elapsed_s"] = secs;
   rep["messages_per_s"] = secs > 0 ? static_cast<double>(plan.messages.size()) / secs : 0.0;
   rep["bytes_per_s"] = secs > 0 ? static_cast<double>(plan.total_bytes) / secs : 0.0;
-  rep["host"] = Json{{"packets_in", packets_in_},
-                     {"bytes_in_ring", bytes_host_},
-                     {"bytes_on_wire", bytes_wire_},
-                     {"packets_out", packets_out_},
-                     {"tx_ring_full", tx_full_},
-                     {"tx_dropped", tx_dropped_},
+  rep["host"] = Json{{"packets_in", cc.packets_in},
+                     {"bytes_in_ring", cc.bytes_in_ring},
+                     {"bytes_on_wire", cc.bytes_on_wire},
+                     {"packets_out", cc.packets_out},
+                     {"tx_ring_full", cc.tx_ring_full},
+                     {"tx_dropped", cc.tx_dropped},
                      {"ddp_headers_seen", headers_seen_},
                      {"whole_segments_on_live_streams", whole_on_live_},
-                     {"association_writes", assoc_writes_},
-                     {"usrsctp_inputs", coalescer_.counters().packets_out},
-                     {"packets_merged", coalescer_.counters().merged}};
+                     {"association_writes", cc.association_writes},
+                     {"association_clears", cc.association_clears},
+                     {"streams_torn_down", cc.streams_torn_down},
+                     {"usrsctp_inputs", cc.usrsctp_inputs},
+                     {"packets_merged", cc.packets_merged}};
   rep["card"] = Json{{"received", nc.received},
                      {"crc_drops", nc.crc_drops},
                      {"size_drops", nc.size_drops},
@@ -551,7 +453,7 @@ void Sink::run(Json& rep) {
                      {"tx_bad_length", nc.tx_bad_length},
                      {"tx_read_errors", nc.tx_read_errors}};
   rep["sctp"] = sctp_stats();
-  const auto& ec = ep_.counters();
+  const auto& ec = ep().counters();
   rep["sessions"] = Json{{"controls_received", ec.controls_received},
                          {"out_of_order", ec.out_of_order},
                          {"violations", ec.violations},

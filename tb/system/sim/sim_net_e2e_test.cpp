@@ -24,6 +24,7 @@
 
 #include "rnic/driver/rnic.hpp"
 #include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/sctp/card_endpoint.hpp"
 #include "rnic/sctp/endpoint.hpp"
 #include "rnic/sctp/udp_link.hpp"
 #include "rnic/sim/protocol.hpp"
@@ -132,6 +133,8 @@ void expect_offloaded_run(const RunResult& r, bool only_the_peer = true) {
   EXPECT_EQ(h["ddp_headers_seen"], r.sink["segments"]) << r.log;
   EXPECT_EQ(h["whole_segments_on_live_streams"], 0) << r.log;
   EXPECT_EQ(h["association_writes"], 1) << r.log;
+  EXPECT_EQ(h["association_clears"], 1) << r.log;  // at the peer's SHUTDOWN, fenced
+  EXPECT_EQ(h["streams_torn_down"], 2) << r.log;   // one per Terminate
   EXPECT_LT(h["bytes_in_ring"].get<std::uint64_t>() * 8, h["bytes_on_wire"].get<std::uint64_t>()) << r.log;
   EXPECT_EQ(r.sink["bytes"], r.peer["bytes"]) << r.log;
   if (only_the_peer) {
@@ -237,6 +240,47 @@ TEST(SimNetE2E, StrangersDatagramsDuringARunChangeNothing) {
   EXPECT_GT(r.sink["card"]["crc_drops"].get<std::uint64_t>(), 0u) << r.log;
   EXPECT_LE(r.sink["card"]["crc_drops"].get<std::uint64_t>(), bad_crc) << r.log;
   EXPECT_EQ(sim.stop(), 0);
+}
+
+// CardEndpoint's own refusals, each with its error and nothing written into the card: an entry or a
+// socket beyond the tables, a port 0, and accept() before the association is in the card's table.
+TEST(CardEndpoint, RefusesWhatItCannotDo) {
+  SimProcess sim({"--udp-port", "0"});
+  auto dev = rnic::Device::open(sim.device_string());
+  auto client = dev->create_client();
+  rnic::NetPort& net = dev->open_net();
+  rnic::sctp::CardEndpointConfig c;
+  c.sctp.port = rnic::ulp::kReceiverSctpPort;
+  c.peer = Ipv4Endpoint{rnic::sctp::kIpv4Loopback, 9898};
+  const auto code = [&](const rnic::sctp::CardEndpointConfig& cfg) {
+    try {
+      rnic::sctp::CardEndpoint card(*dev, *client, net, cfg);
+    } catch (const rnic::Error& e) {
+      return std::optional<rnic::Errc>(e.code());
+    }
+    return std::optional<rnic::Errc>();
+  };
+  auto bad = c;
+  bad.assoc_entry = 16;
+  EXPECT_EQ(code(bad), rnic::Errc::kInvalidArgument);
+  bad = c;
+  bad.socket = 16;
+  EXPECT_EQ(code(bad), rnic::Errc::kInvalidArgument);
+  bad = c;
+  bad.peer.port = 0;
+  EXPECT_EQ(code(bad), rnic::Errc::kInvalidArgument);
+  rnic::sctp::CardEndpoint card(*dev, *client, net, c);
+  EXPECT_TRUE(card.socket_programmed());  // rnic-sim's socket table
+  card.listen();
+  try {
+    card.accept(0);
+    ADD_FAILURE() << "accept before the association is up";
+  } catch (const rnic::Error& e) {
+    EXPECT_EQ(e.code(), rnic::Errc::kState) << e.what();
+  }
+  EXPECT_FALSE(card.step());  // nothing arrives: nothing moves
+  EXPECT_FALSE(card.association_written());
+  EXPECT_TRUE(card.streams().empty());
 }
 
 }  // namespace
