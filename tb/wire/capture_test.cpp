@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/wire/bytes.hpp"
 #include "rnic/wire/sctp_ddp.hpp"
 
 namespace {
@@ -42,6 +43,29 @@ TEST(SctpDataChunk, Rfc5043UnorderedPpid16Layout) {
   EXPECT_EQ(c[17], 0x07);           // DDP-SSN low byte
   EXPECT_EQ(c[21], 0);              // padding
   EXPECT_THROW(SctpPacket::data_chunk(1, 0, 0, 16, true, rnic::wire::ConstBytes()), std::invalid_argument);
+}
+
+// RFC 6951 capture frames (rnic-peer --pcap): Ethernet / IPv4 (protocol 17, a valid header checksum) /
+// UDP (RFC 768: length, no checksum) around the datagram's payload, byte for byte.
+TEST(UdpFrame, Rfc6951SctpOverUdpLayout) {
+  const std::vector<std::uint8_t> payload{1, 2, 3, 4, 5};
+  const auto f = SctpPacket::udp_frame({0x7F000001, 9898}, {0x0A000002, 9899}, rnic::wire::ConstBytes(payload));
+  ASSERT_EQ(f.size(), 14u + 20 + 8 + payload.size());
+  EXPECT_EQ(f[12] << 8 | f[13], 0x0800);                  // IPv4
+  EXPECT_EQ(f[14], 0x45);                                 // version 4, 20-byte header
+  EXPECT_EQ(f[16] << 8 | f[17], 20 + 8 + 5);              // IP total length
+  EXPECT_EQ(f[23], 17);                                   // UDP
+  EXPECT_EQ(rnic::wire::load_be32(&f[26]), 0x7F000001u);  // source address
+  EXPECT_EQ(rnic::wire::load_be32(&f[30]), 0x0A000002u);  // destination address
+  std::uint32_t sum = 0;                                  // the header checksums to 0xFFFF
+  for (std::size_t i = 14; i < 34; i += 2) sum += static_cast<std::uint32_t>(f[i] << 8 | f[i + 1]);
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  EXPECT_EQ(sum, 0xFFFFu);
+  EXPECT_EQ(f[34] << 8 | f[35], 9898);   // source port
+  EXPECT_EQ(f[36] << 8 | f[37], 9899);   // destination port (sctp-tunneling)
+  EXPECT_EQ(f[38] << 8 | f[39], 8 + 5);  // UDP length
+  EXPECT_EQ(f[40] << 8 | f[41], 0);      // no checksum
+  EXPECT_EQ(std::vector<std::uint8_t>(f.begin() + 42, f.end()), payload);
 }
 
 }  // namespace
