@@ -216,6 +216,8 @@ TEST(SctpEndpoint, SecondAssociationIsAborted) {
   Pair p;
   p.connect();
   ASSERT_EQ(p.b->state(), AssociationState::kReady);
+  const auto tag = p.b->local_verification_tag();  // what the card's entry is written with
+  ASSERT_TRUE(tag.has_value());
   std::deque<Packet> c_out;
   EndpointConfig cc;
   cc.port = 5003;
@@ -241,6 +243,10 @@ TEST(SctpEndpoint, SecondAssociationIsAborted) {
   EXPECT_EQ(p.b->counters().aborts_sent, 1u);
   EXPECT_EQ(p.b->counters().abort_failures, 0u);
   EXPECT_EQ(p.b->state(), AssociationState::kReady);
+  // usrsctp answered the second association's COOKIE ECHO before the Endpoint aborted it: the tag and
+  // port the card's entry needs are still the first association's.
+  EXPECT_EQ(p.b->local_verification_tag(), tag);
+  EXPECT_EQ(p.b->peer_port(), std::optional<std::uint16_t>(5001));
   establish(p, 0);  // the first association still carries DDP
 }
 

@@ -38,7 +38,10 @@ Runtime& runtime() {
 int conn_output(void* addr, void* buffer, std::size_t length, std::uint8_t /*tos*/, std::uint8_t /*set_df*/) {
   auto* ep = static_cast<Endpoint*>(addr);
   if (runtime().endpoints.count(ep) == 0) return 0;  // going away: the packet is lost, as on a wire
-  ep->emit(ConstBytes(static_cast<const std::uint8_t*>(buffer), length));
+  try {
+    ep->emit(ConstBytes(static_cast<const std::uint8_t*>(buffer), length));
+  } catch (...) {  // nothing may unwind through usrsctp (C): the packet is lost, as on a wire
+  }
   return 0;
 }
 
@@ -229,7 +232,6 @@ void Endpoint::connect(std::uint16_t peer_port) {
   if (usrsctp_connect(sock_, reinterpret_cast<sockaddr*>(&peer), static_cast<socklen_t>(sizeof peer)) != 0 &&
       errno != EINPROGRESS)
     fail(Errc::kBackend, fmt::format("usrsctp_connect port {}: {}", peer_port, std::strerror(errno)));
-  peer_port_ = peer_port;
   state_ = AssociationState::kConnecting;
 }
 
@@ -242,20 +244,47 @@ void Endpoint::input(ConstBytes packet) {
 
 // Every packet usrsctp sends. Besides handing it to the wire, notes what local_verification_tag()
 // reports: the Initiate Tag of our INIT (RFC 9260 3.3.2: the tag the peer's packets will carry), and
-// for a COOKIE ACK (type 11, RFC 9260 3.3.12) sent in answer to the packet being input, that packet's
-// tag and source port: usrsctp accepted its COOKIE ECHO, so the tag is the one its cookie holds.
+// for a COOKIE ACK (type 11, RFC 9260 3.3.12, first in its packet) sent in answer to the packet being
+// input, that packet's tag, keyed by its source port: usrsctp accepted its COOKIE ECHO, so the tag is the
+// one its cookie holds. Which of these is ours is decided at COMM_UP / RESTART of our association
+// (adopt_verification_tag): a listening socket also answers a second association's COOKIE ECHO before
+// the Endpoint aborts it.
 void Endpoint::emit(ConstBytes packet) {
   constexpr std::uint8_t kInit = 1, kCookieAck = 11;
+  constexpr std::size_t kMaxCookieTags = 64;  // a peer can start many associations: keep a bounded few
   if (packet.size >= kSctpCommonHeaderSize + 4) {
     const std::uint8_t type = packet.data[kSctpCommonHeaderSize];
     if (type == kInit && packet.size >= kSctpCommonHeaderSize + 8) {
       init_tag_ = wire::load_be32(packet.data + kSctpCommonHeaderSize + 4);
     } else if (type == kCookieAck && in_input_.size >= kSctpCommonHeaderSize) {
-      local_vtag_ = wire::load_be32(in_input_.data + 4);
-      peer_port_ = wire::load_be16(in_input_.data);
+      if (cookie_tags_.size() >= kMaxCookieTags) cookie_tags_.clear();
+      cookie_tags_[wire::load_be16(in_input_.data)] = wire::load_be32(in_input_.data + 4);
     }
   }
   wire_out_(packet);
+}
+
+// COMM_UP or RESTART of the association this Endpoint keeps: its peer's SCTP port from usrsctp, and the
+// tag packets to us carry: our INIT's (active side) or the one usrsctp took from that port's COOKIE
+// ECHO (passive side; a restart brings a new one).
+void Endpoint::adopt_verification_tag() {
+  sockaddr* addrs = nullptr;
+  const int n = usrsctp_getpaddrs(sock_, assoc_id_, &addrs);
+  std::optional<std::uint16_t> port;
+  if (n > 0 && addrs != nullptr && addrs[0].sa_family == AF_CONN) {
+    sockaddr_conn c{};
+    std::memcpy(&c, addrs, sizeof c);
+    port = ntohs(c.sconn_port);
+  }
+  if (addrs != nullptr) usrsctp_freepaddrs(addrs);
+  if (!port) return;  // usrsctp no longer has it: nothing to adopt
+  peer_port_ = port;
+  if (const auto it = cookie_tags_.find(*port); it != cookie_tags_.end()) {
+    local_vtag_ = it->second;
+  } else if (init_tag_) {
+    local_vtag_ = init_tag_;
+  }
+  cookie_tags_.clear();  // the others belong to associations this Endpoint does not keep
 }
 
 void Endpoint::advance_timers(std::uint32_t elapsed_ms) {
@@ -320,7 +349,7 @@ void Endpoint::on_notification(const std::uint8_t* data, std::size_t len) {
         }
         comm_up_ = true;
         assoc_id_ = ac.sac_assoc_id;
-        if (init_tag_ && !local_vtag_) local_vtag_ = init_tag_;  // active side: our INIT's Initiate Tag
+        adopt_verification_tag();
         in_streams_ = ac.sac_inbound_streams;
         out_streams_ = ac.sac_outbound_streams;
       } else if (ac.sac_assoc_id == assoc_id_ || !comm_up_) {
@@ -599,6 +628,14 @@ bool Endpoint::all_acknowledged() const {
   if (usrsctp_getsockopt(sock_, IPPROTO_SCTP, kSctpGetSndbufUse, &ss, &len) != 0)
     fail(Errc::kBackend, fmt::format("getsockopt SCTP_GET_SNDBUF_USE: {}", std::strerror(errno)));
   return ss.ss_total_sndbuf == 0;
+}
+
+bool Endpoint::association_held() const {
+  if (!comm_up_) return false;
+  sctp_status st{};
+  socklen_t len = static_cast<socklen_t>(sizeof st);
+  st.sstat_assoc_id = assoc_id_;
+  return usrsctp_getsockopt(sock_, IPPROTO_SCTP, SCTP_STATUS, &st, &len) == 0;
 }
 
 void Endpoint::shutdown() {

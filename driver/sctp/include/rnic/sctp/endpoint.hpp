@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -138,8 +139,9 @@ class Endpoint {
   // What the card's association table needs (NetAssociation), learnt from usrsctp's own packets, never
   // from a peer's claim: the verification tag packets to us carry (RFC 9260 8.5) and the peer's SCTP
   // port. Active side: the Initiate Tag of our INIT. Passive side: the tag of the COOKIE ECHO usrsctp
-  // answered with a COOKIE ACK (it checked the tag against its signed cookie). A restart of the
-  // association (a new COOKIE ECHO answered) changes it. nullopt until known.
+  // answered with a COOKIE ACK (it checked the tag against its signed cookie), from the port usrsctp
+  // names as this association's peer: never a second association's, which the Endpoint aborts. Set at
+  // COMM_UP; a restart of the association (a new COOKIE ECHO answered) changes it. nullopt until known.
   std::optional<std::uint32_t> local_verification_tag() const { return local_vtag_; }
   std::optional<std::uint16_t> peer_port() const { return peer_port_; }
 
@@ -172,6 +174,10 @@ class Endpoint {
   // True when nothing is queued here and usrsctp holds no DATA the peer has not acknowledged
   // (SCTP_GET_SNDBUF_USE: bytes queued or sent and unacknowledged). False unless kReady.
   bool all_acknowledged() const;
+  // Whether usrsctp still holds the association in any state: after the peer's SHUTDOWN (state kLost)
+  // it answers with SHUTDOWN ACK and keeps the association, retransmitting, until SHUTDOWN COMPLETE
+  // (RFC 9260 9.2). An owner that goes away earlier leaves the peer's shutdown unfinished.
+  bool association_held() const;
   // Graceful SCTP shutdown (RFC 4960 9.2, SCTP_EOF): SHUTDOWN once all data is acknowledged; the state
   // becomes kLost at SHUTDOWN COMPLETE. kState unless kReady with nothing queued here.
   void shutdown();
@@ -213,6 +219,7 @@ class Endpoint {
   void lose_association();
   void compute_limits();
   int send_abort(std::uint32_t assoc_id);
+  void adopt_verification_tag();
   std::uint64_t sctp_held_bound();
 
   EndpointConfig config_;
@@ -241,6 +248,7 @@ class Endpoint {
   // local_verification_tag(): the packet input() is handing usrsctp, the tag of our last INIT.
   wire::ConstBytes in_input_;
   std::optional<std::uint32_t> init_tag_;
+  std::map<std::uint16_t, std::uint32_t> cookie_tags_;  // COOKIE ECHO tag by source port, not yet adopted
   std::optional<std::uint32_t> local_vtag_;
   std::optional<std::uint16_t> peer_port_;
 };
