@@ -4,6 +4,7 @@
 #include "core.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -737,6 +738,7 @@ void Core::poll_hw() {
     const bool phase = (load_le(e + kCQE_FLAGS_OFFSET, 1) & kCqeFlagPhase) != 0;
     const bool want = ((cq_cons_ >> cq_log2_) & 1u) == 0;  // 1 on the first lap, flipping per lap
     if (phase != want) break;
+    std::atomic_thread_fence(std::memory_order_acquire);  // the entry is read after its phase
     dispatch(e);
     ++cq_cons_;
   }

@@ -2,6 +2,7 @@
 // The driver's network side (docs/network.md): the receive and transmit packet rings in host memory,
 // the association table and the live streams. Formats and registers are hw.def's (NRXD_*, NTXD_*,
 // NET_*). Every member function expects Core::mu held, as core.cpp's do.
+#include <atomic>
 #include <cstring>
 #include <string>
 
@@ -137,6 +138,7 @@ std::size_t Core::net_receive(std::vector<NetRxPacket>& out, std::size_t max) {
     const bool phase = ((r.index >> r.log2_slots) & 1u) == 0;
     const std::uint32_t flags = field(d, kNRXD_FLAGS_OFFSET, kNRXD_FLAGS_BITS);
     if (((flags & kFlagPhase) != 0) != phase) break;
+    std::atomic_thread_fence(std::memory_order_acquire);  // the rest of the slot is read after its phase
     const std::uint32_t copy = field(d, kNRXD_COPY_LEN_OFFSET, kNRXD_COPY_LEN_BITS);
     if (copy > slot_bytes - kNET_SLOT_DESC_BYTES) {
       throw Error(Errc::kBackend, "NetPort::receive: slot " + num(r.index) + " says " + num(copy) +

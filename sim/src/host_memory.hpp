@@ -10,12 +10,16 @@
 // beat with zero data), counted once, and touches nothing.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "rnic/bus/axi_ports.hpp"
 #include "rnic/bus/sim.hpp"
@@ -144,6 +148,12 @@ class AxiSlave : public rnic::bus::Component<Top> {
     return Burst{addr, len, 0, !ok};
   }
 
+  // W beats are gathered and the burst lands in host memory when its last beat is taken, as one PCIe
+  // write does: the bytes from offset 8 on first, then (after a release fence) the first 8 bytes in
+  // one aligned 64-bit store. The driver, another process reading the same memory while the card runs,
+  // polls a phase bit in the first 8 bytes of an entry (CQE FLAGS, NRXD FLAGS), each written as a burst
+  // of its own: once it sees the phase it sees the whole entry. Byte by byte in address order, it could
+  // see a completion's phase before its RsvdULP (a torn read: SimNetE2E found it).
   void sample_w(const Top& t) {
     if (writes_.empty()) {
       ++proto_errors_;  // the kernel promises W never precedes its burst's AWVALID
@@ -151,12 +161,18 @@ class AxiSlave : public rnic::bus::Component<Top> {
     }
     Burst& b = writes_.front();
     if (!b.err) {
-      std::uint8_t* p = mem_.data() + (b.addr - mem_.base()) + std::uint64_t{b.beat} * bytes_;
+      const std::size_t at = std::size_t{b.beat} * bytes_;
+      if (data_.size() < at + bytes_) {
+        data_.resize(at + bytes_);
+        strobe_.resize(at + bytes_);
+      }
       for (unsigned i = 0; i < bytes_; ++i) {
-        if (rnic::bus::get_bit(P::wstrb(t), i)) p[i] = rnic::bus::get_byte(P::wdata(t), i);
+        data_[at + i] = rnic::bus::get_byte(P::wdata(t), i);
+        strobe_[at + i] = rnic::bus::get_bit(P::wstrb(t), i) ? 1 : 0;
       }
     }
     if (b.beat == b.len || P::wlast(t)) {
+      if (!b.err) land(b.addr, std::size_t{b.beat + 1} * bytes_);
       b_q_.push_back(b.err ? kSlvErr : 0);
       writes_.pop_front();
     } else {
@@ -164,11 +180,32 @@ class AxiSlave : public rnic::bus::Component<Top> {
     }
   }
 
+  void land(std::uint64_t addr, std::size_t n) {
+    std::uint8_t* p = mem_.data() + (addr - mem_.base());
+    if (n < 8) {  // a bus narrower than 8 bytes: byte by byte
+      for (std::size_t i = 0; i < n; ++i) {
+        if (strobe_[i]) p[i] = data_[i];
+      }
+      return;
+    }
+    for (std::size_t i = 8; i < n; ++i) {
+      if (strobe_[i]) p[i] = data_[i];
+    }
+    std::atomic_thread_fence(std::memory_order_release);
+    std::uint8_t head[8];  // the burst is bus-aligned, so 8-aligned: one 64-bit store
+    std::memcpy(head, p, 8);
+    for (std::size_t i = 0; i < 8; ++i) {
+      if (strobe_[i]) head[i] = data_[i];
+    }
+    std::memcpy(p, head, 8);
+  }
+
   MemRegion& mem_;
   unsigned bytes_;
   std::deque<Burst> writes_;  // accepted AWs still receiving W beats
   std::deque<std::uint8_t> b_q_;
   std::deque<Burst> reads_;
+  std::vector<std::uint8_t> data_, strobe_;  // the W beats of the burst being written
   std::uint64_t errors_ = 0, proto_errors_ = 0, last_activity_ = 0;
 };
 
