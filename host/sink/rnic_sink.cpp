@@ -86,7 +86,7 @@ struct Options {
   std::uint16_t sctp_port = rnic::ulp::kReceiverSctpPort;
   std::uint16_t socket = 0;
   std::uint32_t timeout_ms = 120000;
-  std::uint32_t linger_ms = 1000;
+  std::uint32_t linger_ms = 30000;
   std::uint32_t coalesce = 16;
   std::string json;
 };
@@ -178,10 +178,20 @@ class Sink {
   std::optional<rnic::ulp::Plan> plan_;
   std::vector<std::string> failures_;
   std::uint64_t headers_seen_ = 0, whole_on_live_ = 0;
+  bool announced_ = false;
 };
 
 void Sink::step() {
   const bool moved = card_.step();
+  if (card_.association_written() && !announced_) {
+    announced_ = true;
+    const auto& st = card_.streams();
+    fmt::print(
+        "rnic-sink: association up with DDP on both sides (RFC 5043 11.1): entry written, tag 0x{:08x}, "
+        "SCTP ports {} <- {}, DDP streams {}..{}\n",
+        *ep().local_verification_tag(), o_.sctp_port, *ep().peer_port(), st.front(), st.back());
+    std::fflush(stdout);
+  }
   handle_notices();
   while (client_->poll(batch_, 256) != 0) completions_.insert(completions_.end(), batch_.begin(), batch_.end());
   if (!moved) ::usleep(200);
@@ -414,8 +424,10 @@ void Sink::run(Json& rep) {
   // entry (fenced) in the round usrsctp reports it, then the shutdown finishes.
   run_until([&] { return ep().state() != AssociationState::kReady; }, "the peer's SHUTDOWN");
   if (card_.association_written()) throw Failure("the association entry is still in the card after the SHUTDOWN");
+  // usrsctp answers the SHUTDOWN and keeps the association until SHUTDOWN COMPLETE (retransmitting
+  // its SHUTDOWN ACK if it is lost): serve until then, at most --linger-ms.
   const auto linger_end = Clock::now() + std::chrono::milliseconds(o_.linger_ms);
-  while (Clock::now() < linger_end) step();
+  while (ep().association_held() && Clock::now() < linger_end) step();
 
   const auto& plan = *plan_;
   const double secs = std::chrono::duration<double>(t_done - t_ready).count();
@@ -493,7 +505,8 @@ int main(int argc, char** argv) {
   app.add_option("--timeout-ms", o.timeout_ms, "give up after this long")
       ->check(CLI::Range(1u, 3'600'000u))
       ->capture_default_str();
-  app.add_option("--linger-ms", o.linger_ms, "keep serving this long after the peer's SHUTDOWN")
+  app.add_option("--linger-ms", o.linger_ms,
+                 "after the peer's SHUTDOWN, serve until the SHUTDOWN COMPLETE, at most this long")
       ->check(CLI::Range(0u, 60'000u))
       ->capture_default_str();
   app.add_option("--coalesce", o.coalesce,

@@ -20,6 +20,13 @@ EndpointConfig offloaded(EndpointConfig c) {
   return c;
 }
 
+// usrsctp's timers are process-wide: one wall clock for every CardEndpoint of the process, so N of them
+// do not run the timers N times too fast.
+WallClockTimers& process_timers() {
+  static WallClockTimers t;
+  return t;
+}
+
 }  // namespace
 
 CardEndpoint::CardEndpoint(Device& device, Client& client, NetPort& net, CardEndpointConfig config)
@@ -65,7 +72,7 @@ bool CardEndpoint::step() {
   counters_.usrsctp_inputs = coalescer_.counters().packets_out;
   counters_.packets_merged = coalescer_.counters().merged;
   bool moved = ep_.pump() || n != 0;
-  if (timers_.advance()) moved = ep_.pump() || moved;
+  if (process_timers().advance()) moved = ep_.pump() || moved;
   program_association();
   const std::size_t queued = out_.size();
   flush_out();
@@ -87,20 +94,7 @@ void CardEndpoint::program_association() {
   const auto their_port = ep_.peer_port();
   if (!vtag || !their_port) fail(Errc::kBackend, "the association is up but usrsctp's verification tag is not known");
   if (written_vtag_ == vtag) return;
-  if (streams_.empty()) {
-    const std::uint32_t n = std::min<std::uint32_t>(ep_.ddp_streams(), device_.info().streams);
-    if (n == 0) fail(Errc::kInvalidArgument, "the association has no DDP stream the card can hold");
-    pd_ = client_.alloc_pd();
-    for (std::uint32_t i = 0; i < n; ++i) {
-      streams_.push_back(client_.create_stream(*pd_));
-      if (streams_.back() != streams_.front() + i)
-        fail(Errc::kBusy, fmt::format("the card's DDP streams for the association are not consecutive ({} after {}): "
-                                      "the association table maps SCTP stream s to first + s",
-                                      streams_.back(), streams_.front()));
-    }
-    live_.assign(n, false);
-    torn_down_.assign(n, false);
-  }
+  if (streams_.empty()) create_streams();
   NetAssociation a;
   a.my_ip = config_.my_ip;
   a.their_ip = config_.peer.addr;
@@ -117,6 +111,41 @@ void CardEndpoint::program_association() {
   ++counters_.association_writes;
 }
 
+// The association's DDP streams, all or none: SCTP stream s is DDP stream first + s in the card's table,
+// so they must be consecutive; a failure part-way gives back what was created and throws.
+void CardEndpoint::create_streams() {
+  const std::uint32_t n = std::min<std::uint32_t>(ep_.ddp_streams(), device_.info().streams);
+  if (n == 0) fail(Errc::kInvalidArgument, "the association has no DDP stream the card can hold");
+  const PdId pd = client_.alloc_pd();
+  std::vector<StreamId> made;
+  try {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      made.push_back(client_.create_stream(pd));
+      if (made.back() != made.front() + i)
+        fail(Errc::kBusy, fmt::format("the card's DDP streams for the association are not consecutive ({} after {}): "
+                                      "the association table maps SCTP stream s to first + s",
+                                      made.back(), made.front()));
+    }
+  } catch (...) {
+    for (const StreamId s : made) {
+      try {
+        client_.teardown_stream(s, Teardown::kAbortive);
+        client_.destroy_stream(s);
+      } catch (...) {  // the client frees what it still holds when it goes
+      }
+    }
+    try {
+      client_.dealloc_pd(pd);
+    } catch (...) {
+    }
+    throw;
+  }
+  pd_ = pd;
+  streams_ = std::move(made);
+  live_.assign(n, false);
+  torn_down_.assign(n, false);
+}
+
 void CardEndpoint::clear_association() {
   if (!written_vtag_) return;
   net_.clear_association(config_.assoc_entry);  // fenced: nothing of the association is past the front end
@@ -131,20 +160,44 @@ void CardEndpoint::accept(std::uint16_t stream, wire::ConstBytes private_data) {
          fmt::format("accept: stream {} beyond the association's {} DDP streams", stream, streams_.size()));
   if (torn_down_[stream])
     fail(Errc::kState, fmt::format("accept: stream {}'s session ended and its DDP stream is torn down", stream));
+  if (ep_.session_state(stream) != SessionState::kInitiateReceived)
+    fail(Errc::kState, fmt::format("accept: stream {} has no Initiate to answer (session {})", stream,
+                                   session_state_name(ep_.session_state(stream))));
   client_.set_stream_live(streams_[stream], true);  // before the Accept leaves: the first segment may follow it
   live_[stream] = true;
-  ep_.accept(stream, private_data);
+  try {
+    ep_.accept(stream, private_data);
+  } catch (...) {  // no Accept left: the card must not take the stream's chunks
+    client_.set_stream_live(streams_[stream], false);
+    live_[stream] = false;
+    throw;
+  }
+}
+
+// RFC 5043 6.2: our Terminate. The card stops taking the stream's chunks first (teardown, fenced), so
+// nothing is placed for a session we ended; then the Terminate leaves.
+void CardEndpoint::terminate(std::uint16_t stream) {
+  if (stream < live_.size() && live_[stream]) end_stream(stream);
+  ep_.terminate(stream);
+}
+
+void CardEndpoint::end_stream(std::uint16_t stream) {
+  live_[stream] = false;
+  torn_down_[stream] = true;
+  client_.teardown_stream(streams_[stream], Teardown::kGraceful);
+  ++counters_.streams_torn_down;
 }
 
 // RFC 5043 6: a session that ended (Terminate received in DDP-SSN order, or one we sent for a violation)
 // has its DDP stream torn down, fenced, live bit first, before the owner hears of it.
 void CardEndpoint::on_notice(const SessionNotice& n) {
   const bool ended = n.kind == NoticeKind::kTerminated || n.kind == NoticeKind::kViolation;
-  if (ended && n.stream < live_.size() && live_[n.stream] && !torn_down_[n.stream]) {
-    client_.teardown_stream(streams_[n.stream], Teardown::kGraceful);
-    live_[n.stream] = false;
-    torn_down_[n.stream] = true;
-    ++counters_.streams_torn_down;
+  if (ended && n.stream < live_.size() && live_[n.stream]) end_stream(n.stream);
+  // The active side: our Initiate was accepted, the peer's segments follow its Accept. Any that reach
+  // the host before the live bit is set come whole, in DDP-SSN order, to the segment sink.
+  if (n.kind == NoticeKind::kAccepted && n.stream < live_.size() && !live_[n.stream] && !torn_down_[n.stream]) {
+    client_.set_stream_live(streams_[n.stream], true);
+    live_[n.stream] = true;
   }
   if (handler_) handler_(n);
 }
@@ -154,9 +207,12 @@ void CardEndpoint::flush_out() {
     try {
       net_.send(out_.front(), config_.socket);
     } catch (const rnic::Error& e) {
-      if (e.code() != Errc::kQueueFull) throw;
-      ++counters_.tx_ring_full;
-      break;
+      if (e.code() == Errc::kQueueFull) {
+        ++counters_.tx_ring_full;
+        break;
+      }
+      if (e.code() != Errc::kInvalidArgument) throw;
+      ++counters_.tx_dropped;  // a packet the ring cannot carry (longer than a slot): lost, as on a wire
     }
     out_.pop_front();
     ++counters_.packets_out;

@@ -80,8 +80,7 @@ std::unique_ptr<ChildProcess> start_sink(const SimProcess& sim, std::uint16_t ca
   auto sink = std::make_unique<ChildProcess>(
       RNIC_SINK_BINARY,
       std::vector<std::string>{"--device", sim.device_string(), "--peer", "127.0.0.1:" + std::to_string(peer_port),
-                               "--udp-port", std::to_string(card_port), "--timeout-ms", "90000", "--linger-ms", "300",
-                               "--json", json});
+                               "--udp-port", std::to_string(card_port), "--timeout-ms", "90000", "--json", json});
   const auto end = std::chrono::steady_clock::now() + 30s;
   while (sink->out().find("listening") == std::string::npos) {
     if (sink->poll() || std::chrono::steady_clock::now() > end) {
@@ -204,7 +203,8 @@ TEST(SimNetE2E, PeerWithoutTheDdpIndicationCarriesNoDdp) {
 // RFC 5041 8 / RFC 5043: the peer is not the only one who can reach the card's port. While a run goes,
 // a stranger sends 300 datagrams: random bytes (a bad CRC32c: dropped by the card), and SCTP packets with
 // a good CRC32c and the run's SCTP ports but a guessed verification tag, carrying DDP segment chunks
-// (no association entry matches: they reach the host whole, where usrsctp drops them for their tag).
+// (from the stranger's own UDP port, so no association entry matches: they reach the host whole, where
+// usrsctp drops them for their tag; the card's tag match itself is tested in net.assoc.* and NetSide.*).
 // The run is unchanged: every byte and completion as planned, nothing placed twice or elsewhere.
 TEST(SimNetE2E, StrangersDatagramsDuringARunChangeNothing) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
@@ -281,6 +281,92 @@ TEST(CardEndpoint, RefusesWhatItCannotDo) {
   EXPECT_FALSE(card.step());  // nothing arrives: nothing moves
   EXPECT_FALSE(card.association_written());
   EXPECT_TRUE(card.streams().empty());
+}
+
+// The card's tables follow the sessions (RFC 5043 6.2): an in-test peer (usrsctp in UDP) Initiates on
+// streams 0 and 1 of an association with a CardEndpoint on rnic-sim. The association goes into the
+// card; accept() makes a stream live, and refuses a stream with no Initiate (nothing made live); our
+// terminate() tears stream 0 down before its Terminate leaves; the peer's Terminate on stream 1 tears
+// it down before the owner hears of it; the peer's SHUTDOWN clears the entry.
+TEST(CardEndpoint, SessionsDriveLiveStreamsAndTheEntry) {
+  SimProcess sim({"--udp-port", "0"});
+  const std::uint16_t card_port = sim_udp_port(sim);
+  auto dev = rnic::Device::open(sim.device_string());
+  auto client = dev->create_client();
+  UdpLink link;
+  rnic::sctp::CardEndpointConfig c;
+  c.sctp.port = rnic::ulp::kReceiverSctpPort;
+  c.my_udp_port = card_port;
+  c.peer = link.local();
+  rnic::sctp::CardEndpoint card(*dev, *client, dev->open_net(), c);
+  std::vector<rnic::sctp::SessionNotice> card_notices, peer_notices;
+  card.set_session_handler([&](const rnic::sctp::SessionNotice& n) {
+    // The owner hears of a Terminate only once the stream is torn down.
+    if (n.kind == rnic::sctp::NoticeKind::kTerminated) {
+      EXPECT_TRUE(card.torn_down(n.stream));
+    }
+    card_notices.push_back(n);
+  });
+  card.listen();
+  // usrsctp's CRC32c offload is one setting per process, and the CardEndpoint's is on: the peer's
+  // packets get their CRC32c here (the card checks it), and the card's come with the card's.
+  rnic::sctp::EndpointConfig pc;
+  pc.port = rnic::ulp::kPeerSctpPort;
+  pc.crc32c_offload = true;
+  const Ipv4Endpoint to_card{rnic::sctp::kIpv4Loopback, card_port};
+  rnic::sctp::Endpoint peer(pc, [&](rnic::wire::ConstBytes p) {
+    std::vector<std::uint8_t> sealed = p.to_vector();
+    rnic::capture::SctpPacket::seal(sealed);
+    try {
+      link.send_to(to_card, rnic::wire::ConstBytes(sealed));
+    } catch (const rnic::Error&) {
+    }
+  });
+  peer.set_session_handler([&](const rnic::sctp::SessionNotice& n) { peer_notices.push_back(n); });
+  rnic::sctp::WallClockTimers timers;
+  const auto run = [&](const std::function<bool()>& done) {
+    const auto end = std::chrono::steady_clock::now() + 20s;
+    while (!done() && std::chrono::steady_clock::now() < end) {
+      card.step();
+      while (auto d = link.receive(1)) peer.input(rnic::wire::ConstBytes(d->bytes));
+      peer.pump();
+      timers.advance();
+    }
+    return done();
+  };
+  const auto state = [&](std::uint16_t s) { return client->stream_state(card.streams()[s]).state; };
+  peer.connect(rnic::ulp::kReceiverSctpPort);
+  ASSERT_TRUE(run([&] { return card.association_written() && peer.state() == rnic::sctp::AssociationState::kReady; }));
+  ASSERT_GE(card.streams().size(), 2u);
+  try {
+    card.accept(0);
+    ADD_FAILURE() << "accept with no Initiate";
+  } catch (const rnic::Error& e) {
+    EXPECT_EQ(e.code(), rnic::Errc::kState) << e.what();
+  }
+  EXPECT_FALSE(card.live(0));
+  peer.initiate(0);
+  peer.initiate(1);
+  ASSERT_TRUE(run([&] { return card_notices.size() == 2; }));
+  card.accept(0);
+  card.accept(1);
+  EXPECT_TRUE(card.live(0));
+  EXPECT_TRUE(card.live(1));
+  ASSERT_TRUE(run([&] { return peer_notices.size() == 2; }));
+  card.terminate(0);  // ours: torn down at once, then the Terminate
+  EXPECT_FALSE(card.live(0));
+  EXPECT_EQ(state(0), rnic::StreamState::State::kTornDown);
+  ASSERT_TRUE(run([&] { return peer_notices.size() == 3; }));
+  EXPECT_EQ(peer_notices[2].kind, rnic::sctp::NoticeKind::kTerminated);
+  peer.terminate(1);  // the peer's
+  ASSERT_TRUE(run([&] { return card_notices.size() == 3; }));
+  EXPECT_EQ(card_notices[2].kind, rnic::sctp::NoticeKind::kTerminated);
+  EXPECT_EQ(state(1), rnic::StreamState::State::kTornDown);
+  EXPECT_EQ(card.counters().streams_torn_down, 2u);
+  ASSERT_TRUE(run([&] { return peer.all_acknowledged(); }));
+  peer.shutdown();
+  ASSERT_TRUE(run([&] { return !card.association_written(); }));
+  EXPECT_EQ(card.counters().association_clears, 1u);
 }
 
 }  // namespace

@@ -9,12 +9,16 @@
 //     SCTP stream pair: RFC 5043 8, consecutive) and writes the card's association table entry with
 //     usrsctp's own verification tag. Never for an association without the indication.
 //   - RFC 5043 6.2: accept() sets the stream live on the card before the Accept leaves, so the card
-//     takes the peer's first segment.
-//   - RFC 5043 6: when a session ends (the peer's Terminate, seen in DDP-SSN order; or a violation we
-//     answered with Terminate), the stream is torn down, fenced, live bit first; then the owner hears of
-//     it. A stream's one session per association: it is not made live again.
-//   - When usrsctp is done with the association (shutdown, abort), the entry is cleared, fenced, before
-//     the next round gives usrsctp anything more. The destructor clears it too.
+//     takes the peer's first segment. On the active side (endpoint().initiate()), the stream goes live
+//     when the peer's Accept is seen; segments that raced ahead of that reach the segment sink whole.
+//   - RFC 5043 6: when a session ends (the peer's Terminate, seen in DDP-SSN order; a violation we
+//     answered with Terminate; our terminate()), the stream is torn down, fenced, live bit first; then
+//     the owner hears of it. A stream's one session per association: it is not made live again.
+//   - When usrsctp reports the association gone or going (SHUTDOWN received: usrsctp still holds it
+//     until SHUTDOWN COMPLETE; an ABORT: it is gone already), the entry is cleared, fenced, in that same
+//     step, before usrsctp is given anything more. The destructor clears it too. Until then the card
+//     may still place segments of the association's live streams: memory the ULP registered for them.
+// usrsctp's timers run on one wall clock for every CardEndpoint of the process.
 // Receive-ring packets go to usrsctp through a PacketCoalescer (config.coalesce), usrsctp's packets
 // into the transmit ring (kept in order while the ring is full, the oldest dropped past 4096, as a
 // congested wire would: SCTP sends it again).
@@ -83,10 +87,14 @@ class CardEndpoint {
   std::optional<PdId> pd() const { return pd_; }
   bool live(std::uint16_t stream) const { return stream < live_.size() && live_[stream]; }
   bool torn_down(std::uint16_t stream) const { return stream < torn_down_.size() && torn_down_[stream]; }
-  // RFC 5043 6.2: sets the stream live on the card, then Accepts with the private data. kState if the
-  // association is not written into the card yet, or the stream's session ended (torn down); else as
+  // RFC 5043 6.2: sets the stream live on the card, then Accepts with the private data (if the Accept
+  // cannot be sent, the live bit is cleared again). kState if the association is not written into the
+  // card yet, the stream has no Initiate to answer, or its session ended (torn down); else as
   // Endpoint::accept.
   void accept(std::uint16_t stream, wire::ConstBytes private_data = {});
+  // RFC 5043 6.2: our Terminate. A live stream is torn down first (fenced): nothing more is placed for
+  // the session. Then as Endpoint::terminate.
+  void terminate(std::uint16_t stream);
 
   bool association_written() const { return written_vtag_.has_value(); }
   bool socket_programmed() const { return socket_programmed_; }
@@ -94,6 +102,8 @@ class CardEndpoint {
 
  private:
   void on_notice(const SessionNotice& n);
+  void create_streams();
+  void end_stream(std::uint16_t stream);
   void program_association();
   void clear_association();
   void flush_out();
@@ -105,7 +115,6 @@ class CardEndpoint {
   std::deque<std::vector<std::uint8_t>> out_;  // usrsctp's packets waiting for a transmit slot
   Endpoint ep_;
   PacketCoalescer coalescer_;
-  WallClockTimers timers_;
   Endpoint::SessionHandler handler_;
   std::vector<NetRxPacket> rx_;
   std::optional<std::uint32_t> written_vtag_;
