@@ -12,7 +12,8 @@
 #     --build DIR    build directory (default build/default)
 #     --out DIR      logs, reports (sink.json, peer.json) and the capture (net.pcap) (default DIR/net)
 #     --loss/--dup/--reorder P   impairment on the path, both ways (rnic-sim --net-*; default 0)
-#     --port P       the card's UDP port (default 9899, RFC 6951); --peer-port the peer's (default 9898)
+#     --port P       the card's UDP port (default 9899, RFC 6951); --peer-port the peer's (default 9898):
+#                    two runs at once need other ports
 # Prints the three programs' summaries and one line "net_run: PASS ..."; exit 0 on success, 1 on any
 # failure (what failed on stderr), 2 bad arguments.
 set -euo pipefail
@@ -64,7 +65,10 @@ sink_pid=
 sock=$(mktemp -u "${TMPDIR:-/tmp}/rnic-sim.XXXXXX.sock")
 cleanup() {
   [[ -z "$sink_pid" ]] || kill -KILL "$sink_pid" 2>/dev/null || true
-  [[ -z "$sim_pid" ]] || kill -TERM "$sim_pid" 2>/dev/null || true
+  if [[ -n "$sim_pid" ]]; then
+    kill -TERM "$sim_pid" 2>/dev/null || true
+    wait "$sim_pid" 2>/dev/null || true
+  fi
   rm -f "$sock"
 }
 trap cleanup EXIT
@@ -86,6 +90,7 @@ for _ in $(seq 1 300); do
   kill -0 "$sink_pid" 2>/dev/null || { cat "$out/sink.log" >&2; fail "rnic-sink exited at start"; }
   sleep 0.1
 done
+grep -q listening "$out/sink.log" || { cat "$out/sink.log" >&2; fail "rnic-sink did not start listening within 30 s"; }
 "$peer" --connect "127.0.0.1:$port" --local-port "$peer_port" --messages "$messages" --max-message "$max_message" \
   --streams "$streams" --seed "$seed" --pcap "$out/net.pcap" --json "$out/peer.json" >"$out/peer.log" 2>&1 ||
   { cat "$out/peer.log" "$out/sink.log" >&2; fail "rnic-peer (log: $out/peer.log)"; }
@@ -101,9 +106,10 @@ sim_pid=
 [[ "$status" -eq 0 ]] || fail "rnic-sim exited with status $status on SIGTERM (see $out/sim.log)"
 
 if [[ "$tshark" -eq 1 ]]; then
-  count() {
-    tshark -r "$out/net.pcap" -d "udp.port==$port,sctp" -X lua_script:"$root/tb/interop/ddp_sctp.lua" \
-      -o sctp.checksum:CRC-32C -Y "$1" -T fields -e frame.number 2>/dev/null | wc -l
+  command -v tshark >/dev/null || fail "tshark not found (./scripts/deps.sh installs it; --no-tshark skips the check)"
+  count() {  # a tshark that fails counts 0, and the check below says so
+    { tshark -r "$out/net.pcap" -d "udp.port==$port,sctp" -X lua_script:"$root/tb/interop/ddp_sctp.lua" \
+      -o sctp.checksum:CRC-32C -Y "$1" -T fields -e frame.number 2>/dev/null || true; } | wc -l
   }
   good='sctp.checksum.status == 1'
   all=$(count "sctp")
