@@ -92,7 +92,8 @@ for _ in $(seq 1 300); do
 done
 grep -q listening "$out/sink.log" || { cat "$out/sink.log" >&2; fail "rnic-sink did not start listening within 30 s"; }
 "$peer" --connect "127.0.0.1:$port" --local-port "$peer_port" --messages "$messages" --max-message "$max_message" \
-  --streams "$streams" --seed "$seed" --pcap "$out/net.pcap" --json "$out/peer.json" >"$out/peer.log" 2>&1 ||
+  --streams "$streams" --seed "$seed" --timeout-ms 300000 --pcap "$out/net.pcap" --json "$out/peer.json" \
+  >"$out/peer.log" 2>&1 ||
   { cat "$out/peer.log" "$out/sink.log" >&2; fail "rnic-peer (log: $out/peer.log)"; }
 status=0
 wait "$sink_pid" || status=$?
