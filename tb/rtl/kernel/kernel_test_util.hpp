@@ -26,16 +26,12 @@
 #endif
 
 #if defined(RNIC_TB_IMPL_SYSTEMC) || defined(RNIC_TB_IMPL_LOCKSTEP)
-#include "rnic/bus/sc_kernel.hpp"
+#include "kernel_model.hpp"
 #include "rnic/tb/lockstep.hpp"
 #endif
 
 namespace rnic::tb::test {
 
-#if defined(RNIC_TB_IMPL_SYSTEMC) || defined(RNIC_TB_IMPL_LOCKSTEP)
-// The parameters of tb/rtl/kernel/CMakeLists.txt's Verilated models (test_params()).
-using ModelConfig = rnic::hls::Config<RNIC_TB_DATA_WIDTH, 256, 16, 4, 64, 16384, 8>;
-#endif
 #if defined(RNIC_TB_IMPL_SYSTEMC)
 using Top = rnic::bus::ScKernel<ModelConfig>;
 #elif defined(RNIC_TB_IMPL_LOCKSTEP)

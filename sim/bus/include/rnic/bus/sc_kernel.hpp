@@ -119,23 +119,7 @@ class ScKernel {
 
   static constexpr int kInstances = 2;
 
-  ScKernel(VerilatedContext* /*ctx*/ = nullptr, const char* /*name*/ = "tb") {
-    Shared* pool = shared();
-    Shared* free = nullptr;
-    for (int i = 0; i < kInstances && free == nullptr; ++i)
-      if (!pool[i].in_use) free = &pool[i];
-    if (free == nullptr)
-      throw std::logic_error("ScKernel: at most " + std::to_string(kInstances) +
-                             " instances of one configuration at a time (SystemC elaborates once per process)");
-    Shared& s = *free;
-    s.in_use = true;
-    m_ = s.model.get();
-    s_ = &s;
-    m_->power_on();
-    const unsigned log2 = log2_bytes();
-    m_axi_gmem_awsize = static_cast<CData>(log2);
-    m_axi_gmem_arsize = static_cast<CData>(log2);
-  }
+  ScKernel(VerilatedContext* ctx = nullptr, const char* name = "tb");
   ~ScKernel() { s_->in_use = false; }
   ScKernel(const ScKernel&) = delete;
   ScKernel& operator=(const ScKernel&) = delete;
@@ -159,23 +143,7 @@ class ScKernel {
     bool in_use = false;
   };
   // Every instance is elaborated before the first sc_start().
-  static Shared* shared() {
-    static Shared* pool = [] {
-      setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-      sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
-      static Shared p[kInstances];
-      for (int i = 0; i < kInstances; ++i) {
-        const std::string n = "rnic_hls" + std::to_string(i);
-        p[i].clk = std::make_unique<sc_core::sc_signal<bool>>((n + "_clk").c_str());
-        p[i].rst_n = std::make_unique<sc_core::sc_signal<bool>>((n + "_rst_n").c_str());
-        p[i].model = std::make_unique<Model>(n.c_str());
-        p[i].model->clk(*p[i].clk);
-        p[i].model->rst_n(*p[i].rst_n);
-      }
-      return p;
-    }();
-    return pool;
-  }
+  static Shared* shared();
   static constexpr unsigned log2_bytes() {
     unsigned l = 0;
     while ((1u << l) < static_cast<unsigned>(C::BYTES)) ++l;
@@ -183,85 +151,129 @@ class ScKernel {
   }
 
   // One rising edge: inputs in, the clocked threads run, outputs out.
-  void edge() {
-    Model& m = *m_;
-    s_->rst_n->write(ap_rst_n != 0);
-    // AXI4-Lite.
-    m.ctl_aw.vld.write(s_axi_control_awvalid != 0);
-    m.ctl_aw.dat.write(rnic::hls::LiteAddr{s_axi_control_awaddr});
-    m.ctl_w.vld.write(s_axi_control_wvalid != 0);
-    m.ctl_w.dat.write(rnic::hls::LiteW{s_axi_control_wdata, s_axi_control_wstrb});
-    m.ctl_b.rdy.write(s_axi_control_bready != 0);
-    m.ctl_ar.vld.write(s_axi_control_arvalid != 0);
-    m.ctl_ar.dat.write(rnic::hls::LiteAddr{s_axi_control_araddr});
-    m.ctl_r.rdy.write(s_axi_control_rready != 0);
-    // AXI-Stream in.
-    m.rx.vld.write(s_axis_rx_tvalid != 0);
-    if (s_axis_rx_tvalid != 0) {
-      rnic::hls::AxisBeat<W> b;
-      from_port(b.data, s_axis_rx_tdata);
-      b.keep = s_axis_rx_tkeep;
-      b.last = s_axis_rx_tlast != 0;
-      b.user = s_axis_rx_tuser;
-      m.rx.dat.write(b);
-    }
-    // AXI4 master.
-    m.gmem_aw.rdy.write(m_axi_gmem_awready != 0);
-    m.gmem_w.rdy.write(m_axi_gmem_wready != 0);
-    m.gmem_b.vld.write(m_axi_gmem_bvalid != 0);
-    m.gmem_b.dat.write(rnic::hls::AxiB{m_axi_gmem_bresp});
-    m.gmem_ar.rdy.write(m_axi_gmem_arready != 0);
-    m.gmem_r.vld.write(m_axi_gmem_rvalid != 0);
-    if (m_axi_gmem_rvalid != 0) {
-      rnic::hls::AxiR<W> r;
-      from_port(r.data, m_axi_gmem_rdata);
-      r.resp = m_axi_gmem_rresp;
-      r.last = m_axi_gmem_rlast != 0;
-      m.gmem_r.dat.write(r);
-    }
-    // The edge: the inputs and the clock update together; the threads run on the edge; their writes
-    // update before the next time step.
-    s_->clk->write(true);
-    sc_core::sc_start(1, sc_core::SC_NS);
-    s_->clk->write(false);
-    sc_core::sc_start(1, sc_core::SC_NS);
-    ++edges_;
-    // Outputs.
-    s_axi_control_awready = m.ctl_aw.rdy.read();
-    s_axi_control_wready = m.ctl_w.rdy.read();
-    s_axi_control_bvalid = m.ctl_b.vld.read();
-    s_axi_control_bresp = static_cast<CData>(m.ctl_b.dat.read().resp.to_uint());
-    s_axi_control_arready = m.ctl_ar.rdy.read();
-    s_axi_control_rvalid = m.ctl_r.vld.read();
-    const rnic::hls::LiteR r = m.ctl_r.dat.read();
-    s_axi_control_rdata = r.data.to_uint();
-    s_axi_control_rresp = static_cast<CData>(r.resp.to_uint());
-    s_axis_rx_tready = m.rx.rdy.read();
-    m_axi_gmem_awvalid = m.gmem_aw.vld.read();
-    const rnic::hls::WrAw aw = m.gmem_aw.dat.read();
-    m_axi_gmem_awaddr = aw.addr.to_uint64();
-    m_axi_gmem_awlen = static_cast<CData>(aw.len.to_uint());
-    m_axi_gmem_wvalid = m.gmem_w.vld.read();
-    if (m_axi_gmem_wvalid != 0) {
-      const rnic::hls::AxiW<W> w = m.gmem_w.dat.read();
-      to_port(m_axi_gmem_wdata, w.data);
-      m_axi_gmem_wstrb = static_cast<vl_port_t<W / 8>>(w.strb.to_uint64());
-      m_axi_gmem_wlast = w.last;
-    }
-    m_axi_gmem_bready = m.gmem_b.rdy.read();
-    m_axi_gmem_arvalid = m.gmem_ar.vld.read();
-    const rnic::hls::AxiAr ar = m.gmem_ar.dat.read();
-    m_axi_gmem_araddr = ar.addr.to_uint64();
-    m_axi_gmem_arlen = static_cast<CData>(ar.len.to_uint());
-    m_axi_gmem_rready = m.gmem_r.rdy.read();
-    m_axis_fate_tvalid = m.fate_valid.read();
-    m_axis_fate_tdata = static_cast<CData>(m.fate.read().to_uint());
-  }
+  void edge();
 
   Model* m_ = nullptr;
   Shared* s_ = nullptr;
   CData last_clk_ = 0;
   std::uint64_t edges_ = 0;
 };
+
+// The members that build and step the model are defined out of the class (not inline): a program that
+// declares `extern template class ScKernel<C>;` compiles the model once, in the one file that instantiates
+// ScKernel<C> (tb/rtl/kernel/kernel_model.cpp), instead of in every file that includes this header.
+template <class C>
+ScKernel<C>::ScKernel(VerilatedContext* /*ctx*/, const char* /*name*/) {
+  Shared* pool = shared();
+  Shared* free = nullptr;
+  for (int i = 0; i < kInstances && free == nullptr; ++i)
+    if (!pool[i].in_use) free = &pool[i];
+  if (free == nullptr)
+    throw std::logic_error("ScKernel: at most " + std::to_string(kInstances) +
+                           " instances of one configuration at a time (SystemC elaborates once per process)");
+  Shared& s = *free;
+  s.in_use = true;
+  m_ = s.model.get();
+  s_ = &s;
+  m_->power_on();
+  const unsigned log2 = log2_bytes();
+  m_axi_gmem_awsize = static_cast<CData>(log2);
+  m_axi_gmem_arsize = static_cast<CData>(log2);
+}
+
+template <class C>
+typename ScKernel<C>::Shared* ScKernel<C>::shared() {
+  static Shared* pool = [] {
+    setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+    sc_core::sc_report_handler::set_actions("/IEEE_Std_1666/deprecated", sc_core::SC_DO_NOTHING);
+    static Shared p[kInstances];
+    for (int i = 0; i < kInstances; ++i) {
+      const std::string n = "rnic_hls" + std::to_string(i);
+      p[i].clk = std::make_unique<sc_core::sc_signal<bool>>((n + "_clk").c_str());
+      p[i].rst_n = std::make_unique<sc_core::sc_signal<bool>>((n + "_rst_n").c_str());
+      p[i].model = std::make_unique<Model>(n.c_str());
+      p[i].model->clk(*p[i].clk);
+      p[i].model->rst_n(*p[i].rst_n);
+    }
+    return p;
+  }();
+  return pool;
+}
+
+template <class C>
+void ScKernel<C>::edge() {
+  Model& m = *m_;
+  s_->rst_n->write(ap_rst_n != 0);
+  // AXI4-Lite.
+  m.ctl_aw.vld.write(s_axi_control_awvalid != 0);
+  m.ctl_aw.dat.write(rnic::hls::LiteAddr{s_axi_control_awaddr});
+  m.ctl_w.vld.write(s_axi_control_wvalid != 0);
+  m.ctl_w.dat.write(rnic::hls::LiteW{s_axi_control_wdata, s_axi_control_wstrb});
+  m.ctl_b.rdy.write(s_axi_control_bready != 0);
+  m.ctl_ar.vld.write(s_axi_control_arvalid != 0);
+  m.ctl_ar.dat.write(rnic::hls::LiteAddr{s_axi_control_araddr});
+  m.ctl_r.rdy.write(s_axi_control_rready != 0);
+  // AXI-Stream in.
+  m.rx.vld.write(s_axis_rx_tvalid != 0);
+  if (s_axis_rx_tvalid != 0) {
+    rnic::hls::AxisBeat<W> b;
+    from_port(b.data, s_axis_rx_tdata);
+    b.keep = s_axis_rx_tkeep;
+    b.last = s_axis_rx_tlast != 0;
+    b.user = s_axis_rx_tuser;
+    m.rx.dat.write(b);
+  }
+  // AXI4 master.
+  m.gmem_aw.rdy.write(m_axi_gmem_awready != 0);
+  m.gmem_w.rdy.write(m_axi_gmem_wready != 0);
+  m.gmem_b.vld.write(m_axi_gmem_bvalid != 0);
+  m.gmem_b.dat.write(rnic::hls::AxiB{m_axi_gmem_bresp});
+  m.gmem_ar.rdy.write(m_axi_gmem_arready != 0);
+  m.gmem_r.vld.write(m_axi_gmem_rvalid != 0);
+  if (m_axi_gmem_rvalid != 0) {
+    rnic::hls::AxiR<W> r;
+    from_port(r.data, m_axi_gmem_rdata);
+    r.resp = m_axi_gmem_rresp;
+    r.last = m_axi_gmem_rlast != 0;
+    m.gmem_r.dat.write(r);
+  }
+  // The edge: the inputs and the clock update together; the threads run on the edge; their writes
+  // update before the next time step.
+  s_->clk->write(true);
+  sc_core::sc_start(1, sc_core::SC_NS);
+  s_->clk->write(false);
+  sc_core::sc_start(1, sc_core::SC_NS);
+  ++edges_;
+  // Outputs.
+  s_axi_control_awready = m.ctl_aw.rdy.read();
+  s_axi_control_wready = m.ctl_w.rdy.read();
+  s_axi_control_bvalid = m.ctl_b.vld.read();
+  s_axi_control_bresp = static_cast<CData>(m.ctl_b.dat.read().resp.to_uint());
+  s_axi_control_arready = m.ctl_ar.rdy.read();
+  s_axi_control_rvalid = m.ctl_r.vld.read();
+  const rnic::hls::LiteR r = m.ctl_r.dat.read();
+  s_axi_control_rdata = r.data.to_uint();
+  s_axi_control_rresp = static_cast<CData>(r.resp.to_uint());
+  s_axis_rx_tready = m.rx.rdy.read();
+  m_axi_gmem_awvalid = m.gmem_aw.vld.read();
+  const rnic::hls::WrAw aw = m.gmem_aw.dat.read();
+  m_axi_gmem_awaddr = aw.addr.to_uint64();
+  m_axi_gmem_awlen = static_cast<CData>(aw.len.to_uint());
+  m_axi_gmem_wvalid = m.gmem_w.vld.read();
+  if (m_axi_gmem_wvalid != 0) {
+    const rnic::hls::AxiW<W> w = m.gmem_w.dat.read();
+    to_port(m_axi_gmem_wdata, w.data);
+    m_axi_gmem_wstrb = static_cast<vl_port_t<W / 8>>(w.strb.to_uint64());
+    m_axi_gmem_wlast = w.last;
+  }
+  m_axi_gmem_bready = m.gmem_b.rdy.read();
+  m_axi_gmem_arvalid = m.gmem_ar.vld.read();
+  const rnic::hls::AxiAr ar = m.gmem_ar.dat.read();
+  m_axi_gmem_araddr = ar.addr.to_uint64();
+  m_axi_gmem_arlen = static_cast<CData>(ar.len.to_uint());
+  m_axi_gmem_rready = m.gmem_r.rdy.read();
+  m_axis_fate_tvalid = m.fate_valid.read();
+  m_axis_fate_tdata = static_cast<CData>(m.fate.read().to_uint());
+}
 
 }  // namespace rnic::bus
