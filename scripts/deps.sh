@@ -7,6 +7,8 @@ set -euo pipefail
 # Keep in step with the README's "What gets installed".
 PACKAGES=(
   g++ cmake ninja-build pkg-config   # toolchain
+  ccache                             # compiler cache: a second build of the same commit is quick
+  slurm-wlm munge                    # scripts/regress.sh --slurm and its test (a one-node cluster)
   libgtest-dev libgmock-dev          # unit / system tests
   libfmt-dev libcli11-dev            # host tools
   libpcap-dev libisal-dev            # captures (pcap), CRC32c (ISA-L)
