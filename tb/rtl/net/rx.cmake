@@ -14,4 +14,4 @@ add_test(NAME net.rx.VerilatorLintClean
           ${RNIC_RTL_DIR}/rnic_waivers.vlt ${RNIC_NET_RX_SOURCES})
 set_tests_properties(net.rx.VerilatorLintClean PROPERTIES LABELS rtl)
 add_test(NAME net.rx.Budget COMMAND ${PROJECT_SOURCE_DIR}/scripts/budget.sh --top rnic_net_rx --check)
-set_tests_properties(net.rx.Budget PROPERTIES LABELS rtl TIMEOUT 600)
+set_tests_properties(net.rx.Budget PROPERTIES LABELS "rtl;extended" TIMEOUT 600)

@@ -25,4 +25,4 @@ endforeach()
 
 # The logic-depth budget (docs/synthesis.md) at 512 bits, the ports counted as registers.
 add_test(NAME net.split.Budget COMMAND ${PROJECT_SOURCE_DIR}/scripts/budget.sh --top rnic_net_split --check)
-set_tests_properties(net.split.Budget PROPERTIES LABELS rtl TIMEOUT 300)
+set_tests_properties(net.split.Budget PROPERTIES LABELS "rtl;extended" TIMEOUT 300)
