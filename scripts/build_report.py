@@ -11,9 +11,7 @@ The sum of a group's step times is CPU time only roughly (a step may wait on I/O
 measured, and it is what a change to the build moves.
 """
 import argparse
-import json
 import re
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -81,13 +79,10 @@ def cmd_build(a):
 
 
 def labels_of(build):
-    out = subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1"], capture_output=True, text=True)
-    labels = {}
-    if out.returncode == 0:
-        for t in json.loads(out.stdout).get("tests", []):
-            props = {p["name"]: p["value"] for p in t.get("properties", [])}
-            labels[t["name"]] = props.get("LABELS", []) or ["(none)"]
-    return labels
+    """Each test's CTest labels, from the listing regress.py reads (ctest --show-only=json-v1)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from regress import ctest_tests  # pylint: disable=import-outside-toplevel
+    return {t["name"]: t["labels"] or ["(none)"] for t in ctest_tests(build, {})}
 
 
 def cmd_tests(a):

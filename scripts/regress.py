@@ -147,7 +147,7 @@ def update_record(build, results):
     path.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
 
 
-def make_units(plan_name, plans, build, seeds_override, base_override, only_known_seeded=True):
+def make_units(plan_name, plans, build, seeds_override, base_override):
     if plan_name not in plans["plans"]:
         die(f"no plan '{plan_name}' (plans: {', '.join(sorted(plans['plans']))})")
     plan = plans["plans"][plan_name]
