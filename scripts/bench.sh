@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The project's benchmark (docs/bench.md): kernel throughput and latency per payload size, the
-# Verilated kernel's simulation speed, the driver's cost per STag registration / invalidate, and on
-# request the synthesis summary. Builds only what it runs.
+# Verilated kernel's simulation speed and rnic-sim's under the driver's traffic, the driver's cost per
+# STag registration / invalidate, and on request the synthesis summary. Builds only what it runs.
 #   scripts/bench.sh [--quick] [--out DIR] [--synth] [--runs N] [--docs] [--no-build] [--help]
 #     --quick     fewer payload sizes, shorter speed windows, fewer driver registrations (~1/4 the time)
 #     --out DIR   where bench.json, bench.png, bench.md and the raw outputs go (default build/bench)
@@ -14,7 +14,8 @@
 # Output: a table on stdout (= DIR/bench_summary.md); DIR/bench.json (metric names in docs/bench.md),
 # DIR/bench.png (bytes per cycle against payload size, the 64 B/cycle bus limit and the input-beat
 # limits), DIR/bench.md (every row), DIR/kernel.json, sim.json (the Verilated RTL's speed),
-# sim_systemc.json (the SystemC-HLS model's), driver.json, synth.json, DIR/*.log.
+# sim_systemc.json (the SystemC-HLS model's), rnic_sim.json (rnic-sim's), driver.json, synth.json,
+# DIR/*.log.
 # Cycle figures are exact (the simulation is deterministic); wall-clock figures are medians.
 # Environment: RNIC_BUILD_DIR (default build/default; built under flock /tmp/rnic-build.lock).
 set -euo pipefail
@@ -54,12 +55,14 @@ if [[ $quick -eq 1 ]]; then
   segments=100
   speed_cycles=50000
   driver_count=500
+  sim_messages=5000
   runs=${runs:-3}
 else
   sizes=0,1,16,32,50,64,128,256,512,1024,1450,2048,4096,8192,9000
   segments=200
   speed_cycles=200000
   driver_count=2000
+  sim_messages=20000
   runs=${runs:-5}
 fi
 
@@ -67,10 +70,12 @@ bdir=${RNIC_BUILD_DIR:-$root/build/default}
 [[ "$bdir" = /* ]] || bdir="$root/$bdir"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-rm -f "$out"/{bench.json,bench.png,bench.md,bench_summary.md,bench_plot.dat,kernel.json,sim.json,sim_systemc.json,driver.json,synth.json}
+rm -f "$out"/{bench.json,bench.png,bench.md,bench_summary.md,bench_plot.dat,kernel.json,sim.json,sim_systemc.json,rnic_sim.json,driver.json,synth.json}
 kbench="$bdir/tb/rtl/kernel/rnic_kernel_bench"
 kbench_sc="$bdir/tb/rtl/kernel/rnic_kernel_bench_systemc"
 dbench="$bdir/tb/system/driver/rnic_driver_bench"
+rnic_sim="$bdir/sim/rnic-sim"
+rnic_run="$bdir/host/run/rnic-run"
 now() { date +%s.%N; }
 declare -A secs=()
 
@@ -78,14 +83,14 @@ if [[ $build -eq 1 ]]; then
   [[ -f "$bdir/build.ninja" || -f "$bdir/Makefile" ]] ||
     { echo "bench.sh: $bdir is not configured (cmake --preset default)" >&2; exit 1; }
   t=$(now)
-  echo "bench.sh: building rnic_kernel_bench rnic_kernel_bench_systemc rnic_driver_bench rnic-sim in $bdir"
+  echo "bench.sh: building rnic_kernel_bench rnic_kernel_bench_systemc rnic_driver_bench rnic-sim rnic-run in $bdir"
   lock=()
   [[ "$bdir" == "$root/build/default" ]] && lock=(flock /tmp/rnic-build.lock)
-  "${lock[@]}" cmake --build "$bdir" --target rnic_kernel_bench rnic_kernel_bench_systemc rnic_driver_bench rnic-sim -j2 > "$out/build.log" 2>&1 ||
+  "${lock[@]}" cmake --build "$bdir" --target rnic_kernel_bench rnic_kernel_bench_systemc rnic_driver_bench rnic-sim rnic-run -j2 > "$out/build.log" 2>&1 ||
     { tail -40 "$out/build.log" >&2; echo "bench.sh: build failed (log: $out/build.log)" >&2; exit 1; }
   secs[build]=$(python3 -c "print(round($(now) - $t, 1))")
 fi
-for x in "$kbench" "$kbench_sc" "$dbench"; do
+for x in "$kbench" "$kbench_sc" "$dbench" "$rnic_sim" "$rnic_run"; do
   [[ -x "$x" ]] || { echo "bench.sh: $x not built" >&2; exit 1; }
 done
 
@@ -107,6 +112,37 @@ echo "bench.sh: simulation speed of the SystemC-HLS model (rtl/hls), the same wi
   > "$out/sim_systemc.log" 2>&1 ||
   { cat "$out/sim_systemc.log" >&2; echo "bench.sh: rnic_kernel_bench_systemc (speed) failed" >&2; exit 1; }
 secs[sim_systemc]=$(python3 -c "print(round($(now) - $t, 1))")
+
+# rnic-sim's own speed: the card (the Verilated RTL with its network side, as users run it) under
+# rnic-run's traffic through the driver. rnic-sim --verbose says at exit how many cycles its main loop
+# ran and in how long (the MMIO round trips' few cycles aside); one rnic-sim per run.
+t=$(now)
+echo "bench.sh: rnic-sim under rnic-run ($runs runs of $sim_messages messages, seed 1)"
+sim_rates=()
+sim_pid=
+trap '[[ -n "$sim_pid" ]] && kill "$sim_pid" 2>/dev/null' EXIT
+for ((r = 0; r < runs; r++)); do
+  sock=$(mktemp -u "${TMPDIR:-/tmp}/rnic-bench.XXXXXX.sock")
+  "$rnic_sim" --socket "$sock" --verbose > "$out/rnic_sim.$r.log" 2>&1 &
+  sim_pid=$!
+  for _ in $(seq 300); do [[ -S "$sock" ]] && break; sleep 0.1; done
+  RNIC_DEVICE="sim:$sock" "$rnic_run" --seed 1 --messages "$sim_messages" > "$out/rnic_run.$r.log" 2>&1 ||
+    { cat "$out/rnic_run.$r.log" "$out/rnic_sim.$r.log" >&2; echo "bench.sh: rnic-run against rnic-sim failed" >&2; exit 1; }
+  kill -TERM "$sim_pid"
+  wait "$sim_pid" || { cat "$out/rnic_sim.$r.log" >&2; echo "bench.sh: rnic-sim failed" >&2; exit 1; }
+  sim_pid=
+  line=$(grep -E '^rnic-sim: ran [0-9]+ of [0-9]+ cycles in batches' "$out/rnic_sim.$r.log" || true)
+  [[ -n "$line" ]] || { cat "$out/rnic_sim.$r.log" >&2; echo "bench.sh: rnic-sim did not report its speed" >&2; exit 1; }
+  sim_rates+=("$(sed -E 's/.* ([0-9]+) cycles\/s$/\1/' <<< "$line")")
+done
+python3 - "$out/rnic_sim.json" "$sim_messages" "${sim_rates[@]}" <<'PY'
+import json, statistics, sys
+path, messages, rates = sys.argv[1], int(sys.argv[2]), [float(x) for x in sys.argv[3:]]
+json.dump({"traffic": "rnic-run --seed 1 --messages %d through the driver" % messages, "runs": len(rates),
+           "cycles_per_second_runs": rates, "cycles_per_second_median": statistics.median(rates)},
+          open(path, "w"), indent=1)
+PY
+secs[rnic_sim]=$(python3 -c "print(round($(now) - $t, 1))")
 
 t=$(now)
 echo "bench.sh: driver ($runs runs of $driver_count registrations and invalidates against rnic-sim)"
@@ -139,6 +175,7 @@ def load(name):
     p = os.path.join(out, name)
     return json.load(open(p)) if os.path.exists(p) else None
 k, s, d, y = load("kernel.json"), load("sim.json"), load("driver.json"), load("synth.json")
+rs = load("rnic_sim.json")
 sc = load("sim_systemc.json")
 bus = k["limit_bytes_per_cycle"]
 rows = []
@@ -174,6 +211,7 @@ res = {
                "b_latency_cycles": k["b_latency"], "r_latency_cycles": k["r_latency"], "rows": rows},
     "sim": {key: s["sim"][key] for key in SIM_KEYS},
     "sim_systemc": {key: sc["sim"][key] for key in SIM_KEYS},
+    "rnic_sim": rs,
     "driver": {"count": d["count"], "runs": d["runs"],
                "counts_equal_in_every_run": d["counts_equal_in_every_run"],
                "register": d["register"], "invalidate": d["invalidate"],
@@ -241,6 +279,9 @@ lines.append("| simulation speed of the SystemC-HLS model, loaded (same traffic)
     ss["cycles_per_second_median"] / sm["cycles_per_second_median"]))
 lines.append("| simulation speed of the SystemC-HLS model, idle | %.0f cycles/s (median; %.2fx the RTL's) |" % (
     ss["idle_cycles_per_second_median"], ss["idle_cycles_per_second_median"] / sm["idle_cycles_per_second_median"]))
+lines.append("| rnic-sim's speed (the RTL card with its network side) under %s | %.0f cycles/s (median of %d runs; %.0f..%.0f) |" % (
+    rs["traffic"], rs["cycles_per_second_median"], rs["runs"], min(rs["cycles_per_second_runs"]),
+    max(rs["cycles_per_second_runs"])))
 lines.append("| machine: CPUs, load average at the end | %d, %.2f |" % (res["machine"]["cpus"], res["machine"]["load_average_1min"]))
 for op, name, plural in (("register", "STag registration", "registrations"),
                          ("invalidate", "STag invalidate", "invalidates")):

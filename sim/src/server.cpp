@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -196,6 +197,7 @@ class KernelServer final : public Server::Impl {
         if ((pf[0].revents & POLLIN) != 0) {
           signalfd_siginfo si{};
           if (::read(signal_fd, &si, sizeof si) > 0) log("rnic-sim: signal {}, stopping", si.ssi_signo);
+          log_speed();
           return;
         }
         if ((pf[1].revents & POLLIN) != 0) accept_clients();
@@ -214,7 +216,10 @@ class KernelServer final : public Server::Impl {
       if (!is_idle()) {
         // Short batches while a client is mid-conversation (MMIO round trips), long ones otherwise.
         const unsigned batch = cycle() < interactive_until_ ? kBatchInteractive : kBatch;
+        const auto t0 = std::chrono::steady_clock::now();
         for (unsigned i = 0; i < batch; ++i) sim_->tick();
+        run_time_ += std::chrono::steady_clock::now() - t0;
+        run_cycles_ += batch;
         check_syncs();
         sweep();
       }
@@ -233,6 +238,14 @@ class KernelServer final : public Server::Impl {
   }
 
   std::uint64_t cycle() const { return sim_->cycle(); }
+
+  // The simulation speed while the card runs (the batches of the main loop: traffic, and the quiet
+  // tail after it; not the MMIO round trips' few cycles): scripts/bench.sh reads this line.
+  void log_speed() {
+    const double secs = std::chrono::duration<double>(run_time_).count();
+    log("rnic-sim: ran {} of {} cycles in batches, {:.3f} s: {:.0f} cycles/s", run_cycles_, cycle(), secs,
+        secs > 0 ? static_cast<double>(run_cycles_) / secs : 0.0);
+  }
   std::uint64_t last_axi_activity() const {
     const std::uint64_t net = net_ ? net_->last_activity() : 0;
     return std::max({slave_->last_activity(), axis_->last_accept_cycle(), net});
@@ -717,6 +730,8 @@ class KernelServer final : public Server::Impl {
   std::uint32_t streams_ = 0, qns_ = 0;
   std::uint64_t injected_ = 0, last_mmio_ = 0;
   std::uint64_t interactive_until_ = 0;
+  std::uint64_t run_cycles_ = 0;                    // cycles ticked by the main loop
+  std::chrono::steady_clock::duration run_time_{};  // and the time they took
   std::vector<std::uint8_t> rx_;
 };
 
