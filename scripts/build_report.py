@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """What a build and a test run cost, in a short table (scripts/test.sh prints it at the end of every run).
 
-  build_report.py build BUILD_DIR [--since N] [--wall S] [--top K]
-      CPU seconds per target group from ninja's log (.ninja_log), only the steps run after its first N
-      lines (test.sh passes the count from before the build, so a rebuild shows what it rebuilt).
+  build_report.py build BUILD_DIR [--since-ns T] [--wall S] [--top K]
+      CPU seconds per target group from ninja's log (.ninja_log), only the steps whose output was
+      written at or after T (nanoseconds since the epoch; test.sh passes the time the build started,
+      so a rebuild shows what it rebuilt). Ninja rewrites its log when it grows (one line per output,
+      old runs dropped), so a line count from before the build does not mark where the build began.
   build_report.py tests BUILD_DIR JUNIT [--wall S] [--top K]
       seconds per CTest label from ctest --output-junit, with each label's slowest test.
 The sum of a group's step times is CPU time only roughly (a step may wait on I/O); it is what ninja
@@ -37,16 +39,16 @@ def group_of(path):
     return "other"
 
 
-def read_ninja_log(build, since):
+def read_ninja_log(build, since_ns):
     log = Path(build) / ".ninja_log"
     if not log.exists():
         return []
     lines = log.read_text(errors="replace").splitlines()
     steps = []
     seen = set()
-    for line in lines[max(since, 1):]:
+    for line in lines[1:]:
         parts = line.split("\t")
-        if len(parts) != 5:
+        if len(parts) != 5 or not parts[2].isdigit() or int(parts[2]) < since_ns:
             continue
         start, end, _, out, cmd_hash = parts
         # A step with several outputs (Verilator's generated files) has a line per output: count it once.
@@ -58,7 +60,7 @@ def read_ninja_log(build, since):
 
 
 def cmd_build(a):
-    steps = read_ninja_log(a.build_dir, a.since)
+    steps = read_ninja_log(a.build_dir, a.since_ns)
     by = {}
     for out, t in steps:
         g = by.setdefault(group_of(out), [0, 0.0, ("", 0.0)])
@@ -128,7 +130,8 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")
     b.add_argument("build_dir")
-    b.add_argument("--since", type=int, default=0, help="skip the log's first N lines")
+    b.add_argument("--since-ns", type=int, default=0,
+                   help="only steps whose output was written at or after this time (ns since the epoch)")
     b.add_argument("--wall", type=float)
     t = sub.add_parser("tests")
     t.add_argument("build_dir")

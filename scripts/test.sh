@@ -26,9 +26,7 @@ done
 
 ./scripts/deps.sh
 # The figures at the end: what this run's build and tests cost (scripts/build_report.py).
-ninja_log="build/$preset/.ninja_log"
-log_lines=0
-[[ -f "$ninja_log" ]] && log_lines=$(wc -l <"$ninja_log")
+build_start_ns=$(date +%s%N)
 build_start=$SECONDS
 ./scripts/build.sh "$preset"
 build_wall=$((SECONDS - build_start))
@@ -53,6 +51,6 @@ ctest "${args[@]}" || rc=$?
 test_wall=$((SECONDS - test_start))
 echo
 echo "== figures (scripts/build_report.py) =="
-python3 scripts/build_report.py build "build/$preset" --since "$log_lines" --wall "$build_wall" || true
+python3 scripts/build_report.py build "build/$preset" --since-ns "$build_start_ns" --wall "$build_wall" || true
 python3 scripts/build_report.py tests "build/$preset" "$junit" --wall "$test_wall" || true
 exit $rc
