@@ -4,10 +4,6 @@
 // configure time from rtl/rnic_slice.sv (tb/rtl/datapath/CMakeLists.txt): its output register takes
 // the next item although the downstream is not ready. The unbroken slice runs stalls in
 // dp_slice_*_test with the same assertion compiled in (--assert) and never fires.
-#include <unistd.h>
-
-#include <cstdio>
-
 #include "Vrnic_slice.h"
 #include "dp_harness.hpp"
 
@@ -16,9 +12,7 @@ namespace {
 // Offers `items` distinct items to the broken slice while the downstream is never ready, then keeps
 // offering the last one (the upstream holds it, as it must while not taken).
 void offer_while_stalled(int items) {
-  // Verilator reports on stdout; a death test reads stderr, unbuffered.
-  ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  dp::verilator_reports_to_stderr();
   dp::Sim<Vrnic_slice> sim;
   sim->in_valid_i = 0;
   sim->out_ready_i = 0;

@@ -4,10 +4,6 @@
 // the full FIFO must stop the simulation with a_no_overflow, the rule "the FIFO never overflows"
 // (docs/rtl-architecture.md, "Rules the RTL asserts"). The unbroken FIFO runs the same kind of
 // traffic in dp_fifo_*_test with the same assertions compiled in (--assert) and never fires.
-#include <unistd.h>
-
-#include <cstdio>
-
 #include "Vrnic_fifo.h"
 #include "dp_harness.hpp"
 
@@ -17,9 +13,7 @@ constexpr int kDepth = FIFO_DEPTH;
 
 // Fills the broken FIFO without popping; `pushes` beyond its depth overflow it.
 void push_without_pop(int pushes) {
-  // Verilator reports on stdout; a death test reads stderr, unbuffered.
-  ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  dp::verilator_reports_to_stderr();
   dp::Sim<Vrnic_fifo> sim;
   sim->in_valid_i = 0;
   sim->out_ready_i = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <verilated.h>
 
 #include <verilated_fst_c.h>
@@ -69,6 +70,13 @@ inline std::uint64_t bits(const std::vector<std::uint8_t>& v, unsigned lsb, unsi
     if (((v.at(b / 8) >> (b % 8)) & 1U) != 0) r |= std::uint64_t{1} << i;
   }
   return r;
+}
+
+// For a death test: Verilator reports a failed assertion on stdout, a death test reads stderr, so
+// stdout goes to stderr, unbuffered. Call it inside the statement that is expected to die.
+inline void verilator_reports_to_stderr() {
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
 }
 
 // Clock, reset and FST trace around a model with clk_i/rst_ni: rnic/tb/stage_sim.hpp.
