@@ -82,7 +82,7 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 [[ -S "$sock" ]] || fail "rnic-sim did not open $sock within 30 s (see $out/sim.log)"
-"$sink" --device "sim:$sock" --peer "127.0.0.1:$peer_port" --udp-port "$port" --json "$out/sink.json" \
+"$sink" --once --device "sim:$sock" --peer "127.0.0.1:$peer_port" --udp-port "$port" --json "$out/sink.json" \
   >"$out/sink.log" 2>&1 &
 sink_pid=$!
 for _ in $(seq 1 300); do

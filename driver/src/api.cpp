@@ -240,6 +240,12 @@ std::uint64_t SimControl::cycles() {
   return core.sim_port("cycles").cycles();
 }
 
+SimNetPortStats SimControl::net_port_stats() {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.sim_port("net_port_stats").net_port_stats();
+}
+
 // ---- NetPort --------------------------------------------------------------------------------------
 
 NetPort::NetPort(std::shared_ptr<void> core) : core_(std::move(core)) {}

@@ -31,6 +31,8 @@ class SimPort {
   virtual void inject(std::uint32_t stream, std::uint16_t ssn, const std::vector<std::uint8_t>& seg) = 0;
   virtual void sync() = 0;  // every injected segment processed and the card quiet (bounded: kTimeout)
   virtual std::uint64_t cycles() = 0;
+  // The simulated network port's datagram counts (all 0 without one).
+  virtual SimNetPortStats net_port_stats() = 0;
   // One entry of the simulated network layer's UDP socket table (VNx's, docs/card-flow.md): packets
   // the card sends with tdest = index go to ip:port (host byte order). kUnsupported when the simulator
   // has no network port; kInvalidArgument for an index >= 16.

@@ -225,6 +225,7 @@ Counters Core::counters() {
   c.write_errors = rd64(kRegCNT_WRITE_ERRORS_LO);
   c.read_errors = rd64(kRegCNT_READ_ERRORS_LO);
   for (unsigned row = 0; row < wire::kAllDdpErrors.size(); ++row) c.errors.push_back(rd64(reg_error_counter_lo(row)));
+  c.net = read_net_counters();
   if (!opts_.observer) {
     c.unmatched_completions = unmatched_cqes_;
   } else {

@@ -154,6 +154,7 @@ class Core {
   void net_clear_association(std::uint32_t index);
   void net_set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port);
   NetCounters net_counters();
+  NetCounters read_net_counters();  // NET_CNT0..9, without the open_net check
   void set_stream_live(ClientRec& c, StreamId stream, bool live);
 
   // Reads the hardware completion ring and dispatches every new entry to its client's queue.

@@ -250,6 +250,12 @@ void Core::net_set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t p
 
 NetCounters Core::net_counters() {
   net("NetPort::counters");
+  return read_net_counters();
+}
+
+// Also for an observer and a card without the network side (its window reads as 0).
+NetCounters Core::read_net_counters() {
+  static_assert(kNET_COUNTERS == 10, "NetCounters (rnic.hpp) has one field per NET_CNT register");
   std::uint32_t v[kNET_COUNTERS];
   for (unsigned i = 0; i < kNET_COUNTERS; ++i) v[i] = rd(reg_net_counter(i));
   return NetCounters{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]};
@@ -266,3 +272,35 @@ void Core::set_stream_live(ClientRec& c, StreamId stream, bool live) {
 }
 
 }  // namespace rnic::detail
+
+namespace rnic {
+
+// NET_CNT0..9 in hw.def's order (the row's description says what each counts).
+std::vector<NetCounters::Row> NetCounters::rows() const {
+  return {{"received", "packets received", received},
+          {"crc_drops", "dropped: bad CRC32c or shorter than 12 bytes", crc_drops},
+          {"size_drops", "dropped: longer than 9216 bytes", size_drops},
+          {"frame_drops", "dropped: broken framing", frame_drops},
+          {"copy_drops_ring_full", "host copies dropped: receive ring full or disabled", copy_drops_full},
+          {"copy_drops_size", "host copies dropped: longer than the slot", copy_drops_size},
+          {"ring_write_errors", "receive ring writes answered with an error", ring_write_errors},
+          {"sent", "packets sent", sent},
+          {"tx_bad_length", "transmit descriptors skipped (bad length)", tx_bad_length},
+          {"tx_read_errors", "transmit ring read beats answered with an error", tx_read_errors}};
+}
+
+NetCounters NetCounters::since(const NetCounters& e) const {
+  // Unsigned subtraction is modulo 2^32: right across one wrap of the card's counters.
+  return NetCounters{received - e.received,
+                     crc_drops - e.crc_drops,
+                     size_drops - e.size_drops,
+                     frame_drops - e.frame_drops,
+                     copy_drops_full - e.copy_drops_full,
+                     copy_drops_size - e.copy_drops_size,
+                     ring_write_errors - e.ring_write_errors,
+                     sent - e.sent,
+                     tx_bad_length - e.tx_bad_length,
+                     tx_read_errors - e.tx_read_errors};
+}
+
+}  // namespace rnic

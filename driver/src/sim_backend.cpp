@@ -251,6 +251,11 @@ class SimBackend final : public Backend, public SimPort {
     call_ok<proto::SyncRep>(Op::kSync, &req, sizeof req);
   }
   std::uint64_t cycles() override { return call_ok<proto::StatusRep>(Op::kStatus, nullptr, 0).cycles; }
+  SimNetPortStats net_port_stats() override {
+    const auto st = call_ok<proto::StatusRep>(Op::kStatus, nullptr, 0);
+    return SimNetPortStats{static_cast<std::uint16_t>(st.udp_port), st.net_in, st.net_out, st.net_dropped,
+                           st.net_empty};
+  }
   void net_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port, bool valid) override {
     if (index >= proto::kNetSockets) {
       throw Error(Errc::kInvalidArgument,

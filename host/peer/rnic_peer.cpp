@@ -89,6 +89,15 @@ class Peer {
 
   Endpoint& ep() { return ep_; }
   UdpLink& link() { return link_; }
+  // A run that fails with the association up ABORTs it (RFC 9260 9.1): the receiver learns at once
+  // instead of waiting out its timeout. Never throws (it runs while a failure unwinds).
+  void abort_association() noexcept {
+    try {
+      ep_.abort();
+      ep_.pump();
+    } catch (const std::exception&) {  // usrsctp refused: the receiver's own timeout ends it
+    }
+  }
   std::vector<rnic::sctp::SessionNotice>& notices() { return notices_; }
   std::uint64_t send_errors() const { return send_errors_; }
   std::uint64_t foreign() const { return foreign_; }
@@ -172,6 +181,13 @@ void run(const Options& o, Report& rep) {
   const auto t0 = Clock::now();
   Peer peer(o, remote);
   Endpoint& ep = peer.ep();
+  struct AbortOnFailure {  // disarmed once the run succeeded
+    Peer& peer;
+    bool armed = true;
+    ~AbortOnFailure() {
+      if (armed) peer.abort_association();
+    }
+  } abort_on_failure{peer};
   rep.j["local"] = rnic::sctp::to_string(peer.link().local());
 
   // 1. Association: both sides must indicate DDP (RFC 5043 5.1, 11.1).
@@ -276,6 +292,7 @@ void run(const Options& o, Report& rep) {
                       {"foreign_datagrams_dropped", peer.foreign()}};
   if (segments != plan->total_segments)
     throw Failure(fmt::format("sent {} segments, the plan has {}", segments, plan->total_segments));
+  abort_on_failure.armed = false;
 }
 
 }  // namespace

@@ -31,20 +31,24 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // ---- Registers: every RNIC_REG row of hw.def, write-only ones left out (they read as 0) ----------
+// An RNIC_REG_ARRAY row stands for `count` registers NAME0.. at offset + 4*i.
 struct RegRow {
   const char* name;
   std::uint32_t offset;
   const char* access;
   const char* desc;
+  std::uint32_t count;  // 0: a single register named `name`; else NAME0..NAME<count-1>
 };
 
 #define RNIC_CONST(name, value, desc)
 #define RNIC_CMD(name, opcode, desc)
 #define RNIC_FIELD(rec, name, offset, bits, desc)
-#define RNIC_REG(name, offset, access, desc) RegRow{#name, offset, #access, desc},
+#define RNIC_REG(name, offset, access, desc) RegRow{#name, offset, #access, desc, 0},
+#define RNIC_REG_ARRAY(name, offset, access, count, desc) RegRow{#name, offset, #access, desc, rnic::hw::k##count},
 constexpr RegRow kRegs[] = {
 #include "rnic/hw/hw.def"
 };
+#undef RNIC_REG_ARRAY
 #undef RNIC_REG
 #undef RNIC_FIELD
 #undef RNIC_CMD
@@ -221,11 +225,14 @@ Json regs_json(rnic::Device& dev) {
   Json out = Json::array();
   for (const auto& r : kRegs) {
     if (!readable(r)) continue;
-    out.push_back(Json{{"name", r.name},
-                       {"offset", r.offset},
-                       {"access", r.access},
-                       {"value", dev.read_reg(r.offset)},
-                       {"description", r.desc}});
+    for (std::uint32_t i = 0; i < std::max<std::uint32_t>(r.count, 1); ++i) {
+      const std::uint32_t offset = r.offset + 4 * i;
+      out.push_back(Json{{"name", r.count == 0 ? std::string(r.name) : fmt::format("{}{}", r.name, i)},
+                         {"offset", offset},
+                         {"access", r.access},
+                         {"value", dev.read_reg(offset)},
+                         {"description", r.desc}});
+    }
   }
   return out;
 }
@@ -268,6 +275,19 @@ Json counters_json(rnic::Device& dev) {
                           {"count", c.errors[i]}});
   }
   j["errors"] = errors;
+  // The network side's counters (NET_CNT0..9, 32 bits, wrapping; all 0 on a card without one).
+  Json net = Json::object();
+  for (const auto& r : c.net.rows()) net[r.key] = r.value;
+  j["network"] = net;
+  // rnic-sim's UDP port: what never reaches the card (an empty datagram) is counted only there.
+  if (rnic::SimControl* sim = dev.sim()) {
+    const rnic::SimNetPortStats s = sim->net_port_stats();
+    j["simulator_udp_port"] = Json{{"udp_port", s.udp_port},
+                                   {"datagrams_to_card", s.in},
+                                   {"datagrams_sent", s.out},
+                                   {"datagrams_dropped", s.dropped},
+                                   {"empty_datagrams", s.empty}};
+  }
   return j;
 }
 
@@ -284,6 +304,19 @@ void print_counters(const Json& j) {
   const Json& um = j["unmatched_completions"];
   fmt::print("{:<48} {}\n", "completions the driver could not match",
              um.is_null() ? std::string("- (no owner published its state)") : std::to_string(um.get<std::uint64_t>()));
+  fmt::print("network side (NET_CNT0..{}, 32 bits, wrapping):\n", rnic::hw::kNET_COUNTERS - 1);
+  for (const auto& row : rnic::NetCounters{}.rows())
+    fmt::print("  {:<46} {}\n", row.meaning, j["network"][row.key].get<std::uint64_t>());
+  if (j.contains("simulator_udp_port")) {
+    const Json& s = j["simulator_udp_port"];
+    fmt::print("rnic-sim's UDP port {}:\n", s["udp_port"].get<unsigned>());
+    fmt::print("  {:<46} {}\n", "datagrams handed to the card", s["datagrams_to_card"].get<std::uint64_t>());
+    fmt::print("  {:<46} {}\n", "datagrams the card sent", s["datagrams_sent"].get<std::uint64_t>());
+    fmt::print("  {:<46} {}\n", "datagrams dropped (queue full, socket not set)",
+               s["datagrams_dropped"].get<std::uint64_t>());
+    fmt::print("  {:<46} {}\n", "empty datagrams (no packet: not for the card)",
+               s["empty_datagrams"].get<std::uint64_t>());
+  }
   fmt::print("RFC 5041 7.2 errors:\n");
   fmt::print("  type code  {:<24} {:<44} count\n", "name", "description");
   for (const auto& e : j["errors"]) {

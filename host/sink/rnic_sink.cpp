@@ -4,7 +4,11 @@
 // around it, with the driver and the host's SCTP stack.
 //
 //   rnic-sink --peer IPV4:PORT [--device DEV] [--my-ip IPV4] [--udp-port P] [--sctp-port P]
-//             [--socket N] [--timeout-ms T] [--linger-ms T] [--coalesce K] [--json FILE]
+//             [--socket N] [--timeout-ms T] [--linger-ms T] [--coalesce K] [--json FILE] [--once]
+//
+// A server: it serves the peer's associations one after another (each a run, checked as below, with
+// the card, the driver and usrsctp's association made fresh for it) until SIGTERM or SIGINT, or after
+// the first with --once. A refused or failed association is reported and the next one served.
 //
 // - The driver owns the card (Device::open, RNIC_DEVICE or --device) and its network port (open_net:
 //   the receive and transmit packet rings). Socket --socket of the network layer is set towards --peer
@@ -32,14 +36,17 @@
 //   checked against the run's plan, which both sides derive from the Initiate and the Accepts.
 //
 // Prints (and with --json writes) what was placed, what the host saw of the wire's bytes, the card's
-// network counters and usrsctp's. Exit status: 0 every byte and completion as planned; 1 failure
-// (stderr says what); 2 bad arguments.
+// network counters and usrsctp's, per run (--json: the run's object with --once, else {"runs": [...]},
+// rewritten after every run). Exit status: 0 every run's bytes and completions as planned; 1 a run
+// failed (stderr says what); 2 bad arguments.
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 #include <usrsctp.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -77,6 +84,10 @@ using rnic::wire::ConstBytes;
 struct Failure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+// SIGTERM or SIGINT: the server stops (a run under way ends as a failure naming the signal).
+std::atomic<int> g_signal{0};
+extern "C" void on_signal(int sig) { g_signal.store(sig); }
+struct Stopped {};
 
 struct Options {
   std::string device;  // "" = RNIC_DEVICE
@@ -89,6 +100,7 @@ struct Options {
   std::uint32_t linger_ms = 30000;
   std::uint32_t coalesce = 16;
   std::string json;
+  bool once = false;
 };
 
 constexpr std::uint8_t kFill = 0xA5;  // every buffer byte the plan does not write
@@ -104,23 +116,30 @@ std::uint32_t log2_ceil(std::uint64_t n) {
 
 class Sink {
  public:
-  explicit Sink(const Options& o)
+  // One association's run on the open device and network port: a client of its own (its PDs, STags,
+  // streams and buffers go with it) and a fresh usrsctp endpoint.
+  Sink(const Options& o, rnic::Device& dev, rnic::NetPort& net)
       : o_(o),
-        dev_(rnic::Device::open(o.device)),
-        client_(dev_->create_client(limits())),
-        card_(*dev_, *client_, dev_->open_net(), config(o)),
+        dev_(dev),
+        client_(dev_.create_client(limits())),
+        card_(dev_, *client_, net, config(o)),
         deadline_(Clock::now() + std::chrono::milliseconds(o.timeout_ms)) {
     if (!card_.socket_programmed())
       fmt::print(
           "rnic-sink: the network layer's socket {} is not programmed by the driver on this device: it "
           "must already point at {} (docs/card-flow.md)\n",
           o.socket, o.peer);
+    card_start_ = dev_.net()->counters();  // the card's counters run since it started: this run's are the difference
+    usrsctp_get_stat(&sctp_start_);        // so do usrsctp's, process-wide
     card_.set_session_handler([this](const SessionNotice& n) { notices_.push_back(n); });
     card_.set_segment_sink([this](std::uint16_t s, std::uint16_t ssn, ConstBytes seg) { on_segment(s, ssn, seg); });
     card_.listen();
   }
 
   void run(Json& rep);
+  // The counters, also for a failed run: the host's, the card's (this run's and since it started),
+  // usrsctp's and the association's sessions, with how the association ended.
+  void report_counters(Json& rep);
 
  private:
   static rnic::Limits limits() {
@@ -140,19 +159,49 @@ class Sink {
     return c;
   }
   Endpoint& ep() { return card_.endpoint(); }
+  const Endpoint& ep() const { return card_.endpoint(); }
 
   void step();
   void run_until(const std::function<bool()>& done, const std::string& what) {
     while (!done()) {
+      if (const int sig = g_signal.load(); sig != 0)
+        throw Failure(fmt::format("stopped by signal {} while waiting for {}", sig, what));
       if (Clock::now() > deadline_) throw Failure(fmt::format("timed out waiting for {}", what));
       step();
     }
+  }
+  // A server waits for its next association as long as it takes; --timeout-ms counts from its start.
+  void wait_for_association() {
+    while (ep().state() == AssociationState::kListening) {
+      if (g_signal.load() != 0) throw Stopped{};
+      step();
+    }
+    deadline_ = Clock::now() + std::chrono::milliseconds(o_.timeout_ms);
   }
   void handle_notices();
   void on_initiate(const SessionNotice& n);
   void layout(const rnic::ulp::Initiate& ini);
   void on_segment(std::uint16_t stream, std::uint16_t ssn, ConstBytes seg);
   std::vector<std::string> verify();
+  std::string how_it_ended() const {
+    if (!ep().loss_reason().empty()) return ep().loss_reason();
+    return fmt::format("the association is {}", rnic::sctp::association_state_name(ep().state()));
+  }
+  // What the peer sent that was not DDP (RFC 5043 5.2: PPID 16 segments, 17 session control).
+  std::string what_else_came() const {
+    const auto& c = ep().counters();
+    std::string s;
+    if (c.other_ppid != 0)
+      s += fmt::format(
+          "; the peer sent {} DATA chunks ({} bytes) with a PPID other than DDP's 16 and 17 "
+          "(RFC 5043 5.2): the host took them whole and dropped them",
+          c.other_ppid, c.other_ppid_bytes);
+    if (c.malformed != 0)
+      s += fmt::format("; {} DDP chunks too short or on a stream beyond the association's", c.malformed);
+    if (c.not_ddp_dropped != 0)
+      s += fmt::format("; {} DATA chunks before DDP was agreed (RFC 5043 11.1)", c.not_ddp_dropped);
+    return s;
+  }
   bool done_terminating() const {
     if (!plan_) return false;
     for (std::uint16_t s = 0; s < plan_->initiate.streams; ++s)
@@ -161,10 +210,12 @@ class Sink {
   }
 
   Options o_;
-  std::unique_ptr<rnic::Device> dev_;
+  rnic::Device& dev_;
   std::unique_ptr<rnic::Client> client_;
   rnic::sctp::CardEndpoint card_;  // usrsctp over the card's rings, the card's tables in step with it
   Clock::time_point deadline_;
+  rnic::NetCounters card_start_;
+  sctpstat sctp_start_{};
   std::vector<SessionNotice> notices_;
   std::vector<Completion> batch_, completions_;
 
@@ -215,6 +266,9 @@ void Sink::handle_notices() {
 }
 
 void Sink::on_initiate(const SessionNotice& n) {
+  // An Initiate read in the same round as the association's end (the peer's ABORT) has no one to
+  // answer: the run fails on the association's end, which says how it ended.
+  if (ep().state() != AssociationState::kReady) return;
   auto ini = rnic::ulp::decode_initiate(ConstBytes(n.private_data));
   if (!ini) {
     failures_.push_back("Initiate: " + ini.error().message());
@@ -392,55 +446,19 @@ std::vector<std::string> Sink::verify() {
   return bad;
 }
 
-Json sctp_stats() {
+// usrsctp's counters since `start` (they are process-wide and run across the server's runs).
+Json sctp_stats(const sctpstat& start) {
   sctpstat st{};
   usrsctp_get_stat(&st);
-  return Json{{"sacks_sent", st.sctps_sendsacks},
-              {"data_chunks_received", st.sctps_recvdata},
-              {"duplicate_tsns_received", st.sctps_recvdupdata},
-              {"packets_received", st.sctps_recvpackets},
-              {"packets_sent", st.sctps_sendpackets}};
+  return Json{{"sacks_sent", st.sctps_sendsacks - start.sctps_sendsacks},
+              {"data_chunks_received", st.sctps_recvdata - start.sctps_recvdata},
+              {"duplicate_tsns_received", st.sctps_recvdupdata - start.sctps_recvdupdata},
+              {"packets_received", st.sctps_recvpackets - start.sctps_recvpackets},
+              {"packets_sent", st.sctps_sendpackets - start.sctps_sendpackets}};
 }
 
-void Sink::run(Json& rep) {
-  const auto t0 = Clock::now();
-  fmt::print("rnic-sink: listening on SCTP port {} over the card's network port (UDP {}:{}), peer {}\n", o_.sctp_port,
-             o_.my_ip, o_.udp_port, o_.peer);
-  std::fflush(stdout);  // a script or test waits for this line
-  run_until([&] { return ep().state() != AssociationState::kListening; }, "the peer's association");
-  if (ep().state() == AssociationState::kRefused)
-    throw Failure(fmt::format("association refused: {}", ep().refusal_reason()));
-  run_until([&] { return plan_.has_value() || ep().state() != AssociationState::kReady; },
-            "the peer's Initiate on every stream");
-  if (!plan_) throw Failure(fmt::format("the association is {}", rnic::sctp::association_state_name(ep().state())));
-  const auto t_ready = Clock::now();
-  run_until([&] { return done_terminating() || ep().state() != AssociationState::kReady; },
-            "the peer's messages and its Terminate on every stream");
-  if (!done_terminating())
-    throw Failure(fmt::format("the association is {} before every stream was terminated",
-                              rnic::sctp::association_state_name(ep().state())));
-  const auto t_done = Clock::now();
-  // The peer shuts the association down once SCTP acknowledged everything: the CardEndpoint clears the
-  // entry (fenced) in the round usrsctp reports it, then the shutdown finishes.
-  run_until([&] { return ep().state() != AssociationState::kReady; }, "the peer's SHUTDOWN");
-  if (card_.association_written()) throw Failure("the association entry is still in the card after the SHUTDOWN");
-  // usrsctp answers the SHUTDOWN and keeps the association until SHUTDOWN COMPLETE (retransmitting
-  // its SHUTDOWN ACK if it is lost): serve until then, at most --linger-ms.
-  const auto linger_end = Clock::now() + std::chrono::milliseconds(o_.linger_ms);
-  while (ep().association_held() && Clock::now() < linger_end) step();
-
-  const auto& plan = *plan_;
-  const double secs = std::chrono::duration<double>(t_done - t_ready).count();
-  const rnic::NetCounters nc = dev_->net()->counters();
+void Sink::report_counters(Json& rep) {
   const auto& cc = card_.counters();
-  rep["status"] = "ok";
-  rep["messages"] = plan.messages.size();
-  rep["bytes"] = plan.total_bytes;
-  rep["segments"] = plan.total_segments;
-  rep["setup_s"] = std::chrono::duration<double>(t_ready - t0).count();
-  rep["elapsed_s"] = secs;
-  rep["messages_per_s"] = secs > 0 ? static_cast<double>(plan.messages.size()) / secs : 0.0;
-  rep["bytes_per_s"] = secs > 0 ? static_cast<double>(plan.total_bytes) / secs : 0.0;
   rep["host"] = Json{{"packets_in", cc.packets_in},
                      {"bytes_in_ring", cc.bytes_in_ring},
                      {"bytes_on_wire", cc.bytes_on_wire},
@@ -454,23 +472,72 @@ void Sink::run(Json& rep) {
                      {"streams_torn_down", cc.streams_torn_down},
                      {"usrsctp_inputs", cc.usrsctp_inputs},
                      {"packets_merged", cc.packets_merged}};
-  rep["card"] = Json{{"received", nc.received},
-                     {"crc_drops", nc.crc_drops},
-                     {"size_drops", nc.size_drops},
-                     {"frame_drops", nc.frame_drops},
-                     {"copy_drops_ring_full", nc.copy_drops_full},
-                     {"copy_drops_size", nc.copy_drops_size},
-                     {"ring_write_errors", nc.ring_write_errors},
-                     {"sent", nc.sent},
-                     {"tx_bad_length", nc.tx_bad_length},
-                     {"tx_read_errors", nc.tx_read_errors}};
-  rep["sctp"] = sctp_stats();
+  const rnic::NetCounters total = dev_.net()->counters();
+  Json run = Json::object(), since_start = Json::object();
+  for (const auto& r : total.since(card_start_).rows()) run[r.key] = r.value;
+  for (const auto& r : total.rows()) since_start[r.key] = r.value;
+  rep["card"] = run;                 // this run's
+  rep["card_totals"] = since_start;  // since the card (rnic-sim) started; 32 bits, wrapping
+  rep["sctp"] = sctp_stats(sctp_start_);
   const auto& ec = ep().counters();
   rep["sessions"] = Json{{"controls_received", ec.controls_received},
                          {"out_of_order", ec.out_of_order},
                          {"violations", ec.violations},
                          {"stale", ec.stale},
-                         {"malformed", ec.malformed}};
+                         {"malformed", ec.malformed},
+                         {"other_ppid_chunks", ec.other_ppid},
+                         {"other_ppid_bytes", ec.other_ppid_bytes},
+                         {"not_ddp_dropped", ec.not_ddp_dropped}};
+  rep["association"] = Json{{"state", rnic::sctp::association_state_name(ep().state())},
+                            {"ended", ep().loss_reason()},
+                            {"refused", ep().refusal_reason()}};
+}
+
+void Sink::run(Json& rep) {
+  auto t0 = Clock::now();
+  fmt::print("rnic-sink: listening on SCTP port {} over the card's network port (UDP {}:{}), peer {}\n", o_.sctp_port,
+             o_.my_ip, o_.udp_port, o_.peer);
+  std::fflush(stdout);  // a script or test waits for this line
+  if (o_.once)
+    run_until([&] { return ep().state() != AssociationState::kListening; }, "the peer's association");
+  else {
+    wait_for_association();
+    t0 = Clock::now();  // set-up: from the association's first packet
+  }
+  if (ep().state() == AssociationState::kRefused)
+    throw Failure(fmt::format("association refused: {}", ep().refusal_reason()));
+  run_until([&] { return plan_.has_value() || ep().state() != AssociationState::kReady; },
+            "the peer's Initiate on every stream");
+  if (!plan_)
+    throw Failure(
+        fmt::format("the association ended before every stream's Initiate: {}{}", how_it_ended(), what_else_came()));
+  const auto t_ready = Clock::now();
+  run_until([&] { return done_terminating() || ep().state() != AssociationState::kReady; },
+            "the peer's messages and its Terminate on every stream");
+  if (!done_terminating())
+    throw Failure(fmt::format("the association ended before every stream was terminated: {}{}", how_it_ended(),
+                              what_else_came()));
+  const auto t_done = Clock::now();
+  // The peer shuts the association down once SCTP acknowledged everything: the CardEndpoint clears the
+  // entry (fenced) in the round usrsctp reports it, then the shutdown finishes.
+  run_until([&] { return ep().state() != AssociationState::kReady; }, "the peer's SHUTDOWN");
+  if (card_.association_written()) throw Failure("the association entry is still in the card after the SHUTDOWN");
+  // usrsctp answers the SHUTDOWN and keeps the association until SHUTDOWN COMPLETE (retransmitting
+  // its SHUTDOWN ACK if it is lost): serve until then, at most --linger-ms.
+  const auto linger_end = Clock::now() + std::chrono::milliseconds(o_.linger_ms);
+  while (ep().association_held() && Clock::now() < linger_end) step();
+
+  const auto& plan = *plan_;
+  const double secs = std::chrono::duration<double>(t_done - t_ready).count();
+  rep["status"] = "ok";
+  rep["messages"] = plan.messages.size();
+  rep["bytes"] = plan.total_bytes;
+  rep["segments"] = plan.total_segments;
+  rep["setup_s"] = std::chrono::duration<double>(t_ready - t0).count();
+  rep["elapsed_s"] = secs;
+  rep["messages_per_s"] = secs > 0 ? static_cast<double>(plan.messages.size()) / secs : 0.0;
+  rep["bytes_per_s"] = secs > 0 ? static_cast<double>(plan.total_bytes) / secs : 0.0;
+  report_counters(rep);
   const auto bad = verify();
   rep["completions"] = completions_.size();
   if (!bad.empty()) {
@@ -481,6 +548,55 @@ void Sink::run(Json& rep) {
   if (headers_seen_ != plan.total_segments)
     throw Failure(fmt::format("the host saw {} DDP headers of taken segments, the plan has {} segments", headers_seen_,
                               plan.total_segments));
+}
+
+enum class Outcome { kPassed, kFailed, kStopped };
+
+// One association, checked and reported into `rep` (status, figures, counters; the error of a failed
+// run). kStopped: a signal came while the server waited for an association (no run).
+Outcome serve_one(const Options& o, rnic::Device& dev, rnic::NetPort& net, Json& rep) {
+  std::unique_ptr<Sink> sink;
+  try {
+    sink = std::make_unique<Sink>(o, dev, net);
+    sink->run(rep);
+  } catch (const Stopped&) {
+    return Outcome::kStopped;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rnic-sink: {}\n", e.what());
+    rep["status"] = "failed";
+    rep["error"] = e.what();
+    if (sink) {  // what the host, the card and usrsctp saw up to the failure
+      try {
+        sink->report_counters(rep);
+      } catch (const std::exception& e2) {
+        fmt::print(stderr, "rnic-sink: the counters could not be read: {}\n", e2.what());
+      }
+    }
+    return Outcome::kFailed;
+  }
+  const Json& h = rep["host"];
+  const Json& c = rep["card"];
+  fmt::print(
+      "rnic-sink: PASS: {} messages, {} bytes in {} DDP segments placed by the card, every byte and "
+      "completion as planned\n",
+      rep["messages"].get<std::uint64_t>(), rep["bytes"].get<std::uint64_t>(), rep["segments"].get<std::uint64_t>());
+  fmt::print("rnic-sink: {:.3f} s: {:.0f} messages/s, {:.1f} Mbit/s\n", rep["elapsed_s"].get<double>(),
+             rep["messages_per_s"].get<double>(), rep["bytes_per_s"].get<double>() * 8e-6);
+  fmt::print(
+      "rnic-sink: the host: {} packets in ({} of their {} wire bytes; {} usrsctp inputs, {} packets merged), "
+      "{} out; {} DDP headers seen\n",
+      h["packets_in"].get<std::uint64_t>(), h["bytes_in_ring"].get<std::uint64_t>(),
+      h["bytes_on_wire"].get<std::uint64_t>(), h["usrsctp_inputs"].get<std::uint64_t>(),
+      h["packets_merged"].get<std::uint64_t>(), h["packets_out"].get<std::uint64_t>(),
+      h["ddp_headers_seen"].get<std::uint64_t>());
+  const Json& t = rep["card_totals"];
+  fmt::print(
+      "rnic-sink: the card, this run: {} packets received, {} CRC32c drops, {} size drops, {} framing drops "
+      "(since it started: {} received, {} CRC32c drops)\n",
+      c["received"].get<std::uint64_t>(), c["crc_drops"].get<std::uint64_t>(), c["size_drops"].get<std::uint64_t>(),
+      c["frame_drops"].get<std::uint64_t>(), t["received"].get<std::uint64_t>(), t["crc_drops"].get<std::uint64_t>());
+  std::fflush(stdout);
+  return Outcome::kPassed;
 }
 
 }  // namespace
@@ -502,7 +618,8 @@ int main(int argc, char** argv) {
   app.add_option("--socket", o.socket, "the network layer's socket towards the peer")
       ->check(CLI::Range(0, 15))
       ->capture_default_str();
-  app.add_option("--timeout-ms", o.timeout_ms, "give up after this long")
+  app.add_option("--timeout-ms", o.timeout_ms,
+                 "give up on a run after this long (--once: from the start; else from the association's start)")
       ->check(CLI::Range(1u, 3'600'000u))
       ->capture_default_str();
   app.add_option("--linger-ms", o.linger_ms,
@@ -513,7 +630,11 @@ int main(int argc, char** argv) {
                  "merge up to K consecutive DATA-only packets of the association into one usrsctp input (1: off)")
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
-  app.add_option("--json", o.json, "write the report as JSON to FILE");
+  app.add_option("--json", o.json,
+                 "write the report as JSON to FILE (with --once the run's object, else {\"runs\": [...]}, rewritten "
+                 "after every run)");
+  app.add_flag("--once", o.once,
+               "serve one association, then exit (without it: one after another until SIGTERM/SIGINT)");
   try {
     app.parse(argc, argv);
     rnic::sctp::parse_ipv4_endpoint(o.peer);
@@ -526,43 +647,65 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  Json rep;
-  rep["peer"] = o.peer;
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  ::sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::sigaction(SIGINT, &sa, nullptr);
+
+  std::unique_ptr<rnic::Device> dev;
+  rnic::NetPort* net = nullptr;
+  Json runs = Json::array();
   int rc = 0;
-  try {
-    Sink sink(o);
-    sink.run(rep);
-    const Json& h = rep["host"];
-    const Json& c = rep["card"];
-    fmt::print(
-        "rnic-sink: PASS: {} messages, {} bytes in {} DDP segments placed by the card, every byte and "
-        "completion as planned\n",
-        rep["messages"].get<std::uint64_t>(), rep["bytes"].get<std::uint64_t>(), rep["segments"].get<std::uint64_t>());
-    fmt::print("rnic-sink: {:.3f} s: {:.0f} messages/s, {:.1f} Mbit/s\n", rep["elapsed_s"].get<double>(),
-               rep["messages_per_s"].get<double>(), rep["bytes_per_s"].get<double>() * 8e-6);
-    fmt::print(
-        "rnic-sink: the host: {} packets in ({} of their {} wire bytes; {} usrsctp inputs, {} packets merged), "
-        "{} out; {} DDP headers seen\n",
-        h["packets_in"].get<std::uint64_t>(), h["bytes_in_ring"].get<std::uint64_t>(),
-        h["bytes_on_wire"].get<std::uint64_t>(), h["usrsctp_inputs"].get<std::uint64_t>(),
-        h["packets_merged"].get<std::uint64_t>(), h["packets_out"].get<std::uint64_t>(),
-        h["ddp_headers_seen"].get<std::uint64_t>());
-    fmt::print("rnic-sink: the card: {} packets received, {} CRC32c drops, {} size drops, {} framing drops\n",
-               c["received"].get<std::uint64_t>(), c["crc_drops"].get<std::uint64_t>(),
-               c["size_drops"].get<std::uint64_t>(), c["frame_drops"].get<std::uint64_t>());
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "rnic-sink: {}\n", e.what());
-    rep["status"] = "failed";
-    rep["error"] = e.what();
-    rc = 1;
-  }
-  if (!o.json.empty()) {
+  const auto write_json = [&](const Json& doc) {
+    if (o.json.empty()) return;
     std::ofstream f(o.json);
-    f << rep.dump(2) << "\n";
+    f << doc.dump(2) << "\n";
     if (!f) {
       fmt::print(stderr, "rnic-sink: cannot write the report to {}\n", o.json);
       rc = 1;
     }
+  };
+  try {
+    dev = rnic::Device::open(o.device);
+    net = &dev->open_net();
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rnic-sink: {}\n", e.what());
+    write_json(Json{{"peer", o.peer}, {"status", "failed"}, {"error", e.what()}});
+    return 1;
+  }
+  unsigned served = 0, failed = 0;
+  for (;;) {
+    Json rep;
+    rep["peer"] = o.peer;
+    switch (serve_one(o, *dev, *net, rep)) {
+      case Outcome::kStopped:
+        break;
+      case Outcome::kFailed:
+        ++failed;
+        rc = 1;
+        [[fallthrough]];
+      case Outcome::kPassed:
+        ++served;
+        if (o.once) {
+          write_json(rep);
+        } else {
+          rep["run"] = served;
+          runs.push_back(rep);
+          write_json(Json{{"runs", runs}});
+          fmt::print("rnic-sink: run {} {}; {} of {} runs failed so far\n", served,
+                     rep["status"] == "ok" ? "passed" : "failed", failed, served);
+          std::fflush(stdout);
+        }
+        if (!o.once && g_signal.load() == 0) continue;
+        break;
+    }
+    break;
+  }
+  if (!o.once) {
+    if (runs.empty()) write_json(Json{{"runs", runs}});
+    fmt::print("rnic-sink: stopped{}: {} runs served, {} failed\n",
+               g_signal.load() != 0 ? fmt::format(" by signal {}", g_signal.load()) : std::string(), served, failed);
   }
   return rc;
 }

@@ -45,6 +45,7 @@ struct NetPortStats {
   std::uint64_t in = 0;       // datagrams handed to the card
   std::uint64_t out = 0;      // packets the card sent that left on the socket
   std::uint64_t dropped = 0;  // queue full, socket not set, or sendto failed
+  std::uint64_t empty = 0;    // empty datagrams: no packet, nothing for the card
 };
 
 // What the server uses of a network port (one per simulator at most).
@@ -114,7 +115,11 @@ class NetPort final : public NetPortBase {
       const ssize_t n =
           ::recvfrom(fd_, buf_.data(), buf_.size(), MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&from), &len);
       if (n < 0) return;  // EAGAIN (or an ICMP error of an earlier send): nothing more now
-      if (n == 0 || from.sin_family != AF_INET) continue;  // an empty datagram carries no packet
+      if (from.sin_family != AF_INET) continue;
+      if (n == 0) {  // an empty datagram carries no packet: counted here, the card never sees it
+        ++stats_.empty;
+        continue;
+      }
       // The path carries the sender's address in front of the bytes, so a held datagram keeps it.
       std::vector<std::uint8_t> d(6 + static_cast<std::size_t>(n));
       std::memcpy(d.data(), &from.sin_addr.s_addr, 4);

@@ -485,13 +485,15 @@ class KernelServer final : public Server::Impl {
           s.net_in = net_->stats().in;
           s.net_out = net_->stats().out;
           s.net_dropped = net_->stats().dropped;
+          s.net_empty = net_->stats().empty;
         }
         return reply_with(c, h, Status::kOk, s);
       }
       case Op::kPublish: {
         if (!owner(c)) return reply(c, h, Status::kNotOwner);
         const auto* b = reinterpret_cast<const char*>(p);
-        if (!nlohmann::json::accept(b, b + len)) return reply(c, h, Status::kBadArgument);
+        // Empty withdraws the document (the driver's close does that); anything else must be JSON.
+        if (len != 0 && !nlohmann::json::accept(b, b + len)) return reply(c, h, Status::kBadArgument);
         published_.assign(b, len);
         return reply(c, h, Status::kOk);
       }
@@ -572,13 +574,14 @@ class KernelServer final : public Server::Impl {
   }
 
   // ---- MMIO ------------------------------------------------------------------------------------------
-  // The register map: the RNIC_REG rows, CMD_ARG0..15, the per-error counters and the doorbells; of the
-  // network side's window, NET_ASSOC_ARG1..6 and NET_CNT1..9 too when the kernel has it (a kernel
-  // without it answers the window's rows SLVERR, read as 0, as any row it does not decode).
+  // The register map: the RNIC_REG rows, every register of the RNIC_REG_ARRAY rows (CMD_ARG0..15,
+  // NET_ASSOC_ARG0..6, NET_CNT0..9), the per-error counters and the doorbells. A kernel without its
+  // network side answers that window's rows SLVERR, read as 0, as any row it does not decode: the same
+  // on every model, so a reader (rnicctl counters, regs) sees zeros, not an error.
   bool valid_register(std::uint32_t off) const {
     if (off % 4 != 0 || off >= hw::kMMIO_BYTES) return false;
-    if (net_side_ && off >= hw::kRegNET_ASSOC_ARG0 && off < hw::reg_net_assoc_arg(hw::kNET_ASSOC_ARGS)) return true;
-    if (net_side_ && off >= hw::kRegNET_CNT0 && off < hw::reg_net_counter(hw::kNET_COUNTERS)) return true;
+    if (off >= hw::kRegNET_ASSOC_ARG0 && off < hw::reg_net_assoc_arg(hw::kNET_ASSOC_ARGS)) return true;
+    if (off >= hw::kRegNET_CNT0 && off < hw::reg_net_counter(hw::kNET_COUNTERS)) return true;
     if (std::find(std::begin(kRegRows), std::end(kRegRows), off) != std::end(kRegRows)) return true;
     if (off >= hw::kRegCMD_ARG0 && off < hw::reg_cmd_arg(hw::kCMD_ARGS)) return true;
     const auto rows = static_cast<unsigned>(wire::kAllDdpErrors.size());

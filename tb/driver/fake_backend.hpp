@@ -304,6 +304,7 @@ class FakeBackend : public detail::Backend, public detail::SimPort {
     if (s_->on_sync) s_->on_sync();
   }
   std::uint64_t cycles() override { return 42; }
+  rnic::SimNetPortStats net_port_stats() override { return {}; }
   void net_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port, bool valid) override {
     s_->net_sockets.push_back({index, ip, port, valid});
   }

@@ -269,6 +269,9 @@ class Receiver {
   }
 
   void on_initiate(const SessionNotice& n) {
+    // An Initiate read in the same round as the association's end (the peer's ABORT) has no one to
+    // answer.
+    if (ep_.state() != AssociationState::kReady) return;
     auto ini = rnic::ulp::decode_initiate(ConstBytes(n.private_data));
     if (!ini) {
       failures_.push_back("Initiate: " + ini.error().message());
@@ -487,6 +490,18 @@ TEST(RnicPeer, AdvertisementTooSmallFails) {
   EXPECT_NE(p.err().find("buffers are posted on QN 1"), std::string::npos) << p.err();
   EXPECT_EQ(rx.ep().session_state(0), SessionState::kIdle) << "the peer terminates the session (RFC 5043 6.2)";
   std::printf("rnic-peer stderr: %s", p.err().c_str());
+}
+
+// Issue 37: a run that fails with the association up ABORTs it (RFC 9260 9.1), so the receiver does not
+// wait out its timeout. Here the receiver offers 8 DDP streams and the peer wants 16 (RFC 5043 8).
+TEST(RnicPeer, FailedRunAbortsTheAssociation) {
+  Receiver rx(true, Impairment{}, 1);
+  PeerProcess p(peer_args(rx, 1, 10, 100, 16, 5000));
+  EXPECT_EQ(run_against(rx, p, std::chrono::seconds(10)), 1);
+  EXPECT_NE(p.err().find("the receiver offers 8 DDP streams, 16 asked for"), std::string::npos) << p.err();
+  EXPECT_EQ(rx.ep().state(), AssociationState::kLost) << rx.describe();
+  EXPECT_NE(rx.ep().loss_reason().find("ABORT"), std::string::npos) << rx.ep().loss_reason();
+  std::printf("rnic-peer stderr: %s; receiver: %s\n", p.err().c_str(), rx.ep().loss_reason().c_str());
 }
 
 TEST(RnicPeer, NoReceiverTimesOut) {

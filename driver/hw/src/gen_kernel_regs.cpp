@@ -3,9 +3,8 @@
 // scripts/package_xo.tcl puts into the Vitis kernel metadata, from hw.def and ddp_errors.def.
 // Usage: rnic-gen-kernel-regs [output-file]   (stdout without an argument)
 //
-// Rows are written as the hardware decodes them, with the expansions the contract states in words:
-// - CMD_ARG0 is the first of kCMD_ARGS argument words (hw::reg_cmd_arg(i)): one row per word; so are
-//   NET_ASSOC_ARG0 (kNET_ASSOC_ARGS words) and NET_CNT0 (kNET_COUNTERS counters);
+// Rows are written as the hardware decodes them:
+// - an RNIC_REG_ARRAY row (CMD_ARG, NET_ASSOC_ARG, NET_CNT) is one row per register NAME0..;
 // - CNT_ERROR0_LO is the first of one 64-bit counter per ddp_errors.def row (hw::reg_error_counter_lo):
 //   CNT_ERROR_<name>_LO/_HI per row;
 // - CQ_BASE_LO/_HI become one 64-bit register CQ_BASE bound to m_axi_gmem. Vitis needs one pointer
@@ -105,16 +104,16 @@ int main(int argc, char** argv) {
 #define RNIC_CONST(name, value, desc)
 #define RNIC_CMD(name, opcode, desc)
 #define RNIC_FIELD(rec, name, offset, bits, desc)
+#define RNIC_REG_ARRAY(name, offset, access, count, desc)                \
+  if (#name == "CMD_ARG"sv) {                                            \
+    for (unsigned i = 0; i < hw::k##count; ++i)                          \
+      row(o, "CMD_ARG" + std::to_string(i), offset + 4 * i, 32, #access, \
+          "command argument word " + std::to_string(i));                 \
+  } else {                                                               \
+    word_rows(o, #name, offset, hw::k##count, #access, desc);            \
+  }
 #define RNIC_REG(name, offset, access, desc)                                                                           \
-  if (#name == "CMD_ARG0"sv) {                                                                                         \
-    for (unsigned i = 0; i < hw::kCMD_ARGS; ++i)                                                                       \
-      row(o, "CMD_ARG" + std::to_string(i), hw::reg_cmd_arg(i), 32, #access,                                           \
-          "command argument word " + std::to_string(i));                                                               \
-  } else if (#name == "NET_ASSOC_ARG0"sv) {                                                                            \
-    word_rows(o, "NET_ASSOC_ARG", offset, hw::kNET_ASSOC_ARGS, #access, desc);                                         \
-  } else if (#name == "NET_CNT0"sv) {                                                                                  \
-    word_rows(o, "NET_CNT", offset, hw::kNET_COUNTERS, #access, desc);                                                 \
-  } else if (#name == "CNT_ERROR0_LO"sv) {                                                                             \
+  if (#name == "CNT_ERROR0_LO"sv) {                                                                                    \
     error_counter_rows(o);                                                                                             \
   } else if (#name == "CQ_BASE_LO"sv) {                                                                                \
     row(o, "CQ_BASE", offset, 64, #access,                                                                             \
@@ -128,6 +127,7 @@ int main(int argc, char** argv) {
   }
 #include "rnic/hw/hw.def"
 #undef RNIC_CONST
+#undef RNIC_REG_ARRAY
 #undef RNIC_REG
 #undef RNIC_CMD
 #undef RNIC_FIELD

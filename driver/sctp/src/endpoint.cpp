@@ -353,6 +353,18 @@ void Endpoint::on_notification(const std::uint8_t* data, std::size_t len) {
         in_streams_ = ac.sac_inbound_streams;
         out_streams_ = ac.sac_outbound_streams;
       } else if (ac.sac_assoc_id == assoc_id_ || !comm_up_) {
+        if (loss_.empty()) {
+          switch (ac.sac_state) {
+            case SCTP_SHUTDOWN_COMP:
+              loss_ = "shut down (SHUTDOWN COMPLETE)";
+              break;
+            case SCTP_CANT_STR_ASSOC:
+              loss_ = "could not be set up (the peer did not answer)";
+              break;
+            default:
+              loss_ = "lost (an ABORT from the peer, or it stopped answering: COMM_LOST)";
+          }
+        }
         lose_association();
       }
       break;
@@ -361,6 +373,7 @@ void Endpoint::on_notification(const std::uint8_t* data, std::size_t len) {
       peer_indication_ = n.sn_adaptation_event.sai_adaptation_ind;
       break;
     case SCTP_SHUTDOWN_EVENT:
+      if (loss_.empty()) loss_ = "shut down by the peer (SHUTDOWN)";
       lose_association();
       break;
     default:
@@ -638,6 +651,13 @@ bool Endpoint::association_held() const {
   return usrsctp_getsockopt(sock_, IPPROTO_SCTP, SCTP_STATUS, &st, &len) == 0;
 }
 
+void Endpoint::abort() {
+  if (state_ != AssociationState::kReady) return;
+  if (const int e = send_abort(assoc_id_); e != 0) fail(Errc::kBackend, fmt::format("abort: {}", std::strerror(e)));
+  loss_ = "aborted here (ABORT sent)";
+  lose_association();
+}
+
 void Endpoint::shutdown() {
   if (state_ != AssociationState::kReady)
     fail(Errc::kState, fmt::format("shutdown: association is {}, not Ready", association_state_name(state_)));
@@ -716,8 +736,12 @@ void Endpoint::on_data(std::uint16_t sid, std::uint32_t ppid, std::vector<std::u
     ++counters_.not_ddp_dropped;
     return;
   }
-  if ((ppid != wire::kPpidDdpSegment && ppid != wire::kPpidDdpSessionControl) || sid >= ddp_streams_ ||
-      data.size() < wire::kDdpSsnSize) {
+  if (ppid != wire::kPpidDdpSegment && ppid != wire::kPpidDdpSessionControl) {
+    ++counters_.other_ppid;
+    counters_.other_ppid_bytes += data.size();
+    return;
+  }
+  if (sid >= ddp_streams_ || data.size() < wire::kDdpSsnSize) {
     ++counters_.malformed;
     return;
   }

@@ -9,6 +9,7 @@
 //
 // Seeded: the run's messages and the path's impairment (RNIC_TEST_SEED=<n> replays; the seed is
 // printed).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -74,13 +75,16 @@ Json read_json(const std::string& path) {
 }
 
 // rnic-sink on the simulated card towards the peer at peer_port, its report to `json`; returns once it
-// listens.
+// listens. once: one association (--once), else it serves until SIGTERM.
 std::unique_ptr<ChildProcess> start_sink(const SimProcess& sim, std::uint16_t card_port, std::uint16_t peer_port,
-                                         const std::string& json) {
-  auto sink = std::make_unique<ChildProcess>(
-      RNIC_SINK_BINARY,
-      std::vector<std::string>{"--device", sim.device_string(), "--peer", "127.0.0.1:" + std::to_string(peer_port),
-                               "--udp-port", std::to_string(card_port), "--timeout-ms", "90000", "--json", json});
+                                         const std::string& json, bool once = true) {
+  std::vector<std::string> args{"--device",     sim.device_string(),
+                                "--peer",       "127.0.0.1:" + std::to_string(peer_port),
+                                "--udp-port",   std::to_string(card_port),
+                                "--timeout-ms", "90000",
+                                "--json",       json};
+  if (once) args.insert(args.begin(), "--once");
+  auto sink = std::make_unique<ChildProcess>(RNIC_SINK_BINARY, args);
   const auto end = std::chrono::steady_clock::now() + 30s;
   while (sink->out().find("listening") == std::string::npos) {
     if (sink->poll() || std::chrono::steady_clock::now() > end) {
@@ -91,6 +95,30 @@ std::unique_ptr<ChildProcess> start_sink(const SimProcess& sim, std::uint16_t ca
   }
   return sink;
 }
+
+// A peer of the test's own making on the card's port: usrsctp over a UDP socket (RFC 6951), for what
+// rnic-peer does not play.
+struct UdpPeer {
+  UdpPeer(std::uint16_t card_port, const rnic::sctp::EndpointConfig& cfg, std::uint16_t local_port = 0)
+      : link(Ipv4Endpoint{rnic::sctp::kIpv4Loopback, local_port}),
+        card{rnic::sctp::kIpv4Loopback, card_port},
+        ep(cfg, [this](rnic::wire::ConstBytes p) {
+          try {
+            link.send_to(card, p);
+          } catch (const rnic::Error&) {  // from inside usrsctp: lost, as on a wire
+          }
+        }) {}
+  // Datagrams in, usrsctp's work, its timers on the wall clock.
+  void step() {
+    while (auto d = link.receive(2)) ep.input(rnic::wire::ConstBytes(d->bytes));
+    ep.pump();
+    timers.advance();
+  }
+  UdpLink link;  // before ep: the Endpoint sends through it until it is gone
+  Ipv4Endpoint card;
+  rnic::sctp::Endpoint ep;
+  rnic::sctp::WallClockTimers timers;
+};
 
 struct RunResult {
   int sink_rc = -1, peer_rc = -1;
@@ -172,31 +200,79 @@ TEST(SimNetE2E, PeerWithoutTheDdpIndicationCarriesNoDdp) {
   SimProcess sim({"--udp-port", "0"});
   const std::uint16_t card_port = sim_udp_port(sim);
   {
-    UdpLink link;
-    const Ipv4Endpoint card{rnic::sctp::kIpv4Loopback, card_port};
     rnic::sctp::EndpointConfig cfg;
     cfg.port = 5001;
     cfg.adaptation_indication.reset();  // a plain SCTP peer
-    rnic::sctp::Endpoint ep(cfg, [&](rnic::wire::ConstBytes p) {
-      try {
-        link.send_to(card, p);
-      } catch (const rnic::Error&) {  // from inside usrsctp: lost, as on a wire
-      }
-    });
-    auto sink = start_sink(sim, card_port, link.local().port, sim.dir() + "/refused.json");
-    ep.connect(rnic::ulp::kReceiverSctpPort);
-    rnic::sctp::WallClockTimers timers;
+    UdpPeer peer(card_port, cfg);
+    auto sink = start_sink(sim, card_port, peer.link.local().port, sim.dir() + "/refused.json");
+    peer.ep.connect(rnic::ulp::kReceiverSctpPort);
     const auto end = std::chrono::steady_clock::now() + 30s;
-    while (!sink->poll() && std::chrono::steady_clock::now() < end) {
-      while (auto d = link.receive(2)) ep.input(rnic::wire::ConstBytes(d->bytes));
-      ep.pump();
-      timers.advance();
-    }
+    while (!sink->poll() && std::chrono::steady_clock::now() < end) peer.step();
     ASSERT_EQ(sink->poll(), std::optional<int>(1)) << sink->out() << sink->err();
     EXPECT_NE(sink->err().find("11.1"), std::string::npos) << sink->err();
     EXPECT_EQ(sink->out().find("written"), std::string::npos) << sink->out();
   }
-  expect_offloaded_run(run_peer_and_sink(sim, rnic::tb::random_test_seed(), 40));
+  // Issue 37: a failed run's report has the counters too; the next run's card figures are its own, the
+  // totals since rnic-sim started are beside them.
+  const Json refused = read_json(sim.dir() + "/refused.json");
+  ASSERT_TRUE(refused.is_object());
+  EXPECT_EQ(refused["status"], "failed");
+  ASSERT_TRUE(refused.contains("card") && refused.contains("card_totals")) << refused.dump();
+  const auto refused_total = refused["card_totals"]["received"].get<std::uint64_t>();
+  EXPECT_GT(refused["card"]["received"].get<std::uint64_t>(), 0u) << refused.dump();
+  const RunResult r = run_peer_and_sink(sim, rnic::tb::random_test_seed(), 40);
+  expect_offloaded_run(r);
+  EXPECT_LE(r.sink["card"]["received"].get<std::uint64_t>() + refused_total,
+            r.sink["card_totals"]["received"].get<std::uint64_t>())
+      << r.log;
+  EXPECT_GT(r.sink["card"]["received"].get<std::uint64_t>(), 0u) << r.log;
+  EXPECT_EQ(sim.stop(), 0);
+}
+
+// Issue 37: a peer that indicates DDP (RFC 5043 11.1) but sends DATA with another PPID (RFC 5043 5.2:
+// only 16 and 17 are DDP's) and then shuts the association down gracefully. The card takes none of it
+// (the host gets those chunks whole); rnic-sink fails saying what came and how the association ended,
+// and its report has the counters.
+TEST(SimNetE2E, PeerSendingOtherPpidsIsReported) {
+  SimProcess sim({"--udp-port", "0"});
+  const std::uint16_t card_port = sim_udp_port(sim);
+  rnic::sctp::EndpointConfig cfg;
+  cfg.port = rnic::ulp::kPeerSctpPort;
+  UdpPeer peer(card_port, cfg);
+  rnic::sctp::Endpoint& ep = peer.ep;
+  const std::string json = sim.dir() + "/other_ppid.json";
+  auto sink = start_sink(sim, card_port, peer.link.local().port, json);
+  ep.connect(rnic::ulp::kReceiverSctpPort);
+  constexpr int kChunks = 20;
+  constexpr std::size_t kBytes = 1000;
+  int sent = 0;
+  bool shut = false;
+  const auto end = std::chrono::steady_clock::now() + 30s;
+  while (!sink->poll() && std::chrono::steady_clock::now() < end) {
+    peer.step();
+    if (ep.state() == rnic::sctp::AssociationState::kReady) {
+      for (; sent < kChunks; ++sent)
+        ep.send_raw(0, 51, rnic::wire::ConstBytes(std::vector<std::uint8_t>(kBytes, 0x42)));
+      if (!shut && ep.all_acknowledged()) {
+        ep.shutdown();
+        shut = true;
+      }
+    }
+  }
+  ASSERT_TRUE(shut) << sink->out() << sink->err();
+  ASSERT_EQ(sink->wait(30s), 1) << sink->out() << sink->err();
+  const std::string err = sink->err();
+  EXPECT_NE(err.find("shut down by the peer (SHUTDOWN)"), std::string::npos) << err;
+  EXPECT_NE(err.find(fmt::format("{} DATA chunks ({} bytes) with a PPID other than DDP's", kChunks, kChunks * kBytes)),
+            std::string::npos)
+      << err;
+  const Json rep = read_json(json);
+  ASSERT_TRUE(rep.is_object()) << err;
+  EXPECT_EQ(rep["sessions"]["other_ppid_chunks"], kChunks) << rep.dump();
+  EXPECT_EQ(rep["association"]["ended"], "shut down by the peer (SHUTDOWN)") << rep.dump();
+  EXPECT_EQ(rep["host"]["association_writes"], 1) << rep.dump();
+  EXPECT_EQ(rep["host"]["ddp_headers_seen"], 0) << rep.dump();
+  std::printf("rnic-sink stderr: %s", err.c_str());
   EXPECT_EQ(sim.stop(), 0);
 }
 
@@ -367,6 +443,62 @@ TEST(CardEndpoint, SessionsDriveLiveStreamsAndTheEntry) {
   peer.shutdown();
   ASSERT_TRUE(run([&] { return !card.association_written(); }));
   EXPECT_EQ(card.counters().association_clears, 1u);
+}
+
+// Issue 37: rnic-sink is a server. Without --once it serves the peer's associations one after another
+// (a refused one, then two runs of rnic-peer), each a run of its own with its own figures, until
+// SIGTERM; its exit status says whether a run failed.
+TEST(SimNetE2E, SinkServesAssociationsOneAfterAnother) {
+  SimProcess sim({"--udp-port", "0"});
+  const std::uint16_t card_port = sim_udp_port(sim);
+  const std::uint16_t peer_port = free_udp_port();
+  const std::string json = sim.dir() + "/serve.json";
+  auto sink = start_sink(sim, card_port, peer_port, json, false);
+  const auto wait_for_line = [&](const std::string& line, const std::function<void()>& meanwhile = {}) {
+    const auto end = std::chrono::steady_clock::now() + 60s;
+    while (sink->out().find(line) == std::string::npos) {
+      if (sink->poll() || std::chrono::steady_clock::now() > end) {
+        ADD_FAILURE() << "no '" << line << "' from rnic-sink:\n" << sink->out() << sink->err();
+        return false;
+      }
+      if (meanwhile) meanwhile();
+      std::this_thread::sleep_for(2ms);
+    }
+    return true;
+  };
+  {  // 1. a plain SCTP peer (no DDP indication, RFC 5043 11.1): refused, and the server goes on
+    rnic::sctp::EndpointConfig cfg;
+    cfg.port = rnic::ulp::kPeerSctpPort;
+    cfg.adaptation_indication.reset();
+    UdpPeer plain(card_port, cfg, peer_port);
+    plain.ep.connect(rnic::ulp::kReceiverSctpPort);
+    ASSERT_TRUE(wait_for_line("run 1 failed", [&] { plain.step(); }));
+  }
+  // 2., 3. rnic-peer twice from the same address.
+  for (int run = 2; run <= 3; ++run) {
+    ChildProcess peer(RNIC_PEER_BINARY, {"--connect", "127.0.0.1:" + std::to_string(card_port), "--local-port",
+                                         std::to_string(peer_port), "--seed", std::to_string(run), "--messages", "30",
+                                         "--max-message", "3000", "--streams", "2", "--timeout-ms", "60000"});
+    ASSERT_EQ(peer.wait(kRunTimeout), 0) << peer.out() << peer.err() << sink->out() << sink->err();
+    ASSERT_TRUE(wait_for_line(fmt::format("run {} passed", run)));
+  }
+  sink->signal(SIGTERM);
+  EXPECT_EQ(sink->wait(30s), 1) << "run 1 failed: " << sink->out() << sink->err();
+  EXPECT_NE(sink->out().find("stopped by signal 15: 3 runs served, 1 failed"), std::string::npos) << sink->out();
+  const Json rep = read_json(json);
+  ASSERT_TRUE(rep.is_object() && rep["runs"].is_array()) << rep.dump();
+  ASSERT_EQ(rep["runs"].size(), 3u) << rep.dump();
+  EXPECT_EQ(rep["runs"][0]["status"], "failed");
+  EXPECT_NE(rep["runs"][0]["error"].get<std::string>().find("11.1"), std::string::npos) << rep["runs"][0].dump();
+  for (std::size_t i = 1; i <= 2; ++i) {
+    const Json& r = rep["runs"][i];
+    EXPECT_EQ(r["status"], "ok") << r.dump();
+    EXPECT_EQ(r["messages"], 30) << r.dump();
+    EXPECT_EQ(r["host"]["association_writes"], 1) << r.dump();
+    EXPECT_LT(r["card"]["received"].get<std::uint64_t>(), r["card_totals"]["received"].get<std::uint64_t>())
+        << "a run's figures are its own: " << r.dump();
+  }
+  EXPECT_EQ(sim.stop(), 0);
 }
 
 }  // namespace

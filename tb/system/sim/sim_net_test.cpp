@@ -344,6 +344,48 @@ class DriverNet : public ::testing::Test {
   std::uint16_t port_ = 0;
 };
 
+// Issue 37: the network side's counters come with Device::counters (rnicctl counters prints them, an
+// observer reads them), by name in NET_CNT order; an empty UDP datagram carries no SCTP packet, so the
+// card never sees it: rnic-sim's port counts it (SimControl::net_port_stats, rnicctl counters).
+TEST_F(DriverNet, CountersShowTheNetworkSideAndEmptyDatagrams) {
+  rnic::OpenOptions oo;
+  oo.observer = true;
+  auto obs = rnic::Device::open("sim:" + sim_.socket(), oo);
+  Peer peer;
+  Bytes bad = heartbeat(0x01020304, 40);
+  bad[20] ^= 0x01;  // a bad CRC32c: received and dropped by the card
+  peer.send_to(port_, Bytes{});
+  peer.send_to(port_, bad);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (rnic::SimNetPortStats s = obs->sim()->net_port_stats(); s.in + s.empty < 2; s = obs->sim()->net_port_stats()) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the simulator did not take the datagrams";
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  dev_->sim()->sync();
+  const rnic::SimNetPortStats s = obs->sim()->net_port_stats();
+  EXPECT_EQ(s.udp_port, port_);
+  EXPECT_EQ(s.in, 1u);
+  EXPECT_EQ(s.empty, 1u);
+  const rnic::Counters c = obs->counters();
+  EXPECT_EQ(c.net.received, 1u);
+  EXPECT_EQ(c.net.crc_drops, 1u);
+  const auto rows = c.net.rows();
+  ASSERT_EQ(rows.size(), hw::kNET_COUNTERS);
+  EXPECT_STREQ(rows[0].key, "received");
+  EXPECT_EQ(rows[0].value, 1u);
+  EXPECT_STREQ(rows[1].key, "crc_drops");
+  EXPECT_EQ(rows[1].value, 1u);
+  for (unsigned i = 0; i < hw::kNET_COUNTERS; ++i)
+    EXPECT_EQ(rows[i].value, dev_->read_reg(hw::reg_net_counter(i))) << "row " << i << " is NET_CNT" << i;
+  // A run's figures are the difference of two readings, right across a wrap of the 32-bit counters.
+  rnic::NetCounters before, after;
+  before.received = 0xFFFFFFF0u;
+  after.received = 0x10u;
+  after.sent = 7;
+  EXPECT_EQ(after.since(before).received, 0x20u);
+  EXPECT_EQ(after.since(before).sent, 7u);
+}
+
 // Packets both ways through the driver's rings, across several laps of each (the receive ring's phase
 // bit flips every lap; the transmit ring's slots are reused once the card has read them).
 TEST_F(DriverNet, RingsCarryPacketsBothWaysOverSeveralLaps) {

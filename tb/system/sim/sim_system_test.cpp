@@ -179,6 +179,10 @@ TEST(SimBackend, ObserverCannotWrite) {
   EXPECT_EQ(obs->published_state(), "");
   owner->publish(R"({"stags":[]})");
   EXPECT_EQ(obs->published_state(), R"({"stags":[]})");
+  // An empty document withdraws it: what the driver's close publishes (issue 37: it was refused as bad
+  // JSON, "op 9 -> bad argument" in the simulator's log at every owner close).
+  owner->publish("");
+  EXPECT_EQ(obs->published_state(), "");
 }
 
 TEST(SimBackend, SecondOwnerRefused) {

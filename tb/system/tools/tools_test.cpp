@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "rnic/hw/hw.hpp"
 #include "rnic/systest/sim_process.hpp"
 #include "rnic/tb/seed.hpp"
 
@@ -164,6 +165,33 @@ TEST_F(ToolsOnSim, RnicctlJsonBeforeOrAfterTheCommand) {
   const Json info = Json::parse(r.out);
   EXPECT_EQ(info["device"], dev);
   EXPECT_EQ(info["backend"], "sim");
+}
+
+// Issue 37: a register array of hw.def (RNIC_REG_ARRAY) is listed register by register: the network
+// counters NET_CNT0..9, the command arguments, the association staging words.
+TEST_F(ToolsOnSim, RnicctlRegsListsEveryRegisterOfAnArray) {
+  const std::vector<std::string> args{"regs", "--json", "--device", sim_.device_string()};
+  const Result r = rnicctl(args);
+  ASSERT_EQ(r.code, 0) << show(args, r);
+  const Json regs = Json::parse(r.out);
+  std::map<std::string, std::uint32_t> offset;
+  for (const auto& row : regs) offset[row["name"].get<std::string>()] = row["offset"].get<std::uint32_t>();
+  for (unsigned i = 0; i < rnic::hw::kNET_COUNTERS; ++i)
+    EXPECT_EQ(offset["NET_CNT" + std::to_string(i)], rnic::hw::reg_net_counter(i)) << show(args, r);
+  for (unsigned i = 0; i < rnic::hw::kCMD_ARGS; ++i)
+    EXPECT_EQ(offset["CMD_ARG" + std::to_string(i)], rnic::hw::reg_cmd_arg(i)) << show(args, r);
+  EXPECT_EQ(offset["NET_ASSOC_ARG6"], rnic::hw::kRegNET_ASSOC_ARG0 + 4 * (rnic::hw::kNET_ASSOC_ARGS - 1));
+  EXPECT_EQ(offset.count("NET_CNT"), 0u);
+  EXPECT_EQ(offset.count("NET_CNT10"), 0u);
+  // counters: the network side's, by name.
+  const std::vector<std::string> cargs{"counters", "--json", "--device", sim_.device_string()};
+  const Result c = rnicctl(cargs);
+  ASSERT_EQ(c.code, 0) << show(cargs, c);
+  const Json cj = Json::parse(c.out);
+  ASSERT_TRUE(cj.contains("network")) << show(cargs, c);
+  EXPECT_EQ(cj["network"].size(), rnic::hw::kNET_COUNTERS);
+  EXPECT_TRUE(cj["network"].contains("crc_drops"));
+  EXPECT_TRUE(cj.contains("simulator_udp_port")) << show(cargs, c);
 }
 
 TEST_F(ToolsOnSim, RnicctlTablesBeforeOrAfterTheCommand) {

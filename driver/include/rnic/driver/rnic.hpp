@@ -176,10 +176,38 @@ const char* stream_state_name(StreamState::State s);  // "normal", "error", "tor
 
 const char* completion_kind_name(Completion::Kind k);  // "tagged", "untagged", "error", "flushed"
 
+// The card's network counters (hw.def NET_CNT0..9; 32 bits, wrapping).
+struct NetCounters {
+  std::uint32_t received = 0, crc_drops = 0, size_drops = 0, frame_drops = 0;
+  std::uint32_t copy_drops_full = 0, copy_drops_size = 0, ring_write_errors = 0;
+  std::uint32_t sent = 0, tx_bad_length = 0, tx_read_errors = 0;
+
+  // Every counter in NET_CNT order: its key (the name reports and rnicctl's JSON use), what it counts
+  // and its value.
+  struct Row {
+    const char* key;
+    const char* meaning;
+    std::uint32_t value;
+  };
+  std::vector<Row> rows() const;
+  // What the card counted since `earlier` (a reading of the same card): each counter's difference
+  // modulo 2^32, right across one wrap.
+  NetCounters since(const NetCounters& earlier) const;
+};
+
+// rnic-sim's UDP network port (rnic-sim --udp-port): its port (0: none) and the datagrams it handed to
+// the card, sent for it, dropped (ingress queue full, a socket not set) and received empty (no packet:
+// the card never sees them).
+struct SimNetPortStats {
+  std::uint16_t udp_port = 0;
+  std::uint64_t in = 0, out = 0, dropped = 0, empty = 0;
+};
+
 struct Counters {
   std::uint64_t segments = 0, bytes = 0, messages = 0, drops = 0, access = 0, duplicates = 0;
   std::uint64_t write_errors = 0, read_errors = 0;
   std::vector<std::uint64_t> errors;  // one per row of ddp_errors.def, in that order
+  NetCounters net;                    // the network side's (all 0 on a card built without one)
   // The driver's, not the card's: completions the owner could not match to a live stream, queue head
   // or STag (counted, never dropped silently). An observer reads it from the owner's published state
   // (nullopt when no owner published one).
@@ -223,13 +251,6 @@ struct NetAssociation {
   StreamId first_stream = 0;              // SCTP stream s of the association is DDP stream first_stream + s
   std::uint32_t stream_count = 0;         // 1..65536, first_stream + stream_count <= CAP_STREAMS
   std::uint16_t socket = 0;               // the network layer's socket towards the peer (VNx), 0..15
-};
-
-// The card's network counters (hw.def NET_CNT0..9; 32 bits, wrapping).
-struct NetCounters {
-  std::uint32_t received = 0, crc_drops = 0, size_drops = 0, frame_drops = 0;
-  std::uint32_t copy_drops_full = 0, copy_drops_size = 0, ring_write_errors = 0;
-  std::uint32_t sent = 0, tx_bad_length = 0, tx_read_errors = 0;
 };
 
 class Device {
@@ -286,7 +307,8 @@ class SimControl {
   // Errc::kTimeout once an interval passes with neither a reply nor progress (a stopped simulator:
   // about 2x sim_timeout_ms), or when the simulator reports its own cycle limit (10 M cycles).
   void sync();
-  std::uint64_t cycles();  // simulated clock cycles since the simulator started
+  std::uint64_t cycles();            // simulated clock cycles since the simulator started
+  SimNetPortStats net_port_stats();  // its UDP network port (rnic-sim --udp-port)
 
   explicit SimControl(std::shared_ptr<void> core);
   SimControl(const SimControl&) = delete;

@@ -89,14 +89,16 @@ struct EndpointCounters {
   std::uint64_t segments_delivered = 0;
   std::uint64_t controls_sent = 0;
   std::uint64_t controls_received = 0;
-  std::uint64_t out_of_order = 0;     // chunks that arrived ahead of their DDP-SSN's turn
-  std::uint64_t stale = 0;            // chunks of no session, dropped
-  std::uint64_t violations = 0;       // sessions we terminated for a protocol violation
-  std::uint64_t over_limit = 0;       // Initiates answered Terminate (6.4)
-  std::uint64_t malformed = 0;        // chunks too short, unknown PPID, or on a stream beyond the count
-  std::uint64_t not_ddp_dropped = 0;  // data on an association that is not (yet) DDP-enabled
-  std::uint64_t aborts_sent = 0;      // ABORTs handed to usrsctp (11.1 refusal, a second association)
-  std::uint64_t abort_failures = 0;   // a second association's ABORT that usrsctp refused (not thrown)
+  std::uint64_t out_of_order = 0;      // chunks that arrived ahead of their DDP-SSN's turn
+  std::uint64_t stale = 0;             // chunks of no session, dropped
+  std::uint64_t violations = 0;        // sessions we terminated for a protocol violation
+  std::uint64_t over_limit = 0;        // Initiates answered Terminate (6.4)
+  std::uint64_t malformed = 0;         // chunks too short or on a stream beyond the count
+  std::uint64_t other_ppid = 0;        // DATA whose PPID is not DDP's (RFC 5043 5.2: 16, 17), dropped
+  std::uint64_t other_ppid_bytes = 0;  // their user data
+  std::uint64_t not_ddp_dropped = 0;   // data on an association that is not (yet) DDP-enabled
+  std::uint64_t aborts_sent = 0;       // ABORTs handed to usrsctp (11.1 refusal, a second association)
+  std::uint64_t abort_failures = 0;    // a second association's ABORT that usrsctp refused (not thrown)
 };
 
 class Endpoint {
@@ -130,6 +132,9 @@ class Endpoint {
 
   AssociationState state() const { return state_; }
   const std::string& refusal_reason() const { return refusal_; }
+  // kLost: how the association ended, as usrsctp reported it (the peer's SHUTDOWN, a SHUTDOWN
+  // COMPLETE, an ABORT or the peer no longer answering, our abort()); empty before.
+  const std::string& loss_reason() const { return loss_; }
   std::optional<std::uint32_t> peer_adaptation_indication() const { return peer_indication_; }
   // Usable DDP streams (same-numbered pairs): min of the negotiated inbound and outbound counts.
   std::uint16_t ddp_streams() const { return ddp_streams_; }
@@ -181,6 +186,10 @@ class Endpoint {
   // Graceful SCTP shutdown (RFC 4960 9.2, SCTP_EOF): SHUTDOWN once all data is acknowledged; the state
   // becomes kLost at SHUTDOWN COMPLETE. kState unless kReady with nothing queued here.
   void shutdown();
+  // ABORT (RFC 9260 9.1): for an owner that gives up on the association, so that the peer learns at
+  // once instead of waiting out its own timeout. usrsctp sends it at once; the state becomes kLost.
+  // Nothing happens unless the association is up (kReady). kBackend if usrsctp refuses.
+  void abort();
 
   // Internal: called by the usrsctp output hook.
   void emit(wire::ConstBytes packet);
@@ -229,6 +238,7 @@ class Endpoint {
   struct socket* sock_ = nullptr;
   AssociationState state_ = AssociationState::kClosed;
   std::string refusal_;
+  std::string loss_;
   bool comm_up_ = false;
   std::uint32_t assoc_id_ = 0;
   std::uint16_t in_streams_ = 0, out_streams_ = 0, ddp_streams_ = 0;

@@ -60,7 +60,8 @@ enum class Op : std::uint16_t {
   kSync = 7,
   // c->s empty; s->c StatusRep.
   kStatus = 8,
-  // c->s a UTF-8 JSON document (the driver's resource tables, for rnicctl); s->c empty. Owner only.
+  // c->s a UTF-8 JSON document (the driver's resource tables, for rnicctl), or nothing: the document is
+  // withdrawn (the driver's close); s->c empty. Owner only. kBadArgument for text that is not JSON.
   kPublish = 9,
   // c->s empty; s->c the last published document (empty when none).
   kGetState = 10,
@@ -163,12 +164,14 @@ struct StatusRep {
   std::uint64_t axi_errors;  // AXI accesses outside the memory region (answered SLVERR)
   // The network port (all 0 without one): its UDP port on 127.0.0.1, datagrams received and handed
   // to the card (after the path's loss and duplication), packets the card sent, datagrams dropped
-  // (ingress queue full, or the card sent to a socket that is not set).
+  // (ingress queue full, or the card sent to a socket that is not set), and empty datagrams (no SCTP
+  // packet: nothing reaches the card, so only the simulator counts them).
   std::uint32_t udp_port;
   std::uint32_t reserved;
   std::uint64_t net_in;
   std::uint64_t net_out;
   std::uint64_t net_dropped;
+  std::uint64_t net_empty;
 };
 struct NetSocketReq {
   std::uint32_t index;  // < kNetSockets

@@ -86,6 +86,10 @@ class ChildProcess {
     }
     return *code_;
   }
+  // Sends `sig` while it runs (e.g. SIGTERM to ask a server to stop).
+  void signal(int sig) const {
+    if (pid_ > 0) ::kill(pid_, sig);
+  }
   const std::string& dir() const { return dir_; }
   std::string out() const { return slurp(dir_ + "/stdout"); }
   std::string err() const { return slurp(dir_ + "/stderr"); }
