@@ -18,6 +18,7 @@ PACKAGES=(
   libxrt-dev uuid-dev                # XRT backend of the driver (Alveo cards)
   nlohmann-json3-dev libbenchmark-dev # rnicctl --json, published driver state; benchmarks
   libusrsctp-dev                     # RFC 5043 adaptation layer over a real SCTP stack (driver/sctp)
+  libusrsctp-examples                # third-party SCTP clients (tsctp) against rnic-sink (SimNetE2E)
   z3                                 # formal: yosys-smtbmc's solver (scripts/formal.sh --engine smtbmc)
   gnuplot-nox                        # scripts/bench.sh: the bytes/cycle plot (docs/bench.png)
   libsystemc-dev                     # the SystemC-HLS model of the pipeline (rtl/hls)

@@ -42,6 +42,9 @@
 #ifndef RNIC_SINK_BINARY
 #error "RNIC_SINK_BINARY must name the rnic-sink executable"
 #endif
+#ifndef RNIC_TSCTP_BINARY
+#error "RNIC_TSCTP_BINARY must name usrsctp's tsctp example client"
+#endif
 
 namespace {
 
@@ -498,6 +501,69 @@ TEST(SimNetE2E, SinkServesAssociationsOneAfterAnother) {
     EXPECT_LT(r["card"]["received"].get<std::uint64_t>(), r["card_totals"]["received"].get<std::uint64_t>())
         << "a run's figures are its own: " << r.dump();
   }
+  EXPECT_EQ(sim.stop(), 0);
+}
+
+// Issue 37: a third-party SCTP client, usrsctp's own tsctp (libusrsctp-examples), against the serving
+// rnic-sink: with the adaptation indication (-a) it gets its association into the card and sends 200
+// messages of another PPID, then shuts down (reported as such, the other PPID counted); without it
+// the association is refused (RFC 5043 11.1). Then rnic-peer's run on the same server passes.
+TEST(SimNetE2E, ThirdPartyClientsThenPeerOnOneServer) {
+  SimProcess sim({"--udp-port", "0"});
+  const std::uint16_t card_port = sim_udp_port(sim);
+  const std::uint16_t peer_port = free_udp_port();
+  const std::string json = sim.dir() + "/third_party.json";
+  auto sink = start_sink(sim, card_port, peer_port, json, false);
+  const auto wait_for_line = [&](const std::string& line) {
+    const auto end = std::chrono::steady_clock::now() + 60s;
+    while (sink->out().find(line) == std::string::npos) {
+      if (sink->poll() || std::chrono::steady_clock::now() > end) {
+        ADD_FAILURE() << "no '" << line << "' from rnic-sink:\n" << sink->out() << sink->err();
+        return false;
+      }
+      std::this_thread::sleep_for(2ms);
+    }
+    return true;
+  };
+  const auto tsctp = [&](bool indicate) {
+    std::vector<std::string> args{"-E", std::to_string(peer_port),
+                                  "-U", std::to_string(card_port),
+                                  "-p", std::to_string(rnic::ulp::kReceiverSctpPort),
+                                  "-l", "1000",
+                                  "-n", "200",
+                                  "-L", "127.0.0.1"};
+    if (indicate) args.insert(args.begin(), {"-a", "1"});  // the indication's value: 1
+    args.emplace_back("127.0.0.1");
+    ChildProcess c(RNIC_TSCTP_BINARY, args);
+    const int rc = c.wait(30s);
+    std::string tail = c.out() + c.err();
+    if (tail.size() > 2000) tail = tail.substr(tail.size() - 2000);
+    return std::make_pair(rc, tail);
+  };
+  const auto [rc1, out1] = tsctp(true);
+  EXPECT_EQ(rc1, 0) << out1;
+  ASSERT_TRUE(wait_for_line("run 1 failed"));
+  const auto [rc2, out2] = tsctp(false);
+  std::printf("tsctp without -a: exit %d\n", rc2);  // usrsctp's client sees its association aborted
+  ASSERT_TRUE(wait_for_line("run 2 failed"));
+  ChildProcess peer(RNIC_PEER_BINARY, {"--connect", "127.0.0.1:" + std::to_string(card_port), "--local-port",
+                                       std::to_string(peer_port), "--seed", "7", "--messages", "30", "--max-message",
+                                       "3000", "--streams", "2", "--timeout-ms", "60000"});
+  ASSERT_EQ(peer.wait(kRunTimeout), 0) << peer.out() << peer.err() << sink->out() << sink->err();
+  ASSERT_TRUE(wait_for_line("run 3 passed"));
+  sink->signal(SIGTERM);
+  EXPECT_EQ(sink->wait(30s), 1) << sink->out() << sink->err();
+  const std::string err = sink->err();
+  std::printf("rnic-sink stderr: %s", err.c_str());
+  EXPECT_NE(err.find("200 DATA chunks (200000 bytes) with a PPID other than DDP's"), std::string::npos) << err;
+  EXPECT_NE(err.find("shut down by the peer (SHUTDOWN)"), std::string::npos) << err;
+  EXPECT_NE(err.find("11.1"), std::string::npos) << err;
+  const Json rep = read_json(json);
+  ASSERT_TRUE(rep.is_object() && rep["runs"].is_array() && rep["runs"].size() == 3) << rep.dump();
+  EXPECT_EQ(rep["runs"][0]["sessions"]["other_ppid_chunks"], 200) << rep["runs"][0].dump();
+  EXPECT_EQ(rep["runs"][0]["host"]["association_writes"], 1) << rep["runs"][0].dump();
+  EXPECT_EQ(rep["runs"][1]["host"]["association_writes"], 0) << "refused: never written (11.1)";
+  EXPECT_EQ(rep["runs"][2]["status"], "ok") << rep["runs"][2].dump();
   EXPECT_EQ(sim.stop(), 0);
 }
 
