@@ -448,6 +448,20 @@ TEST(CardEndpoint, SessionsDriveLiveStreamsAndTheEntry) {
   EXPECT_EQ(card.counters().association_clears, 1u);
 }
 
+// Waits (60 s at most) until a serving rnic-sink printed `line`, calling `meanwhile` between looks.
+bool wait_for_sink_line(ChildProcess& sink, const std::string& line, const std::function<void()>& meanwhile = {}) {
+  const auto end = std::chrono::steady_clock::now() + 60s;
+  while (sink.out().find(line) == std::string::npos) {
+    if (sink.poll() || std::chrono::steady_clock::now() > end) {
+      ADD_FAILURE() << "no '" << line << "' from rnic-sink:\n" << sink.out() << sink.err();
+      return false;
+    }
+    if (meanwhile) meanwhile();
+    std::this_thread::sleep_for(2ms);
+  }
+  return true;
+}
+
 // Issue 37: rnic-sink is a server. Without --once it serves the peer's associations one after another
 // (a refused one, then two runs of rnic-peer), each a run of its own with its own figures, until
 // SIGTERM; its exit status says whether a run failed.
@@ -458,16 +472,7 @@ TEST(SimNetE2E, SinkServesAssociationsOneAfterAnother) {
   const std::string json = sim.dir() + "/serve.json";
   auto sink = start_sink(sim, card_port, peer_port, json, false);
   const auto wait_for_line = [&](const std::string& line, const std::function<void()>& meanwhile = {}) {
-    const auto end = std::chrono::steady_clock::now() + 60s;
-    while (sink->out().find(line) == std::string::npos) {
-      if (sink->poll() || std::chrono::steady_clock::now() > end) {
-        ADD_FAILURE() << "no '" << line << "' from rnic-sink:\n" << sink->out() << sink->err();
-        return false;
-      }
-      if (meanwhile) meanwhile();
-      std::this_thread::sleep_for(2ms);
-    }
-    return true;
+    return wait_for_sink_line(*sink, line, meanwhile);
   };
   {  // 1. a plain SCTP peer (no DDP indication, RFC 5043 11.1): refused, and the server goes on
     rnic::sctp::EndpointConfig cfg;
@@ -514,16 +519,8 @@ TEST(SimNetE2E, ThirdPartyClientsThenPeerOnOneServer) {
   const std::uint16_t peer_port = free_udp_port();
   const std::string json = sim.dir() + "/third_party.json";
   auto sink = start_sink(sim, card_port, peer_port, json, false);
-  const auto wait_for_line = [&](const std::string& line) {
-    const auto end = std::chrono::steady_clock::now() + 60s;
-    while (sink->out().find(line) == std::string::npos) {
-      if (sink->poll() || std::chrono::steady_clock::now() > end) {
-        ADD_FAILURE() << "no '" << line << "' from rnic-sink:\n" << sink->out() << sink->err();
-        return false;
-      }
-      std::this_thread::sleep_for(2ms);
-    }
-    return true;
+  const auto wait_for_line = [&](const std::string& line, const std::function<void()>& meanwhile = {}) {
+    return wait_for_sink_line(*sink, line, meanwhile);
   };
   const auto tsctp = [&](bool indicate) {
     std::vector<std::string> args{"-E", std::to_string(peer_port),
