@@ -123,6 +123,19 @@ struct UdpPeer {
   rnic::sctp::WallClockTimers timers;
 };
 
+// rnic-peer's arguments for a run of `messages` of the seeded plan (up to max_message bytes each) on 2
+// streams, from 127.0.0.1:peer_port to the card's port.
+std::vector<std::string> peer_args(std::uint16_t card_port, std::uint16_t peer_port, std::uint64_t seed,
+                                   std::uint32_t messages, std::uint32_t max_message) {
+  return {"--connect",     "127.0.0.1:" + std::to_string(card_port),
+          "--local-port",  std::to_string(peer_port),
+          "--seed",        std::to_string(seed),
+          "--messages",    std::to_string(messages),
+          "--max-message", std::to_string(max_message),
+          "--streams",     "2",
+          "--timeout-ms",  "90000"};
+}
+
 struct RunResult {
   int sink_rc = -1, peer_rc = -1;
   Json sink, peer;  // their --json reports
@@ -137,10 +150,9 @@ RunResult run_peer_and_sink(const SimProcess& sim, std::uint64_t seed, std::uint
   const std::uint16_t peer_port = free_udp_port();
   const std::string sink_json = sim.dir() + "/sink.json", peer_json = sim.dir() + "/peer.json";
   auto sink = start_sink(sim, card_port, peer_port, sink_json);
-  ChildProcess peer(RNIC_PEER_BINARY,
-                    {"--connect", "127.0.0.1:" + std::to_string(card_port), "--local-port", std::to_string(peer_port),
-                     "--seed", std::to_string(seed), "--messages", std::to_string(messages), "--max-message", "6000",
-                     "--streams", "2", "--timeout-ms", "90000", "--json", peer_json});
+  auto args = peer_args(card_port, peer_port, seed, messages, 6000);
+  args.insert(args.end(), {"--json", peer_json});
+  ChildProcess peer(RNIC_PEER_BINARY, args);
   RunResult r;
   if (during) during(card_port);
   r.peer_rc = peer.wait(kRunTimeout);
@@ -484,9 +496,7 @@ TEST(SimNetE2E, SinkServesAssociationsOneAfterAnother) {
   }
   // 2., 3. rnic-peer twice from the same address.
   for (int run = 2; run <= 3; ++run) {
-    ChildProcess peer(RNIC_PEER_BINARY, {"--connect", "127.0.0.1:" + std::to_string(card_port), "--local-port",
-                                         std::to_string(peer_port), "--seed", std::to_string(run), "--messages", "30",
-                                         "--max-message", "3000", "--streams", "2", "--timeout-ms", "60000"});
+    ChildProcess peer(RNIC_PEER_BINARY, peer_args(card_port, peer_port, static_cast<std::uint64_t>(run), 30, 3000));
     ASSERT_EQ(peer.wait(kRunTimeout), 0) << peer.out() << peer.err() << sink->out() << sink->err();
     ASSERT_TRUE(wait_for_line(fmt::format("run {} passed", run)));
   }
@@ -543,9 +553,7 @@ TEST(SimNetE2E, ThirdPartyClientsThenPeerOnOneServer) {
   const auto [rc2, out2] = tsctp(false);
   std::printf("tsctp without -a: exit %d\n", rc2);  // usrsctp's client sees its association aborted
   ASSERT_TRUE(wait_for_line("run 2 failed"));
-  ChildProcess peer(RNIC_PEER_BINARY, {"--connect", "127.0.0.1:" + std::to_string(card_port), "--local-port",
-                                       std::to_string(peer_port), "--seed", "7", "--messages", "30", "--max-message",
-                                       "3000", "--streams", "2", "--timeout-ms", "60000"});
+  ChildProcess peer(RNIC_PEER_BINARY, peer_args(card_port, peer_port, 7, 30, 3000));
   ASSERT_EQ(peer.wait(kRunTimeout), 0) << peer.out() << peer.err() << sink->out() << sink->err();
   ASSERT_TRUE(wait_for_line("run 3 passed"));
   sink->signal(SIGTERM);
