@@ -10,10 +10,11 @@
 //                                  +--(beats)---------------------------------------> rnic_net_walk
 //                                  |                                                      | items
 //                                  +--(beats)--> beat FIFO --> rnic_net_split <-- desc FIFO
-//                                                                |  |  |  +--> m_sum   (per packet)
-//                                                                |  |  +-----> m_patch (per SEGMENT)
-//                                                                |  +--------> m_copy  (host copy)
-//                                                                +-----------> m_seg   (DDP segments)
+//                                  |                             |  |  |  +--> m_sum   (per packet) <--+
+//                                  |                             |  |  +-----> m_patch (per SEGMENT)   |
+//                                  |                             |  +--------> m_copy  (host copy)     |
+//                                  |                             +-----------> m_seg   (DDP segments)  |
+//                                  +--(first beat: their IP and UDP port)--> source FIFO ---------------+
 //
 // The fork: a held beat goes to the walker and the beat FIFO together (each one's valid waits for the
 // other's ready; the FIFO's ready is a register). The association lookup of a packet is asked for from
@@ -21,6 +22,10 @@
 // packet's first beat only with its lookup result. The walker runs at most BeatFifoDepth beats ahead
 // of the splitter; its items wait in the descriptor FIFO. The splitter needs a packet's items only for
 // beats the walker has already taken, so neither waits for the other forever.
+//
+// The sender's address (tuser's their IP and UDP port) waits in the source FIFO from the packet's
+// lookup request to its summary: every packet that is asked for gives exactly one summary, in order, so
+// the FIFO's head is the summary's packet. A packet waits for its request while the FIFO is full.
 //
 // Table writes (association entries, live bits) go straight to rnic_net_assoc; see there which lookups
 // see a write. The whole packet header sits in beat 0, so DataWidth >= 128.
@@ -32,7 +37,8 @@ module rnic_net_rx #(
   parameter int MaxPacketBytes = 9216,  // longer packets are dropped
   parameter int MaxSegments    = 32,    // DDP segments per packet; later candidates become PAD
   parameter int BeatFifoDepth  = 16,    // how far the walker may run ahead of the splitter, beats
-  parameter int DescFifoDepth  = 32     // walker items waiting for the splitter
+  parameter int DescFifoDepth  = 32,    // walker items waiting for the splitter
+  parameter int SrcFifoDepth   = 32     // packets between their lookup request and their summary
 ) (
   input  logic                       clk_i,
   input  logic                       rst_ni,
@@ -88,6 +94,8 @@ module rnic_net_rx #(
   output logic [15:0]                m_sum_beyond_o,
   output logic [15:0]                m_sum_length_o,
   output logic [15:0]                m_sum_copy_length_o,
+  output logic [31:0]                m_sum_src_ip_o,      // the sender (tuser[63:32])
+  output logic [15:0]                m_sum_src_port_o,    // its UDP port (tuser[95:80])
   // One-cycle pulses per dropped packet (counters)
   output logic                       drop_crc_o,
   output logic                       drop_size_o,
@@ -119,8 +127,8 @@ module rnic_net_rx #(
 
   // ---- the lookup request: from a packet's first beat while it waits ---------------------------------
   logic first_q, asked_q;  // the beat at the hold's output is a first beat; its lookup was asked for
-  logic req_valid, req_ready;
-  assign req_valid = h_valid && first_q && !asked_q;
+  logic req_valid, req_ready, src_ready;
+  assign req_valid = h_valid && first_q && !asked_q && src_ready;
 
   logic                       a_valid, a_ready, a_hit;
   logic [$clog2(Entries)-1:0] a_index;
@@ -229,7 +237,21 @@ module rnic_net_rx #(
 
   // The peer's socket is for the transmit side; the FIFO levels are for monitoring only.
   logic unused;
-  assign unused = ^{a_socket, bf_count, q_count};
+  assign unused = ^{a_socket, bf_count, q_count, src_count};
+
+  // ---- the source FIFO: each packet's sender, from its lookup request to its summary -----------------
+  logic                          src_valid, sp_valid, sp_ready;
+  logic [$clog2(SrcFifoDepth):0] src_count;
+  rnic_fifo #(.Width(48), .Depth(SrcFifoDepth)) u_srcs (
+    .clk_i, .rst_ni,
+    .in_data_i({h_user[95:80], h_user[63:32]}), .in_valid_i(req_valid && req_ready), .in_ready_o(src_ready),
+    .out_data_o({m_sum_src_port_o, m_sum_src_ip_o}), .out_valid_o(src_valid), .out_ready_i(m_sum_valid_o && m_sum_ready_i),
+    .count_o(src_count)
+  );
+  // The head is there long before the summary (a packet's request precedes its END by the walk's
+  // stages); the summary waits for it all the same.
+  assign m_sum_valid_o = sp_valid && src_valid;
+  assign sp_ready = m_sum_ready_i && src_valid;
 
   // ---- the splitter: segments, host copy, patches, summary -------------------------------------------
   rnic_net_split #(.DataWidth(DataWidth)) u_split (
@@ -246,10 +268,12 @@ module rnic_net_rx #(
     .m_seg_tvalid_o, .m_seg_tready_i, .m_seg_tdata_o, .m_seg_tkeep_o, .m_seg_tlast_o, .m_seg_tuser_o,
     .m_copy_tvalid_o, .m_copy_tready_i, .m_copy_tdata_o, .m_copy_tkeep_o, .m_copy_tlast_o,
     .m_patch_valid_o, .m_patch_ready_i, .m_patch_copy_offset_o, .m_patch_last_o,
-    .m_sum_valid_o, .m_sum_ready_i, .m_sum_hit_o, .m_sum_assoc_index_o, .m_sum_malformed_o, .m_sum_chunks_o,
+    .m_sum_valid_o(sp_valid), .m_sum_ready_i(sp_ready), .m_sum_hit_o, .m_sum_assoc_index_o, .m_sum_malformed_o, .m_sum_chunks_o,
     .m_sum_candidates_o, .m_sum_segments_o, .m_sum_beyond_o, .m_sum_length_o, .m_sum_copy_length_o
   );
 
   // The lookup request holds until taken (the first beat does not move before it is asked for).
   `RNIC_ASSERT_HOLD(a_req_hold, clk_i, rst_ni, req_valid, req_ready, {h_user[95:0], h_data[95:0]})
+  // Every summary finds its packet's sender at the FIFO's head.
+  `RNIC_ASSERT(a_src_there, clk_i, rst_ni, !sp_valid || src_valid)
 endmodule

@@ -66,6 +66,8 @@ module rnic_net_rxring #(
   input  logic [15:0]            s_sum_segments_i,
   input  logic [15:0]            s_sum_length_i,
   input  logic [15:0]            s_sum_copy_length_i,
+  input  logic [31:0]            s_sum_src_ip_i,      // the sender: NRXD SRC_IP, SRC_PORT
+  input  logic [15:0]            s_sum_src_port_i,
   // fates from rnic_kernel.m_axis_fate (no ready)
   input  logic                   fate_valid_i,
   input  logic [1:0]             fate_i,
@@ -116,7 +118,7 @@ module rnic_net_rxring #(
   localparam int WfW = DataWidth + Bytes + 1;  // {last, strb, data}
   localparam int AwqW = TagW + 15 + 16 + 4;    // {tag, slot index, byte offset in slot, len}
   localparam int RecW = 32 + TagW + 16 + 2 + 2;  // {slot index (free-running), tag, bursts, epoch, write, big}
-  localparam int SumW = 1 + 4 + 1 + SegW + 16 + 16;
+  localparam int SumW = 1 + 4 + 1 + SegW + 16 + 16 + 32 + 16;
   localparam logic [1:0] KindCopy = 2'd0, KindPatch = 2'd1, KindDesc = 2'd2;
 
   initial begin
@@ -360,7 +362,7 @@ module rnic_net_rxring #(
   rnic_fifo #(.Width(SumW), .Depth(16)) u_sum (
     .clk_i, .rst_ni,
     .in_data_i  ({s_sum_hit_i, s_sum_assoc_index_i, s_sum_malformed_i, SegW'(s_sum_segments_i), s_sum_length_i,
-                  s_sum_copy_length_i}),
+                  s_sum_copy_length_i, s_sum_src_ip_i, s_sum_src_port_i}),
     .in_valid_i (s_sum_valid_i),
     .in_ready_o (s_sum_ready_o),
     .out_data_o (sum_out),
@@ -403,7 +405,8 @@ module rnic_net_rxring #(
   logic             t_live_q, t_full_q, t_hit_q, t_mal_q;
   logic [15:0]      t_j_q;   // the slot index's low bits (slot, lap)
   logic [TagW-1:0]  t_tag_q;
-  logic [15:0]      t_cend_q, t_len_q, t_clen_q;
+  logic [15:0]      t_cend_q, t_len_q, t_clen_q, t_sport_q;
+  logic [31:0]      t_sip_q;
   logic [3:0]       t_idx_q;
   logic [SegW-1:0]  t_left_q;
   logic [7:0]       t_taken_q, t_dup_q, t_decl_q;
@@ -430,8 +433,9 @@ module rnic_net_rxring #(
   logic            s_hit, s_mal;
   logic [3:0]      s_idx;
   logic [SegW-1:0] s_segs;
-  logic [15:0]     s_len, s_clen;
-  assign {s_hit, s_idx, s_mal, s_segs, s_len, s_clen} = sum_out;
+  logic [15:0]     s_len, s_clen, s_sport;
+  logic [31:0]     s_sip;
+  assign {s_hit, s_idx, s_mal, s_segs, s_len, s_clen, s_sip, s_sport} = sum_out;
 
   assign tw_idle = !tw_req_q && !tw_wpend_q;
   assign t_start = ts_q == TIdle && rec_valid && sum_valid;
@@ -493,6 +497,8 @@ module rnic_net_rxring #(
       t_mal_q <= s_mal;
       t_len_q <= s_len;
       t_clen_q <= s_clen;
+      t_sip_q <= s_sip;
+      t_sport_q <= s_sport;
       t_left_q <= s_segs;
       t_taken_q <= '0;
       t_dup_q <= '0;
@@ -521,6 +527,8 @@ module rnic_net_rxring #(
     desc[RNIC_NRXD_TAKEN_LSB +: RNIC_NRXD_TAKEN_BITS] = t_taken_q;
     desc[RNIC_NRXD_DUP_LSB +: RNIC_NRXD_DUP_BITS] = t_dup_q;
     desc[RNIC_NRXD_DECLINED_LSB +: RNIC_NRXD_DECLINED_BITS] = t_decl_q;
+    desc[RNIC_NRXD_SRC_PORT_LSB +: RNIC_NRXD_SRC_PORT_BITS] = t_sport_q;
+    desc[RNIC_NRXD_SRC_IP_LSB +: RNIC_NRXD_SRC_IP_BITS] = t_sip_q;
   end
 
   // The tail's write register: a PAD ({0x84, 0x00} at lane pad_byte mod Bytes) or the descriptor.

@@ -126,7 +126,8 @@ module rnic_net_side #(
   logic [15:0]            p_offset;
   logic                   s_valid, s_ready, s_hit, s_malformed;
   logic [3:0]             s_index;
-  logic [15:0]            s_segments, s_length, s_copy_length;
+  logic [15:0]            s_segments, s_length, s_copy_length, s_src_port;
+  logic [31:0]            s_src_ip;
   logic [15:0]            u_chunks, u_cands, u_beyond;  // summary fields the ring does not need
 
   rnic_net_rx #(.DataWidth(DataWidth), .NumStreams(NumStreams), .Entries(Entries)) u_rx (
@@ -147,7 +148,8 @@ module rnic_net_side #(
     .m_sum_valid_o(s_valid), .m_sum_ready_i(s_ready), .m_sum_hit_o(s_hit),
     .m_sum_assoc_index_o(s_index), .m_sum_malformed_o(s_malformed), .m_sum_chunks_o(u_chunks),
     .m_sum_candidates_o(u_cands), .m_sum_segments_o(s_segments), .m_sum_beyond_o(u_beyond),
-    .m_sum_length_o(s_length), .m_sum_copy_length_o(s_copy_length),
+    .m_sum_length_o(s_length), .m_sum_copy_length_o(s_copy_length), .m_sum_src_ip_o(s_src_ip),
+    .m_sum_src_port_o(s_src_port),
     .drop_crc_o(drop_crc), .drop_size_o(drop_size), .drop_frame_o(drop_frame));
 
   // ---- fate credit and the packet arbiter -------------------------------------------------------
@@ -227,7 +229,7 @@ module rnic_net_side #(
     .s_patch_last_i(p_last),
     .s_sum_valid_i(s_valid), .s_sum_ready_o(s_ready), .s_sum_hit_i(s_hit), .s_sum_assoc_index_i(s_index),
     .s_sum_malformed_i(s_malformed), .s_sum_segments_i(s_segments), .s_sum_length_i(s_length),
-    .s_sum_copy_length_i(s_copy_length),
+    .s_sum_copy_length_i(s_copy_length), .s_sum_src_ip_i(s_src_ip), .s_sum_src_port_i(s_src_port),
     .fate_valid_i, .fate_i, .fate_pop_o(fate_pop),
     .m_axi_gmem_awaddr(m_axi_awaddr_o), .m_axi_gmem_awlen(m_axi_awlen_o), .m_axi_gmem_awsize(m_axi_awsize_o),
     .m_axi_gmem_awburst(m_axi_awburst_o), .m_axi_gmem_awvalid(m_axi_awvalid_o),

@@ -154,6 +154,8 @@ std::size_t Core::net_receive(std::vector<NetRxPacket>& out, std::size_t max) {
     p.taken = static_cast<std::uint8_t>(field(d, kNRXD_TAKEN_OFFSET, kNRXD_TAKEN_BITS));
     p.duplicates = static_cast<std::uint8_t>(field(d, kNRXD_DUP_OFFSET, kNRXD_DUP_BITS));
     p.declined = static_cast<std::uint8_t>(field(d, kNRXD_DECLINED_OFFSET, kNRXD_DECLINED_BITS));
+    p.source_ip = field(d, kNRXD_SRC_IP_OFFSET, kNRXD_SRC_IP_BITS);
+    p.source_port = static_cast<std::uint16_t>(field(d, kNRXD_SRC_PORT_OFFSET, kNRXD_SRC_PORT_BITS));
     out.push_back(std::move(p));
     ++r.index;
   }

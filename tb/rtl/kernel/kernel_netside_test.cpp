@@ -172,6 +172,8 @@ class NetSide : public ::testing::Test {
     EXPECT_EQ(f(hw::kNRXD_TAKEN_OFFSET, hw::kNRXD_TAKEN_BITS), taken);
     EXPECT_EQ(f(hw::kNRXD_DUP_OFFSET, hw::kNRXD_DUP_BITS), dup);
     EXPECT_EQ(f(hw::kNRXD_DECLINED_OFFSET, hw::kNRXD_DECLINED_BITS), declined);
+    EXPECT_EQ(f(hw::kNRXD_SRC_IP_OFFSET, hw::kNRXD_SRC_IP_BITS), meta_.their_ip);  // the sender: where answers go
+    EXPECT_EQ(f(hw::kNRXD_SRC_PORT_OFFSET, hw::kNRXD_SRC_PORT_BITS), meta_.their_udp_port);
     EXPECT_EQ(Bytes(d + hw::kNET_SLOT_DESC_BYTES, d + hw::kNET_SLOT_DESC_BYTES + want.size()), want);
   }
 

@@ -159,6 +159,8 @@ struct SegOut {
 struct SumOut {
   bool hit = false, malformed = false;
   unsigned index = 0, chunks = 0, candidates = 0, segments = 0, beyond = 0, length = 0, copy_length = 0;
+  std::uint32_t src_ip = 0;  // the sender: tuser's their IP and UDP port (NRXD SRC_IP, SRC_PORT)
+  unsigned src_port = 0;
 };
 struct PatchOut {
   unsigned offset = 0;
@@ -218,6 +220,8 @@ class Bench {
       o.beyond = static_cast<unsigned>(s.beyond_limit);
       o.length = static_cast<unsigned>(b.size());
       o.copy_length = static_cast<unsigned>(copy.size());
+      o.src_ip = meta.their_ip;
+      o.src_port = meta.their_udp_port;
       want_sums_.push_back(o);
       // Where each segment's chunk sits in the copy: the header, then each chunk's copy in order.
       std::size_t at = 12;
@@ -442,12 +446,14 @@ class Bench {
     g.beyond = m.m_sum_beyond_o;
     g.length = m.m_sum_length_o;
     g.copy_length = m.m_sum_copy_length_o;
+    g.src_ip = m.m_sum_src_ip_o;
+    g.src_port = m.m_sum_src_port_o;
     const auto str = [](const SumOut& s) {
       return "hit " + std::to_string(s.hit) + " index " + std::to_string(s.index) + " malformed " +
              std::to_string(s.malformed) + " chunks " + std::to_string(s.chunks) + " candidates " +
              std::to_string(s.candidates) + " segments " + std::to_string(s.segments) + " beyond " +
              std::to_string(s.beyond) + " length " + std::to_string(s.length) + " copy " +
-             std::to_string(s.copy_length);
+             std::to_string(s.copy_length) + " from " + std::to_string(s.src_ip) + ":" + std::to_string(s.src_port);
     };
     if (str(g) != str(w)) fail("summary " + std::to_string(got_sums_) + ": " + str(g) + ", want " + str(w));
     ++got_sums_;

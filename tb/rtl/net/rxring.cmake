@@ -9,7 +9,7 @@ foreach(dw 512 128)
   add_executable(net_rxring_test_Dw${dw} ${CMAKE_CURRENT_LIST_DIR}/rxring_test.cpp)
   target_compile_definitions(net_rxring_test_Dw${dw} PRIVATE RNIC_RXRING_DW=${dw} RNIC_RXRING_NAME=Dw${dw}
     RNIC_RXRING_CLASS=Vrnic_net_rxring_${dw} RNIC_RXRING_HDR="Vrnic_net_rxring_${dw}.h")
-  target_link_libraries(net_rxring_test_Dw${dw} PRIVATE rnic_tb_common rnic_warnings GTest::gtest GTest::gtest_main)
+  target_link_libraries(net_rxring_test_Dw${dw} PRIVATE rnic_tb_common rnic_hw rnic_warnings GTest::gtest GTest::gtest_main)
   rnic_tb_verilated(net_rxring_test_Dw${dw} net_rxring_model_${dw})
   gtest_discover_tests(net_rxring_test_Dw${dw} TEST_PREFIX "net.rxring." PROPERTIES LABELS rtl)
   add_test(NAME net.rxring.VerilatorLintClean.DataWidth${dw}

@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "rnic/hw/hw.hpp"
 #include "rnic/tb/host_memory.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/sim.hpp"
@@ -51,8 +52,8 @@ using rnic::tb::HostMemConfig;
 constexpr unsigned kBeat = RNIC_RXRING_DW / 8;
 constexpr unsigned kFateDepth = 64;  // the module's default
 constexpr unsigned kMaxSegments = 32;
-constexpr unsigned kDescBytes = 16;  // hw.def NET_SLOT_DESC_BYTES
-constexpr std::uint8_t kAssocMiss = 0xFF;
+constexpr unsigned kDescBytes = rnic::hw::kNET_SLOT_DESC_BYTES;
+constexpr std::uint8_t kAssocMiss = rnic::hw::kNET_ASSOC_MISS;
 constexpr std::uint8_t kTaken = 0, kDup = 1, kDeclined = 2;  // structs.def rnic_fate_e
 
 // The Verilated unit under Sim<> (which drives ap_clk / ap_rst_n): the clock and reset ports renamed.
@@ -75,6 +76,8 @@ struct Pkt {
   std::uint8_t idx = 0;
   bool mal = false;
   std::uint16_t wire = 0;
+  std::uint32_t src_ip = 0;  // the sender (NRXD SRC_IP, SRC_PORT)
+  std::uint16_t src_port = 0;
 };
 
 Pkt random_pkt(std::mt19937_64& rng, std::size_t len, unsigned max_segs = kMaxSegments) {
@@ -98,6 +101,8 @@ Pkt random_pkt(std::mt19937_64& rng, std::size_t len, unsigned max_segs = kMaxSe
   p.idx = static_cast<std::uint8_t>(rng() % 16);
   p.mal = rng() % 8 == 0;
   p.wire = static_cast<std::uint16_t>(std::min<std::size_t>(65535, len + rng() % 2000));
+  p.src_ip = static_cast<std::uint32_t>(rng());
+  p.src_port = static_cast<std::uint16_t>(rng());
   return p;
 }
 
@@ -272,6 +277,8 @@ class Bench : public rnic::bus::Component<Top> {
       t.s_sum_segments_i = static_cast<std::uint16_t>(p.offs.size());
       t.s_sum_length_i = p.wire;
       t.s_sum_copy_length_i = static_cast<std::uint16_t>(p.copy.size());
+      t.s_sum_src_ip_i = p.src_ip;
+      t.s_sum_src_port_i = p.src_port;
       t.s_sum_valid_i = 1;
     }
     // Segments handed to the pipeline (packets up to one ahead of the copy), gated as the integrator
@@ -434,23 +441,21 @@ class Bench : public rnic::bus::Component<Top> {
     // Descriptor fields (hw.def NRXD, little-endian).
     unsigned taken = 0, dup = 0, decl = 0;
     for (auto f : p.fates) (f == kTaken ? taken : f == kDup ? dup : decl)++;
-    const std::uint8_t want[16] = {static_cast<std::uint8_t>(len),
-                                   static_cast<std::uint8_t>(len >> 8),
-                                   static_cast<std::uint8_t>(p.wire),
-                                   static_cast<std::uint8_t>(p.wire >> 8),
-                                   p.hit ? p.idx : kAssocMiss,
-                                   static_cast<std::uint8_t>((phase ? 1 : 0) | (p.mal ? 2 : 0)),
-                                   static_cast<std::uint8_t>(taken),
-                                   static_cast<std::uint8_t>(dup),
-                                   static_cast<std::uint8_t>(decl),
-                                   0,
-                                   0,
-                                   0,
-                                   0,
-                                   0,
-                                   0,
-                                   0};
-    for (unsigned i = 0; i < 16; ++i) {
+    std::uint8_t want[kDescBytes] = {};
+    const auto put = [&](unsigned offset, unsigned bits, std::uint64_t v) {
+      for (unsigned i = 0; i < bits / 8; ++i) want[offset + i] = static_cast<std::uint8_t>(v >> (8 * i));
+    };
+    using namespace rnic::hw;
+    put(kNRXD_COPY_LEN_OFFSET, kNRXD_COPY_LEN_BITS, len);
+    put(kNRXD_WIRE_LEN_OFFSET, kNRXD_WIRE_LEN_BITS, p.wire);
+    put(kNRXD_ASSOC_OFFSET, kNRXD_ASSOC_BITS, p.hit ? p.idx : kAssocMiss);
+    put(kNRXD_FLAGS_OFFSET, kNRXD_FLAGS_BITS, (phase ? 1 : 0) | (p.mal ? 2 : 0));
+    put(kNRXD_TAKEN_OFFSET, kNRXD_TAKEN_BITS, taken);
+    put(kNRXD_DUP_OFFSET, kNRXD_DUP_BITS, dup);
+    put(kNRXD_DECLINED_OFFSET, kNRXD_DECLINED_BITS, decl);
+    put(kNRXD_SRC_PORT_OFFSET, kNRXD_SRC_PORT_BITS, p.src_port);
+    put(kNRXD_SRC_IP_OFFSET, kNRXD_SRC_IP_BITS, p.src_ip);
+    for (unsigned i = 0; i < kDescBytes; ++i) {
       if (d[i] != want[i]) {
         fail(at + ": descriptor byte " + std::to_string(i) + " is " + std::to_string(d[i]) + ", want " +
              std::to_string(want[i]));

@@ -208,7 +208,9 @@ TEST_F(SimNet, DatagramsReachTheReceiveRing) {
   EXPECT_EQ(field(d, hw::kNRXD_COPY_LEN_OFFSET, hw::kNRXD_COPY_LEN_BITS), good.size());
   EXPECT_EQ(field(d, hw::kNRXD_WIRE_LEN_OFFSET, hw::kNRXD_WIRE_LEN_BITS), good.size());
   EXPECT_EQ(field(d, hw::kNRXD_ASSOC_OFFSET, hw::kNRXD_ASSOC_BITS), hw::kNET_ASSOC_MISS);
-  EXPECT_EQ(field(d, hw::kNRXD_FLAGS_OFFSET, hw::kNRXD_FLAGS_BITS), 1u);  // phase 1, not malformed
+  EXPECT_EQ(field(d, hw::kNRXD_FLAGS_OFFSET, hw::kNRXD_FLAGS_BITS), 1u);           // phase 1, not malformed
+  EXPECT_EQ(field(d, hw::kNRXD_SRC_IP_OFFSET, hw::kNRXD_SRC_IP_BITS), kLoopback);  // the datagram's sender
+  EXPECT_EQ(field(d, hw::kNRXD_SRC_PORT_OFFSET, hw::kNRXD_SRC_PORT_BITS), peer.port());
   EXPECT_EQ(Bytes(d + hw::kNET_SLOT_DESC_BYTES, d + hw::kNET_SLOT_DESC_BYTES + good.size()), good);
   // The second slot was never written (the simulator zeroes allocations).
   const std::uint8_t* d1 = rx_slot(1);
@@ -409,6 +411,8 @@ TEST_F(DriverNet, RingsCarryPacketsBothWaysOverSeveralLaps) {
       EXPECT_EQ(got[i].bytes, want[i]) << "lap " << lap << " packet " << i;
       EXPECT_EQ(got[i].wire_length, want[i].size());
       EXPECT_FALSE(got[i].association.has_value());
+      EXPECT_EQ(got[i].source_ip, kLoopback);  // who sent it: the host answers there
+      EXPECT_EQ(got[i].source_port, peer.port());
       EXPECT_EQ(got[i].taken + got[i].duplicates + got[i].declined, 0);
     }
     EXPECT_EQ(net.receive(got), 0u);

@@ -239,6 +239,8 @@ struct NetRxPacket {
   std::optional<std::uint8_t> association;               // the association table entry it matched; nullopt: none
   bool malformed = false;                                // the chunk walk found a bad length: the rest is whole
   std::uint8_t taken = 0, duplicates = 0, declined = 0;  // DDP segment chunks by their fate
+  std::uint32_t source_ip = 0;                           // the sender's IPv4 address, host byte order
+  std::uint16_t source_port = 0;                         // and UDP port: where an answer goes
 };
 
 // One entry of the card's association table (hw.def NET_ASSOC_ARG0..6): packets whose addresses,
