@@ -3,16 +3,24 @@
 // network side takes the peer's DDP segments off the wire and places them; this process is the host
 // around it, with the driver and the host's SCTP stack.
 //
-//   rnic-sink --peer IPV4:PORT [--device DEV] [--my-ip IPV4] [--udp-port P] [--sctp-port P]
-//             [--socket N] [--timeout-ms T] [--linger-ms T] [--coalesce K] [--json FILE] [--once]
+//   rnic-sink [--peer IPV4:PORT] [--device DEV] [--my-ip IPV4] [--udp-port P] [--sctp-port P]
+//             [--socket N] [--associations N] [--handshake-timeout-ms T] [--timeout-ms T] [--linger-ms T]
+//             [--coalesce K] [--json FILE] [--once]
 //
-// A server: it serves the peer's associations one after another (each a run, checked as below, with
-// the card, the driver and usrsctp's association made fresh for it) until SIGTERM or SIGINT, or after
-// the first with --once. A refused or failed association is reported and the next one served.
+// A server: it serves associations side by side, up to --associations at once (each a run, checked as
+// below, with a client of the driver and usrsctp's endpoint made fresh for it), until SIGTERM or SIGINT,
+// or after the first with --once. A refused or failed association is reported and the others go on.
 //
 // - The driver owns the card (Device::open, RNIC_DEVICE or --device) and its network port (open_net:
-//   the receive and transmit packet rings). Socket --socket of the network layer is set towards --peer
-//   (rnic-sim's socket table; on a card VNx's, set by hand: docs/card-flow.md).
+//   the receive and transmit packet rings).
+// - rnic::sctp::CardServer (driver/sctp) reads the receive ring and hands each packet to the run of
+//   the peer that sent it (the descriptor's source address). A new sender's INIT gets a run on a free
+//   slot (slot k: association table entry k and the network layer's socket k, set towards that sender:
+//   rnic-sim's socket table; on a card VNx's, set by hand: docs/card-flow.md); with --peer only that
+//   sender, on slot --socket. Anything else from unknown senders is dropped and counted, replies to
+//   senders whose association is not up are rate-limited, and a handshake that does not finish within
+//   --handshake-timeout-ms gives its slot back: the card never answers an address that did not write
+//   to it, nor one sender on another's address.
 // - rnic::sctp::CardEndpoint (driver/sctp) does the card's side of the association: the next three
 //   points, the teardowns and the clear. What is left here is the demo ULP and the checks.
 // - usrsctp runs over AF_CONN on the rings (rnic::sctp::Endpoint with crc32c_offload: the card checked
@@ -36,9 +44,10 @@
 //   checked against the run's plan, which both sides derive from the Initiate and the Accepts.
 //
 // Prints (and with --json writes) what was placed, what the host saw of the wire's bytes, the card's
-// network counters and usrsctp's, per run (--json: the run's object with --once, else {"runs": [...]},
-// rewritten after every run). Exit status: 0 every run's bytes and completions as planned; 1 a run
-// failed (stderr says what); 2 bad arguments.
+// network counters and usrsctp's, per run (--json: the run's object with --once, else {"runs": [...],
+// "server": {...}}, rewritten after every run; "server" holds CardServer's counters). The card's and
+// usrsctp's figures of a run are those since it started: runs side by side share them. Exit status: 0 every run's bytes
+// and completions as planned; 1 a run failed (stderr says what); 2 bad arguments.
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
@@ -54,6 +63,7 @@
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -62,6 +72,7 @@
 
 #include "rnic/driver/rnic.hpp"
 #include "rnic/sctp/card_endpoint.hpp"
+#include "rnic/sctp/card_server.hpp"
 #include "rnic/sctp/endpoint.hpp"
 #include "rnic/sctp/udp_link.hpp"
 #include "rnic/ulp/demo_ulp.hpp"
@@ -87,7 +98,6 @@ struct Failure : std::runtime_error {
 // SIGTERM or SIGINT: the server stops (a run under way ends as a failure naming the signal).
 std::atomic<int> g_signal{0};
 extern "C" void on_signal(int sig) { g_signal.store(sig); }
-struct Stopped {};
 
 struct Options {
   std::string device;  // "" = RNIC_DEVICE
@@ -101,6 +111,8 @@ struct Options {
   std::uint32_t coalesce = 16;
   std::string json;
   bool once = false;
+  std::uint32_t associations = 16;  // at once, without --peer
+  std::uint32_t handshake_timeout_ms = 10000;
 };
 
 constexpr std::uint8_t kFill = 0xA5;  // every buffer byte the plan does not write
@@ -118,17 +130,23 @@ class Sink {
  public:
   // One association's run on the open device and network port: a client of its own (its PDs, STags,
   // streams and buffers go with it) and a fresh usrsctp endpoint.
-  Sink(const Options& o, rnic::Device& dev, rnic::NetPort& net)
+  // The CardServer's new sender `peer` on `slot` (its association table entry and socket); its INIT
+  // comes next (CardServer delivers it).
+  Sink(const Options& o, rnic::Device& dev, rnic::NetPort& net, const Ipv4Endpoint& peer, std::uint32_t slot,
+       Clock::time_point deadline)
       : o_(o),
         dev_(dev),
+        peer_(peer),
+        slot_(slot),
         client_(dev_.create_client(limits())),
-        card_(dev_, *client_, net, config(o)),
-        deadline_(Clock::now() + std::chrono::milliseconds(o.timeout_ms)) {
+        card_(dev_, *client_, net, config(o, peer, slot)),
+        deadline_(deadline),
+        t0_(Clock::now()) {
     if (!card_.socket_programmed())
       fmt::print(
           "rnic-sink: the network layer's socket {} is not programmed by the driver on this device: it "
           "must already point at {} (docs/card-flow.md)\n",
-          o.socket, o.peer);
+          slot, rnic::sctp::to_string(peer));
     card_start_ = dev_.net()->counters();  // the card's counters run since it started: this run's are the difference
     usrsctp_get_stat(&sctp_start_);        // so do usrsctp's, process-wide
     card_.set_session_handler([this](const SessionNotice& n) { notices_.push_back(n); });
@@ -136,7 +154,18 @@ class Sink {
     card_.listen();
   }
 
-  void run(Json& rep);
+  // One round of the run (its endpoint's step, notices, completions; the run's next phase when its
+  // condition holds). Returns whether anything moved; throws Failure when the run failed.
+  bool step();
+  bool finished() const { return phase_ == Phase::kDone; }
+  // A finished run's figures and checks (throws Failure when they do not match the plan).
+  void report(Json& rep);
+  // A failure while waiting: what it was waiting for.
+  std::string waiting_for() const;
+  bool up() const { return phase_ != Phase::kListening; }
+  const Ipv4Endpoint& peer() const { return peer_; }
+  std::uint32_t slot() const { return slot_; }
+  rnic::sctp::CardEndpoint& card() { return card_; }
   // The counters, also for a failed run: the host's, the card's (this run's and since it started),
   // usrsctp's and the association's sessions, with how the association ended.
   void report_counters(Json& rep);
@@ -148,36 +177,22 @@ class Sink {
     l.max_buffer_bytes = 1ull << 30;
     return l;
   }
-  static rnic::sctp::CardEndpointConfig config(const Options& o) {
+  static rnic::sctp::CardEndpointConfig config(const Options& o, const Ipv4Endpoint& peer, std::uint32_t slot) {
     rnic::sctp::CardEndpointConfig c;
     c.sctp.port = o.sctp_port;
     c.my_ip = rnic::sctp::parse_ipv4(o.my_ip);
     c.my_udp_port = o.udp_port;
-    c.peer = rnic::sctp::parse_ipv4_endpoint(o.peer);
-    c.socket = o.socket;
+    c.peer = peer;
+    c.socket = static_cast<std::uint16_t>(slot);
+    c.assoc_entry = slot;
     c.coalesce = o.coalesce;
+    c.shared_ring = true;  // the CardServer reads the ring and hands this run its peer's packets
     return c;
   }
   Endpoint& ep() { return card_.endpoint(); }
   const Endpoint& ep() const { return card_.endpoint(); }
 
-  void step();
-  void run_until(const std::function<bool()>& done, const std::string& what) {
-    while (!done()) {
-      if (const int sig = g_signal.load(); sig != 0)
-        throw Failure(fmt::format("stopped by signal {} while waiting for {}", sig, what));
-      if (Clock::now() > deadline_) throw Failure(fmt::format("timed out waiting for {}", what));
-      step();
-    }
-  }
-  // A server waits for its next association as long as it takes; --timeout-ms counts from its start.
-  void wait_for_association() {
-    while (ep().state() == AssociationState::kListening) {
-      if (g_signal.load() != 0) throw Stopped{};
-      step();
-    }
-    deadline_ = Clock::now() + std::chrono::milliseconds(o_.timeout_ms);
-  }
+  void next(Clock::time_point now);
   void handle_notices();
   void on_initiate(const SessionNotice& n);
   void layout(const rnic::ulp::Initiate& ini);
@@ -209,11 +224,18 @@ class Sink {
     return true;
   }
 
+  // The run's phases, each waiting for its condition (next()).
+  enum class Phase { kListening, kInitiates, kTerminates, kShutdown, kLinger, kDone };
+
   Options o_;
   rnic::Device& dev_;
+  Ipv4Endpoint peer_;
+  std::uint32_t slot_;
   std::unique_ptr<rnic::Client> client_;
   rnic::sctp::CardEndpoint card_;  // usrsctp over the card's rings, the card's tables in step with it
-  Clock::time_point deadline_;
+  Clock::time_point deadline_;     // --once: from the start; else from the association's start
+  Clock::time_point t0_, t_ready_, t_done_, linger_end_;
+  Phase phase_ = Phase::kListening;
   rnic::NetCounters card_start_;
   sctpstat sctp_start_{};
   std::vector<SessionNotice> notices_;
@@ -232,7 +254,7 @@ class Sink {
   bool announced_ = false;
 };
 
-void Sink::step() {
+bool Sink::step() {
   const bool moved = card_.step();
   if (card_.association_written() && !announced_) {
     announced_ = true;
@@ -245,7 +267,76 @@ void Sink::step() {
   }
   handle_notices();
   while (client_->poll(batch_, 256) != 0) completions_.insert(completions_.end(), batch_.begin(), batch_.end());
-  if (!moved) ::usleep(200);
+  const auto now = Clock::now();
+  next(now);
+  if (phase_ != Phase::kDone && phase_ != Phase::kLinger && now > deadline_)
+    throw Failure(fmt::format("timed out waiting for {}", waiting_for()));
+  return moved;
+}
+
+std::string Sink::waiting_for() const {
+  switch (phase_) {
+    case Phase::kListening:
+      return "the peer's association";
+    case Phase::kInitiates:
+      return "the peer's Initiate on every stream";
+    case Phase::kTerminates:
+      return "the peer's messages and its Terminate on every stream";
+    case Phase::kShutdown:
+      return "the peer's SHUTDOWN";
+    default:
+      return "the SHUTDOWN COMPLETE";
+  }
+}
+
+// The run's phases. usrsctp answers the SHUTDOWN and keeps the association until SHUTDOWN COMPLETE
+// (retransmitting its SHUTDOWN ACK if it is lost): the run is served until then, at most --linger-ms.
+void Sink::next(Clock::time_point now) {
+  for (;;) {
+    const Phase was = phase_;
+    const auto state = ep().state();
+    switch (phase_) {
+      case Phase::kListening:
+        if (state == AssociationState::kListening) break;
+        if (state == AssociationState::kRefused)
+          throw Failure(fmt::format("association refused: {}", ep().refusal_reason()));
+        if (!o_.once) deadline_ = now + std::chrono::milliseconds(o_.timeout_ms);
+        phase_ = Phase::kInitiates;
+        break;
+      case Phase::kInitiates:
+        if (plan_) {
+          t_ready_ = now;
+          phase_ = Phase::kTerminates;
+        } else if (state != AssociationState::kReady) {
+          throw Failure(fmt::format("the association ended before every stream's Initiate: {}{}", how_it_ended(),
+                                    what_else_came()));
+        }
+        break;
+      case Phase::kTerminates:
+        if (done_terminating()) {
+          t_done_ = now;
+          phase_ = Phase::kShutdown;
+        } else if (state != AssociationState::kReady) {
+          throw Failure(fmt::format("the association ended before every stream was terminated: {}{}", how_it_ended(),
+                                    what_else_came()));
+        }
+        break;
+      case Phase::kShutdown:
+        // The peer shuts the association down once SCTP acknowledged everything: the CardEndpoint clears
+        // the entry (fenced) in the round usrsctp reports it, then the shutdown finishes.
+        if (state == AssociationState::kReady) break;
+        if (card_.association_written()) throw Failure("the association entry is still in the card after the SHUTDOWN");
+        linger_end_ = now + std::chrono::milliseconds(o_.linger_ms);
+        phase_ = Phase::kLinger;
+        break;
+      case Phase::kLinger:
+        if (!ep().association_held() || now >= linger_end_) phase_ = Phase::kDone;
+        break;
+      case Phase::kDone:
+        break;
+    }
+    if (phase_ == was) return;
+  }
 }
 
 void Sink::handle_notices() {
@@ -493,40 +584,8 @@ void Sink::report_counters(Json& rep) {
                             {"refused", ep().refusal_reason()}};
 }
 
-void Sink::run(Json& rep) {
-  auto t0 = Clock::now();
-  fmt::print("rnic-sink: listening on SCTP port {} over the card's network port (UDP {}:{}), peer {}\n", o_.sctp_port,
-             o_.my_ip, o_.udp_port, o_.peer);
-  std::fflush(stdout);  // a script or test waits for this line
-  if (o_.once)
-    run_until([&] { return ep().state() != AssociationState::kListening; }, "the peer's association");
-  else {
-    wait_for_association();
-    t0 = Clock::now();  // set-up: from the association's first packet
-  }
-  if (ep().state() == AssociationState::kRefused)
-    throw Failure(fmt::format("association refused: {}", ep().refusal_reason()));
-  run_until([&] { return plan_.has_value() || ep().state() != AssociationState::kReady; },
-            "the peer's Initiate on every stream");
-  if (!plan_)
-    throw Failure(
-        fmt::format("the association ended before every stream's Initiate: {}{}", how_it_ended(), what_else_came()));
-  const auto t_ready = Clock::now();
-  run_until([&] { return done_terminating() || ep().state() != AssociationState::kReady; },
-            "the peer's messages and its Terminate on every stream");
-  if (!done_terminating())
-    throw Failure(fmt::format("the association ended before every stream was terminated: {}{}", how_it_ended(),
-                              what_else_came()));
-  const auto t_done = Clock::now();
-  // The peer shuts the association down once SCTP acknowledged everything: the CardEndpoint clears the
-  // entry (fenced) in the round usrsctp reports it, then the shutdown finishes.
-  run_until([&] { return ep().state() != AssociationState::kReady; }, "the peer's SHUTDOWN");
-  if (card_.association_written()) throw Failure("the association entry is still in the card after the SHUTDOWN");
-  // usrsctp answers the SHUTDOWN and keeps the association until SHUTDOWN COMPLETE (retransmitting
-  // its SHUTDOWN ACK if it is lost): serve until then, at most --linger-ms.
-  const auto linger_end = Clock::now() + std::chrono::milliseconds(o_.linger_ms);
-  while (ep().association_held() && Clock::now() < linger_end) step();
-
+void Sink::report(Json& rep) {
+  const auto t0 = t0_, t_ready = t_ready_, t_done = t_done_;
   const auto& plan = *plan_;
   const double secs = std::chrono::duration<double>(t_done - t_ready).count();
   rep["status"] = "ok";
@@ -550,53 +609,199 @@ void Sink::run(Json& rep) {
                               plan.total_segments));
 }
 
-enum class Outcome { kPassed, kFailed, kStopped };
-
-// One association, checked and reported into `rep` (status, figures, counters; the error of a failed
-// run). kStopped: a signal came while the server waited for an association (no run).
-Outcome serve_one(const Options& o, rnic::Device& dev, rnic::NetPort& net, Json& rep) {
-  std::unique_ptr<Sink> sink;
-  try {
-    sink = std::make_unique<Sink>(o, dev, net);
-    sink->run(rep);
-  } catch (const Stopped&) {
-    return Outcome::kStopped;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "rnic-sink: {}\n", e.what());
-    rep["status"] = "failed";
-    rep["error"] = e.what();
-    if (sink) {  // what the host, the card and usrsctp saw up to the failure
-      try {
-        sink->report_counters(rep);
-      } catch (const std::exception& e2) {
-        fmt::print(stderr, "rnic-sink: the counters could not be read: {}\n", e2.what());
-      }
-    }
-    return Outcome::kFailed;
-  }
+void print_pass(const Json& rep) {
   const Json& h = rep["host"];
   const Json& c = rep["card"];
+  const std::string who = rep["peer"].get<std::string>();
   fmt::print(
-      "rnic-sink: PASS: {} messages, {} bytes in {} DDP segments placed by the card, every byte and "
+      "rnic-sink: {}: PASS: {} messages, {} bytes in {} DDP segments placed by the card, every byte and "
       "completion as planned\n",
-      rep["messages"].get<std::uint64_t>(), rep["bytes"].get<std::uint64_t>(), rep["segments"].get<std::uint64_t>());
-  fmt::print("rnic-sink: {:.3f} s: {:.0f} messages/s, {:.1f} Mbit/s\n", rep["elapsed_s"].get<double>(),
+      who, rep["messages"].get<std::uint64_t>(), rep["bytes"].get<std::uint64_t>(),
+      rep["segments"].get<std::uint64_t>());
+  fmt::print("rnic-sink: {}: {:.3f} s: {:.0f} messages/s, {:.1f} Mbit/s\n", who, rep["elapsed_s"].get<double>(),
              rep["messages_per_s"].get<double>(), rep["bytes_per_s"].get<double>() * 8e-6);
   fmt::print(
-      "rnic-sink: the host: {} packets in ({} of their {} wire bytes; {} usrsctp inputs, {} packets merged), "
+      "rnic-sink: {}: the host: {} packets in ({} of their {} wire bytes; {} usrsctp inputs, {} packets merged), "
       "{} out; {} DDP headers seen\n",
-      h["packets_in"].get<std::uint64_t>(), h["bytes_in_ring"].get<std::uint64_t>(),
+      who, h["packets_in"].get<std::uint64_t>(), h["bytes_in_ring"].get<std::uint64_t>(),
       h["bytes_on_wire"].get<std::uint64_t>(), h["usrsctp_inputs"].get<std::uint64_t>(),
       h["packets_merged"].get<std::uint64_t>(), h["packets_out"].get<std::uint64_t>(),
       h["ddp_headers_seen"].get<std::uint64_t>());
   const Json& t = rep["card_totals"];
   fmt::print(
-      "rnic-sink: the card, this run: {} packets received, {} CRC32c drops, {} size drops, {} framing drops "
+      "rnic-sink: {}: the card, this run: {} packets received, {} CRC32c drops, {} size drops, {} framing drops "
       "(since it started: {} received, {} CRC32c drops)\n",
-      c["received"].get<std::uint64_t>(), c["crc_drops"].get<std::uint64_t>(), c["size_drops"].get<std::uint64_t>(),
-      c["frame_drops"].get<std::uint64_t>(), t["received"].get<std::uint64_t>(), t["crc_drops"].get<std::uint64_t>());
+      who, c["received"].get<std::uint64_t>(), c["crc_drops"].get<std::uint64_t>(),
+      c["size_drops"].get<std::uint64_t>(), c["frame_drops"].get<std::uint64_t>(), t["received"].get<std::uint64_t>(),
+      t["crc_drops"].get<std::uint64_t>());
   std::fflush(stdout);
-  return Outcome::kPassed;
+}
+
+Json server_json(const rnic::sctp::CardServer& server) {
+  const auto& c = server.counters();
+  return Json{{"packets_in", c.packets_in},
+              {"delivered", c.delivered},
+              {"new_peers", c.new_peers},
+              {"most_active", c.most_active},
+              {"handshakes_timed_out", c.handshakes_timed_out},
+              {"dropped_unknown_not_init", c.unknown_not_init},
+              {"dropped_table_full", c.table_full},
+              {"dropped_rate_limited", c.rate_limited},
+              {"dropped_refused", c.refused}};
+}
+
+// The server: a CardServer hands each sender's packets to its run (a Sink on the sender's slot); runs
+// go on side by side, each reported when it ends. Returns the exit status.
+int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
+  int rc = 0;
+  const auto write_json = [&](const Json& doc) {
+    if (o.json.empty()) return;
+    std::ofstream f(o.json);
+    f << doc.dump(2) << "\n";
+    if (!f) {
+      fmt::print(stderr, "rnic-sink: cannot write the report to {}\n", o.json);
+      rc = 1;
+    }
+  };
+  std::optional<Ipv4Endpoint> only;  // --peer: nobody else is served
+  if (!o.peer.empty()) only = rnic::sctp::parse_ipv4_endpoint(o.peer);
+  const auto once_deadline = Clock::now() + std::chrono::milliseconds(o.timeout_ms);
+  std::map<std::uint32_t, std::unique_ptr<Sink>> sinks;  // by slot
+  Json runs = Json::array();
+  unsigned served = 0, failed = 0;
+  bool took = false;  // --once: the one association came
+  std::unique_ptr<rnic::sctp::CardServer> server;
+
+  const auto record = [&](Json rep) {
+    ++served;
+    if (rep["status"] != "ok") {
+      ++failed;
+      rc = 1;
+    }
+    if (o.once) {
+      rep["server"] = server_json(*server);
+      write_json(rep);
+      return;
+    }
+    rep["run"] = served;
+    runs.push_back(rep);
+    write_json(Json{{"runs", runs}, {"server", server_json(*server)}});
+    fmt::print("rnic-sink: run {} {}; {} of {} runs failed so far\n", served,
+               rep["status"] == "ok" ? "passed" : "failed", failed, served);
+    std::fflush(stdout);
+  };
+  // A failed run: its error and what the host, the card and usrsctp saw up to it.
+  const auto failed_run = [&](Sink* sink, const std::string& peer, const std::string& error) {
+    fmt::print(stderr, "rnic-sink: {}: {}\n", peer, error);
+    Json rep{{"peer", peer}, {"status", "failed"}, {"error", error}};
+    if (sink != nullptr) {
+      rep["slot"] = sink->slot();
+      try {
+        sink->report_counters(rep);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "rnic-sink: the counters could not be read: {}\n", e.what());
+      }
+    }
+    record(rep);
+  };
+
+  rnic::sctp::CardServerConfig sc;
+  sc.first_slot = o.socket;
+  sc.slots = o.once || only ? 1 : std::min<std::uint32_t>(o.associations, 16 - o.socket);
+  sc.handshake_timeout = std::chrono::milliseconds(o.handshake_timeout_ms);
+  server = std::make_unique<rnic::sctp::CardServer>(
+      net, sc,
+      [&](const Ipv4Endpoint& sender, std::uint32_t slot) -> rnic::sctp::CardEndpoint* {
+        if ((only && sender != *only) || (o.once && took)) return nullptr;
+        const std::string who = rnic::sctp::to_string(sender);
+        try {
+          auto sink =
+              std::make_unique<Sink>(o, dev, net, sender, slot, o.once ? once_deadline : Clock::time_point::max());
+          // Where the driver cannot point the socket at the sender (a card: VNx's table is set by hand),
+          // only --peer's slot is known to lead to it: anyone else would be answered at another address.
+          if (!only && !sink->card().socket_programmed())
+            throw Failure(fmt::format(
+                "the driver cannot set socket {} towards this sender on this device: serve one peer with --peer "
+                "and set its socket by hand (docs/card-flow.md)",
+                slot));
+          fmt::print("rnic-sink: {}: a new association (INIT) on slot {}\n", who, slot);
+          std::fflush(stdout);
+          took = true;
+          return &(sinks[slot] = std::move(sink))->card();
+        } catch (const std::exception& e) {
+          failed_run(nullptr, who, e.what());
+          return nullptr;
+        }
+      },
+      [&](std::uint32_t slot) {
+        const auto it = sinks.find(slot);
+        if (it == sinks.end()) return;
+        fmt::print("rnic-sink: {}: its handshake did not finish within {} ms: slot {} freed\n",
+                   rnic::sctp::to_string(it->second->peer()), o.handshake_timeout_ms, slot);
+        std::fflush(stdout);
+        sinks.erase(it);
+        took = false;
+      });
+
+  fmt::print(
+      "rnic-sink: listening on SCTP port {} over the card's network port (UDP {}:{}), {}; up to {} associations at "
+      "once\n",
+      o.sctp_port, o.my_ip, o.udp_port, only ? "peer " + o.peer : std::string("any peer"), sc.slots);
+  std::fflush(stdout);  // a script or test waits for this line
+  for (;;) {
+    if (const int sig = g_signal.load(); sig != 0) {
+      for (auto& [slot, sink] : sinks)  // a run under way fails; a handshake is no run yet
+        if (sink->up())
+          failed_run(sink.get(), rnic::sctp::to_string(sink->peer()),
+                     fmt::format("stopped by signal {} while waiting for {}", sig, sink->waiting_for()));
+      sinks.clear();
+      break;
+    }
+    bool moved = server->poll() != 0;
+    for (auto it = sinks.begin(); it != sinks.end();) {
+      Sink& sink = *it->second;
+      const std::string who = rnic::sctp::to_string(sink.peer());
+      bool done = false;
+      try {
+        moved = sink.step() || moved;
+        if (sink.finished()) {
+          Json rep{{"peer", who}, {"slot", sink.slot()}};
+          sink.report(rep);
+          print_pass(rep);
+          record(rep);
+          done = true;
+        }
+      } catch (const std::exception& e) {
+        failed_run(&sink, who, e.what());
+        done = true;
+      }
+      if (!done) {
+        ++it;
+        continue;
+      }
+      const std::uint32_t slot = it->first;
+      it = sinks.erase(it);  // the CardEndpoint clears its association entry (fenced)
+      server->release(slot);
+    }
+    if (o.once && took && sinks.empty()) break;
+    if (o.once && !took && Clock::now() > once_deadline) {
+      failed_run(nullptr, only ? o.peer : std::string("any peer"), "timed out waiting for the peer's association");
+      break;
+    }
+    if (!moved) ::usleep(200);
+  }
+  if (!o.once) {
+    write_json(Json{{"runs", runs}, {"server", server_json(*server)}});
+    fmt::print("rnic-sink: stopped{}: {} runs served, {} failed\n",
+               g_signal.load() != 0 ? fmt::format(" by signal {}", g_signal.load()) : std::string(), served, failed);
+  }
+  const auto& c = server->counters();
+  if (c.unknown_not_init + c.table_full + c.rate_limited + c.refused != 0)
+    fmt::print(
+        "rnic-sink: not answered: {} packets of unknown senders that were no INIT, {} INITs with every slot taken, {} "
+        "over the handshake rate, {} from senders not served\n",
+        c.unknown_not_init, c.table_full, c.rate_limited, c.refused);
+  return rc;
 }
 
 }  // namespace
@@ -606,7 +811,9 @@ int main(int argc, char** argv) {
       "rnic-sink: the card's side of a run with rnic-peer: the driver, the card's network port and usrsctp "
       "over it; the card places the peer's DDP segments, every byte and completion is checked"};
   Options o;
-  app.add_option("--peer", o.peer, "the peer's UDP address IPV4:PORT (rnic-peer --local-port)")->required();
+  app.add_option("--peer", o.peer,
+                 "serve only this peer, IPV4:PORT (rnic-peer --local-port), on slot --socket; default: any sender's "
+                 "INIT");
   app.add_option("--device", o.device, "device (default: $RNIC_DEVICE), e.g. sim:/tmp/rnic.sock");
   app.add_option("--my-ip", o.my_ip, "the card's IPv4 address (rnic-sim: 127.0.0.1)")->capture_default_str();
   app.add_option("--udp-port", o.udp_port, "the card's UDP port (rnic-sim --udp-port; RFC 6951: 9899)")
@@ -615,8 +822,17 @@ int main(int argc, char** argv) {
   app.add_option("--sctp-port", o.sctp_port, "SCTP port to listen on")
       ->check(CLI::Range(1, 65535))
       ->capture_default_str();
-  app.add_option("--socket", o.socket, "the network layer's socket towards the peer")
+  app.add_option("--socket", o.socket,
+                 "the first slot: a peer's association table entry and the network layer's socket towards it")
       ->check(CLI::Range(0, 15))
+      ->capture_default_str();
+  app.add_option("--associations", o.associations,
+                 "associations served at once without --peer (slots --socket.., at most the card's 16)")
+      ->check(CLI::Range(1u, 16u))
+      ->capture_default_str();
+  app.add_option("--handshake-timeout-ms", o.handshake_timeout_ms,
+                 "a new sender's association that is not up after this long gives its slot back")
+      ->check(CLI::Range(1u, 600'000u))
       ->capture_default_str();
   app.add_option("--timeout-ms", o.timeout_ms,
                  "give up on a run after this long (--once: from the start; else from the association's start)")
@@ -637,7 +853,7 @@ int main(int argc, char** argv) {
                "serve one association, then exit (without it: one after another until SIGTERM/SIGINT)");
   try {
     app.parse(argc, argv);
-    rnic::sctp::parse_ipv4_endpoint(o.peer);
+    if (!o.peer.empty()) rnic::sctp::parse_ipv4_endpoint(o.peer);
     rnic::sctp::parse_ipv4(o.my_ip);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
@@ -655,57 +871,16 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<rnic::Device> dev;
   rnic::NetPort* net = nullptr;
-  Json runs = Json::array();
-  int rc = 0;
-  const auto write_json = [&](const Json& doc) {
-    if (o.json.empty()) return;
-    std::ofstream f(o.json);
-    f << doc.dump(2) << "\n";
-    if (!f) {
-      fmt::print(stderr, "rnic-sink: cannot write the report to {}\n", o.json);
-      rc = 1;
-    }
-  };
   try {
     dev = rnic::Device::open(o.device);
     net = &dev->open_net();
   } catch (const std::exception& e) {
     fmt::print(stderr, "rnic-sink: {}\n", e.what());
-    write_json(Json{{"peer", o.peer}, {"status", "failed"}, {"error", e.what()}});
+    if (!o.json.empty()) {
+      std::ofstream f(o.json);
+      f << Json{{"peer", o.peer}, {"status", "failed"}, {"error", e.what()}}.dump(2) << "\n";
+    }
     return 1;
   }
-  unsigned served = 0, failed = 0;
-  for (;;) {
-    Json rep;
-    rep["peer"] = o.peer;
-    switch (serve_one(o, *dev, *net, rep)) {
-      case Outcome::kStopped:
-        break;
-      case Outcome::kFailed:
-        ++failed;
-        rc = 1;
-        [[fallthrough]];
-      case Outcome::kPassed:
-        ++served;
-        if (o.once) {
-          write_json(rep);
-        } else {
-          rep["run"] = served;
-          runs.push_back(rep);
-          write_json(Json{{"runs", runs}});
-          fmt::print("rnic-sink: run {} {}; {} of {} runs failed so far\n", served,
-                     rep["status"] == "ok" ? "passed" : "failed", failed, served);
-          std::fflush(stdout);
-        }
-        if (!o.once && g_signal.load() == 0) continue;
-        break;
-    }
-    break;
-  }
-  if (!o.once) {
-    if (runs.empty()) write_json(Json{{"runs", runs}});
-    fmt::print("rnic-sink: stopped{}: {} runs served, {} failed\n",
-               g_signal.load() != 0 ? fmt::format(" by signal {}", g_signal.load()) : std::string(), served, failed);
-  }
-  return rc;
+  return serve(o, *dev, *net);
 }

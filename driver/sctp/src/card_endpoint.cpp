@@ -60,18 +60,25 @@ CardEndpoint::~CardEndpoint() {
   }
 }
 
+void CardEndpoint::deliver(const NetRxPacket& p) {
+  ++counters_.packets_in;
+  counters_.bytes_in_ring += p.bytes.size();
+  counters_.bytes_on_wire += p.wire_length;
+  if (!p.bytes.empty()) coalescer_.add(p.association, wire::ConstBytes(p.bytes));
+  delivered_ = true;
+}
+
 bool CardEndpoint::step() {
-  const std::size_t n = net_.receive(rx_, config_.rx_batch);
-  for (const auto& p : rx_) {
-    ++counters_.packets_in;
-    counters_.bytes_in_ring += p.bytes.size();
-    counters_.bytes_on_wire += p.wire_length;
-    if (!p.bytes.empty()) coalescer_.add(p.association, wire::ConstBytes(p.bytes));
+  if (!config_.shared_ring) {
+    net_.receive(rx_, config_.rx_batch);
+    for (const auto& p : rx_) deliver(p);
   }
+  const bool got = delivered_;
+  delivered_ = false;
   coalescer_.flush();  // nothing of this batch waits for the next one
   counters_.usrsctp_inputs = coalescer_.counters().packets_out;
   counters_.packets_merged = coalescer_.counters().merged;
-  bool moved = ep_.pump() || n != 0;
+  bool moved = ep_.pump() || got;
   if (process_timers().advance()) moved = ep_.pump() || moved;
   program_association();
   const std::size_t queued = out_.size();

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "rnic/driver/rnic.hpp"
 #include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/sctp/card_endpoint.hpp"
+#include "rnic/sctp/card_server.hpp"
 #include "rnic/sctp/endpoint.hpp"
 #include "rnic/sctp/udp_link.hpp"
 #include "rnic/sim/protocol.hpp"
@@ -77,16 +79,17 @@ Json read_json(const std::string& path) {
   return Json::parse(f, nullptr, false);
 }
 
-// rnic-sink on the simulated card towards the peer at peer_port, its report to `json`; returns once it
-// listens. once: one association (--once), else it serves until SIGTERM.
+// rnic-sink on the simulated card serving the peer at peer_port (0: any sender), its report to `json`;
+// returns once it listens. once: one association (--once), else it serves until SIGTERM.
 std::unique_ptr<ChildProcess> start_sink(const SimProcess& sim, std::uint16_t card_port, std::uint16_t peer_port,
-                                         const std::string& json, bool once = true) {
-  std::vector<std::string> args{"--device",     sim.device_string(),
-                                "--peer",       "127.0.0.1:" + std::to_string(peer_port),
-                                "--udp-port",   std::to_string(card_port),
-                                "--timeout-ms", "90000",
-                                "--json",       json};
+                                         const std::string& json, bool once = true,
+                                         const std::vector<std::string>& more = {}) {
+  std::vector<std::string> args{
+      "--device", sim.device_string(), "--udp-port", std::to_string(card_port), "--timeout-ms", "90000", "--json",
+      json};
+  if (peer_port != 0) args.insert(args.end(), {"--peer", "127.0.0.1:" + std::to_string(peer_port)});
   if (once) args.insert(args.begin(), "--once");
+  args.insert(args.end(), more.begin(), more.end());
   auto sink = std::make_unique<ChildProcess>(RNIC_SINK_BINARY, args);
   const auto end = std::chrono::steady_clock::now() + 30s;
   while (sink->out().find("listening") == std::string::npos) {
@@ -569,6 +572,150 @@ TEST(SimNetE2E, ThirdPartyClientsThenPeerOnOneServer) {
   EXPECT_EQ(rep["runs"][0]["host"]["association_writes"], 1) << rep["runs"][0].dump();
   EXPECT_EQ(rep["runs"][1]["host"]["association_writes"], 0) << "refused: never written (11.1)";
   EXPECT_EQ(rep["runs"][2]["status"], "ok") << rep["runs"][2].dump();
+  EXPECT_EQ(sim.stop(), 0);
+}
+
+// Issue 37: without --peer, rnic-sink serves any sender's association, several at once. Three rnic-peer
+// runs started together from three UDP ports each get a slot of their own (association table entry and
+// socket, set towards the sender the card saw: NRXD SRC_IP, SRC_PORT) and all three pass; the server
+// had them up side by side.
+TEST(SimNetE2E, SinkServesSeveralPeersAtOnce) {
+  const std::uint64_t seed = rnic::tb::random_test_seed();
+  SimProcess sim({"--udp-port", "0"});
+  const std::uint16_t card_port = sim_udp_port(sim);
+  const std::string json = sim.dir() + "/many.json";
+  auto sink = start_sink(sim, card_port, 0, json, false);
+  std::vector<UdpLink> holds(3);  // distinct free ports, released just before each peer binds its own
+  std::vector<std::uint16_t> ports;
+  for (auto& h : holds) ports.push_back(h.local().port);
+  holds.clear();
+  std::vector<std::unique_ptr<ChildProcess>> peers;
+  for (std::size_t i = 0; i < ports.size(); ++i)
+    peers.push_back(
+        std::make_unique<ChildProcess>(RNIC_PEER_BINARY, peer_args(card_port, ports[i], seed + i, 40, 4000)));
+  for (auto& p : peers) EXPECT_EQ(p->wait(kRunTimeout), 0) << p->out() << p->err() << sink->out() << sink->err();
+  ASSERT_TRUE(wait_for_sink_line(*sink, "run 3 "));
+  sink->signal(SIGTERM);
+  EXPECT_EQ(sink->wait(30s), 0) << sink->out() << sink->err();
+  const Json rep = read_json(json);
+  ASSERT_TRUE(rep.is_object() && rep["runs"].is_array() && rep["runs"].size() == 3) << rep.dump();
+  std::set<std::string> who;
+  std::set<unsigned> slots;
+  for (const Json& r : rep["runs"]) {
+    EXPECT_EQ(r["status"], "ok") << r.dump();
+    EXPECT_EQ(r["messages"], 40) << r.dump();
+    EXPECT_EQ(r["host"]["association_writes"], 1) << r.dump();
+    EXPECT_EQ(r["host"]["whole_segments_on_live_streams"], 0) << r.dump();
+    who.insert(r["peer"].get<std::string>());
+    slots.insert(r["slot"].get<unsigned>());
+  }
+  for (const auto port : ports) EXPECT_EQ(who.count("127.0.0.1:" + std::to_string(port)), 1u) << rep.dump();
+  EXPECT_EQ(slots, (std::set<unsigned>{0, 1, 2})) << rep.dump();
+  const Json& sv = rep["server"];
+  EXPECT_EQ(sv["new_peers"], 3) << sv.dump();
+  EXPECT_GE(sv["most_active"].get<unsigned>(), 2u) << "the runs overlapped: " << sv.dump();
+  EXPECT_EQ(sv["dropped_unknown_not_init"], 0) << sv.dump();
+  EXPECT_EQ(sim.stop(), 0);
+}
+
+// RFC 9260 3.3.2: the only packet a server answers from a sender it does not know is an INIT, alone
+// in its packet, with verification tag 0.
+TEST(CardServer, OnlyALoneInitWithTagZeroIsAnInit) {
+  using rnic::capture::SctpPacket;
+  const auto init = SctpPacket::init_chunk(0x1234, 1, 1, {});
+  EXPECT_TRUE(rnic::sctp::CardServer::is_init(SctpPacket::build(5001, 5002, 0, init)));
+  EXPECT_FALSE(rnic::sctp::CardServer::is_init(SctpPacket::build(5001, 5002, 7, init))) << "tag not 0";
+  auto bundled = init;
+  const auto data = SctpPacket::data_chunk(1, 0, 0, 16, true, rnic::wire::ConstBytes(std::vector<std::uint8_t>(8, 1)));
+  bundled.insert(bundled.end(), data.begin(), data.end());
+  EXPECT_FALSE(rnic::sctp::CardServer::is_init(SctpPacket::build(5001, 5002, 0, bundled))) << "not alone";
+  auto cut = SctpPacket::build(5001, 5002, 0, init);
+  cut.resize(cut.size() - 4);
+  EXPECT_FALSE(rnic::sctp::CardServer::is_init(cut)) << "shorter than its length";
+  EXPECT_FALSE(rnic::sctp::CardServer::is_init(SctpPacket::build(5001, 5002, 0, data))) << "DATA";
+  EXPECT_FALSE(rnic::sctp::CardServer::is_init(std::vector<std::uint8_t>(12, 0))) << "no chunk";
+}
+
+// Issue 37 item 2: the serving rnic-sink answers a sender at its own address, only an INIT, and at a
+// bounded rate (the card is no amplifier). While rnic-peer runs, stranger A sends 150 SCTP packets
+// with a good CRC32c that are no lone INIT (DATA of no association, an INIT bundled with DATA, an INIT
+// with a nonzero tag) and stranger B 150 INITs, paced 1 ms apart. A gets no answer at all; B gets
+// INIT ACKs at its own address, no faster than the handshake rate (8 at once, 20 per second); B's
+// handshake never finishes, so its slot is given back after --handshake-timeout-ms. The peer's run,
+// side by side with them, passes.
+TEST(SimNetE2E, StrangersAreAnsweredOnlyAtTheirAddressAndRateLimited) {
+  using rnic::capture::SctpPacket;
+  const std::uint64_t seed = rnic::tb::random_test_seed();
+  std::mt19937_64 rng(seed);
+  SimProcess sim({"--udp-port", "0"});
+  const std::uint16_t card_port = sim_udp_port(sim);
+  const std::string json = sim.dir() + "/strangers.json";
+  auto sink = start_sink(sim, card_port, 0, json, false, {"--handshake-timeout-ms", "1500"});
+  const std::uint16_t peer_port = free_udp_port();
+  ChildProcess peer(RNIC_PEER_BINARY, peer_args(card_port, peer_port, seed, 60, 3000));
+  UdpLink a, b;
+  const Ipv4Endpoint card{rnic::sctp::kIpv4Loopback, card_port};
+  std::uint64_t a_got = 0, b_got = 0, b_init_acks = 0;
+  const auto drain = [&] {
+    while (auto d = a.receive(0)) ++a_got;
+    while (auto d = b.receive(0)) {
+      ++b_got;
+      b_init_acks += d->bytes.size() > 12 && d->bytes[12] == 2;  // RFC 9260 3.3.3
+    }
+  };
+  const auto send = [&](UdpLink& from, const std::vector<std::uint8_t>& p) {
+    try {
+      from.send_to(card, rnic::wire::ConstBytes(p));
+    } catch (const rnic::Error&) {  // the simulator's socket is full: lost
+    }
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint16_t mine = rnic::ulp::kPeerSctpPort, theirs = rnic::ulp::kReceiverSctpPort;
+  for (int i = 0; i < 150; ++i) {
+    const auto init = SctpPacket::init_chunk(static_cast<std::uint32_t>(rng()) | 1, 1, 1, {});
+    const auto data = SctpPacket::data_chunk(static_cast<std::uint32_t>(rng()), 0, 0, 16, true,
+                                             rnic::wire::ConstBytes(std::vector<std::uint8_t>(4 + rng() % 64, 0xEE)));
+    auto bundled = init;
+    bundled.insert(bundled.end(), data.begin(), data.end());
+    switch (i % 3) {
+      case 0:
+        send(a, SctpPacket::build(mine, theirs, static_cast<std::uint32_t>(rng()), data));
+        break;
+      case 1:
+        send(a, SctpPacket::build(mine, theirs, 0, bundled));
+        break;
+      default:
+        send(a, SctpPacket::build(mine, theirs, static_cast<std::uint32_t>(rng()) | 1, init));
+    }
+    send(b, SctpPacket::build(mine, theirs, 0, init));
+    drain();
+    std::this_thread::sleep_for(1ms);
+  }
+  const double flood_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(wait_for_sink_line(*sink, "its handshake did not finish", drain));
+  EXPECT_EQ(peer.wait(kRunTimeout), 0) << peer.out() << peer.err() << sink->out() << sink->err();
+  ASSERT_TRUE(wait_for_sink_line(*sink, "run 1 ", drain));
+  std::this_thread::sleep_for(50ms);
+  drain();
+  sink->signal(SIGTERM);
+  EXPECT_EQ(sink->wait(30s), 0) << sink->out() << sink->err();
+  std::printf("in %.2f s of flood: stranger A got %llu datagrams, B %llu (%llu INIT ACKs)\n", flood_s,
+              static_cast<unsigned long long>(a_got), static_cast<unsigned long long>(b_got),
+              static_cast<unsigned long long>(b_init_acks));
+  EXPECT_EQ(a_got, 0u) << "nothing but a lone INIT is answered for an unknown sender";
+  EXPECT_GE(b_init_acks, 1u) << "an INIT is answered at its sender's address";
+  EXPECT_EQ(b_got, b_init_acks);
+  EXPECT_LE(static_cast<double>(b_got), 8 + 20 * (flood_s + 0.2)) << "over the handshake rate";
+  const Json rep = read_json(json);
+  ASSERT_TRUE(rep.is_object() && rep["runs"].is_array() && rep["runs"].size() == 1) << rep.dump();
+  EXPECT_EQ(rep["runs"][0]["status"], "ok") << rep.dump();
+  EXPECT_EQ(rep["runs"][0]["peer"], "127.0.0.1:" + std::to_string(peer_port)) << rep.dump();
+  const Json& sv = rep["server"];
+  EXPECT_EQ(sv["new_peers"], 2) << "the peer and B: " << sv.dump();
+  EXPECT_EQ(sv["handshakes_timed_out"], 1) << sv.dump();
+  EXPECT_GT(sv["dropped_rate_limited"].get<std::uint64_t>(), 0u) << sv.dump();
+  EXPECT_GT(sv["dropped_unknown_not_init"].get<std::uint64_t>(), 0u) << sv.dump();
+  EXPECT_LE(sv["dropped_unknown_not_init"].get<std::uint64_t>(), 150u) << sv.dump();
   EXPECT_EQ(sim.stop(), 0);
 }
 

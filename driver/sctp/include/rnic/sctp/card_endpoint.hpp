@@ -49,6 +49,9 @@ struct CardEndpointConfig {
   std::uint32_t assoc_entry = 0;  // the card's association table entry this endpoint owns (0..15)
   std::size_t coalesce = 16;      // packets merged into one usrsctp input at most (1: off)
   std::size_t rx_batch = 64;      // receive-ring packets taken per step
+  // false: step() reads the receive ring itself (the endpoint has the card to itself); true: a
+  // CardServer reads it and hands this endpoint its peer's packets with deliver().
+  bool shared_ring = false;
 };
 
 struct CardEndpointCounters {
@@ -78,9 +81,11 @@ class CardEndpoint {
 
   void listen() { ep_.listen(); }
   void connect(std::uint16_t peer_sctp_port) { ep_.connect(peer_sctp_port); }
-  // One round: receive-ring packets into usrsctp, usrsctp's work and timers, the card's tables, usrsctp's
-  // packets into the transmit ring. Returns whether anything moved.
+  // One round: receive-ring packets into usrsctp (delivered ones with shared_ring), usrsctp's work and
+  // timers, the card's tables, usrsctp's packets into the transmit ring. Returns whether anything moved.
   bool step();
+  // shared_ring: one of the peer's receive-ring packets, for the next step().
+  void deliver(const NetRxPacket& p);
 
   // The association's DDP streams, created when it came up (empty before): SCTP stream s is streams()[s].
   const std::vector<StreamId>& streams() const { return streams_; }
@@ -117,6 +122,7 @@ class CardEndpoint {
   PacketCoalescer coalescer_;
   Endpoint::SessionHandler handler_;
   std::vector<NetRxPacket> rx_;
+  bool delivered_ = false;  // deliver() since the last step
   std::optional<std::uint32_t> written_vtag_;
   bool cleared_for_good_ = false;  // the association ended: never written again
   std::optional<PdId> pd_;
