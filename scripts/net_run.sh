@@ -123,6 +123,7 @@ if [[ "$tshark" -eq 1 ]]; then
   [[ "$all" -gt 0 && "$bad" -eq 0 && "$card" -gt 0 && "$ddp" -gt 0 && "$adapt" -ge 2 ]] ||
     fail "the capture does not hold what the run moved"
 fi
-msgs=$(sed -n 's/^rnic-sink: PASS: \([0-9]*\) messages.*/\1/p' "$out/sink.log")
+msgs=$(sed -n 's/^rnic-sink: [0-9.:]*: PASS: \([0-9]*\) messages.*/\1/p' "$out/sink.log")
+[[ -n "$msgs" ]] || fail "no PASS line from rnic-sink in $out/sink.log"
 echo "net_run: PASS: $msgs messages from rnic-peer over SCTP in UDP (loss $loss, dup $dup, reorder $reorder)," \
      "placed by the card, every byte and completion checked"

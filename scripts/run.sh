@@ -137,6 +137,7 @@ step "5/5 the card on the network: rnic-peer (usrsctp in UDP, RFC 6951) -> rnic-
   --peer-port "${RNIC_PEER_PORT:-9898}" --messages 400 --loss 0.03 --dup 0.02 --reorder 0.05 | tee "$build/net.log" ||
   fail "the card on the network (logs in $build/net)"
 net_msgs=$(sed -n 's/^net_run: PASS: \([0-9]*\) messages.*/\1/p' "$build/net.log")
+[[ -n "$net_msgs" ]] || fail "no message count in net_run's PASS line ($build/net.log)"
 
 echo
 echo "run: PASS in $((SECONDS - t_start)) s: the wire side ($sent packets), the card ($cards through the" \

@@ -750,10 +750,14 @@ int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
   std::fflush(stdout);  // a script or test waits for this line
   for (;;) {
     if (const int sig = g_signal.load(); sig != 0) {
-      for (auto& [slot, sink] : sinks)  // a run under way fails; a handshake is no run yet
-        if (sink->up())
+      // A run under way fails; a handshake is no run yet, but for --once's one run.
+      for (auto& [slot, sink] : sinks)
+        if (sink->up() || o.once)
           failed_run(sink.get(), rnic::sctp::to_string(sink->peer()),
                      fmt::format("stopped by signal {} while waiting for {}", sig, sink->waiting_for()));
+      if (o.once && sinks.empty())
+        failed_run(nullptr, only ? o.peer : std::string("any peer"),
+                   fmt::format("stopped by signal {} while waiting for the peer's association", sig));
       sinks.clear();
       break;
     }

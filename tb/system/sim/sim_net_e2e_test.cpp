@@ -719,4 +719,27 @@ TEST(SimNetE2E, StrangersAreAnsweredOnlyAtTheirAddressAndRateLimited) {
   EXPECT_EQ(sim.stop(), 0);
 }
 
+// --once promises one run: stopped before any association came, that run failed (exit 1, and the JSON
+// says so), unlike the server, which stops with no run and exit 0.
+TEST(SimNetE2E, SinkOnceStoppedBeforeItsAssociationFails) {
+  SimProcess sim({"--udp-port", "0"});
+  const std::uint16_t card_port = sim_udp_port(sim);
+  for (const bool once : {true, false}) {
+    const std::string json = sim.dir() + (once ? "/once.json" : "/server.json");
+    auto sink = start_sink(sim, card_port, 0, json, once);
+    sink->signal(SIGTERM);
+    EXPECT_EQ(sink->wait(30s), once ? 1 : 0) << sink->out() << sink->err();
+    const Json rep = read_json(json);
+    if (once) {
+      EXPECT_EQ(rep["status"], "failed") << rep.dump();
+      EXPECT_NE(rep["error"].get<std::string>().find("stopped by signal 15 while waiting for the peer's association"),
+                std::string::npos)
+          << rep.dump();
+    } else {
+      EXPECT_TRUE(rep["runs"].is_array() && rep["runs"].empty()) << rep.dump();
+    }
+  }
+  EXPECT_EQ(sim.stop(), 0);
+}
+
 }  // namespace
