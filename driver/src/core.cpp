@@ -756,10 +756,11 @@ void Core::unmatched(StreamRec* s) noexcept {
   publish_dirty_ = true;  // poll_hw publishes once it has read the ring
 }
 
-// One ring entry to its client. Nothing is dropped silently: an entry that names no live stream, no
-// configured queue, not the head of its queue's posted buffers (the card completes them in MSN order)
-// or an STag the stream's client does not hold is counted as unmatched (total and per stream) and
-// given to nobody. An error entry moves the stream to the error state (RFC 5041 7.1).
+// One ring entry to its client (the rules per kind are Completion's, rnic.hpp). Nothing is dropped
+// silently: an entry that names no stream the driver holds, no configured queue, or not the head of its
+// queue's posted buffers (the card completes them in MSN order) is counted as unmatched (total and per
+// stream) and given to nobody. A tagged entry's STag is not looked up to decide whether it is
+// delivered (RFC 5041 5.2, see there). An error entry moves the stream to the error state (7.1).
 void Core::dispatch(const std::uint8_t* e) {
   auto f = [e](std::uint32_t off, std::uint32_t bits) { return load_le(e + off, bits / 8); };
   const auto stream = static_cast<StreamId>(f(kCQE_STREAM_OFFSET, kCQE_STREAM_BITS));
@@ -801,14 +802,19 @@ void Core::dispatch(const std::uint8_t* e) {
     return;
   }
   if (tagged) {
+    // RFC 5041 5.2: "The STag and TO fields MUST NOT be checked for a zero-length Tagged DDP Message",
+    // and the card checks them for every other tagged segment before placing it (7.1: valid, bound to
+    // the stream's PD, in bounds), so a tagged delivery is the stream owner's whatever STag it names: a
+    // zero-length message carries any STag (RDMAP's zero-length RDMA Write does). Not looked up to
+    // decide delivery; looked up only to make the card's writes visible (XRT: bo sync) over the range
+    // of an STag the client holds (invalidation is fenced: never after it).
     k.kind = Completion::Kind::kTagged;
     k.stag = stag_qn;
     k.length = 0;
-    auto st = c.stags.find(stag_qn);
-    if (st == c.stags.end()) return unmatched(&s);  // invalidation is fenced: never after it
-    // Make the card's writes visible to the host (XRT: bo sync) over the registered range.
-    if (auto b = c.buffers.find(st->second.buffer); b != c.buffers.end()) {
-      backend().from_device(b->second.region, st->second.offset, st->second.length);
+    if (auto st = c.stags.find(stag_qn); st != c.stags.end()) {
+      if (auto b = c.buffers.find(st->second.buffer); b != c.buffers.end()) {
+        backend().from_device(b->second.region, st->second.offset, st->second.length);
+      }
     }
     c.completions.push_back(std::move(k));
     return;

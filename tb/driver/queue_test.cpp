@@ -511,11 +511,48 @@ TEST_F(Driver, FencedInvalidateDeliversTheCompletionsBeforeIt) {
     EXPECT_EQ(c.kind, Completion::Kind::kTagged);
     EXPECT_EQ(c.stag, stag);
   }
-  // After the fence, an entry for the invalidated STag matches nothing: counted, not delivered.
+  // After the fence the card takes no segment with a payload for the STag, so an entry naming it is a
+  // zero-length tagged message, whose STag RFC 5041 5.2 forbids checking: delivered, not unmatched.
   fake->push_cqe(t);
-  EXPECT_EQ(client->poll(out), 0u);
-  EXPECT_EQ(client->stream_state(s).unmatched_completions, 1u);
-  EXPECT_EQ(dev->counters().unmatched_completions, 1u);
+  ASSERT_EQ(client->poll(out), 1u);
+  EXPECT_EQ(out[0].kind, Completion::Kind::kTagged);
+  EXPECT_EQ(out[0].stag, stag);
+  EXPECT_EQ(out[0].length, 0u);
+  EXPECT_EQ(client->stream_state(s).unmatched_completions, 0u);
+  EXPECT_EQ(dev->counters().unmatched_completions, 0u);
+}
+
+// RFC 5041 5.2: a zero-length tagged message carries any STag (RDMAP's zero-length RDMA Write names one
+// the receiver never advertised) and is delivered to the stream's owner all the same: an STag nobody
+// registered, another client's, and 0, each with its RsvdULP and DDP-SSN, in order, nothing counted as
+// unmatched. Before the change each was dropped as unmatched.
+TEST_F(Driver, TaggedEntryWithAnStagTheClientDoesNotHoldIsDelivered) {
+  const StreamId s = client->create_stream(pd);
+  auto other = dev->create_client();
+  const PdId opd = other->alloc_pd();
+  const Buffer ob = other->alloc_buffer(4096);
+  const Stag theirs = other->register_memory(first_bytes(opd, ob, 64)).stag;
+  const Stag stags[] = {0x00ABCD01u, theirs, 0u};
+  for (std::uint16_t i = 0; i < 3; ++i) {
+    FakeCqe t = tagged(s, stags[i]);
+    t.ssn = static_cast<std::uint16_t>(0xFFFE + i);  // across the 16-bit DDP-SSN wrap
+    t.rsvd_ulp = 0x40u + i;
+    fake->push_cqe(t);
+  }
+  std::vector<Completion> out;
+  ASSERT_EQ(client->poll(out), 3u);
+  for (std::uint16_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(out[i].kind, Completion::Kind::kTagged);
+    EXPECT_EQ(out[i].stream, s);
+    EXPECT_EQ(out[i].stag, stags[i]);
+    EXPECT_EQ(out[i].ssn, static_cast<std::uint16_t>(0xFFFE + i));
+    EXPECT_EQ(out[i].rsvd_ulp, 0x40u + i);
+    EXPECT_EQ(out[i].length, 0u);
+  }
+  EXPECT_EQ(other->poll(out), 0u) << "the stream's owner gets them, not the STag's";
+  EXPECT_EQ(client->stream_state(s).unmatched_completions, 0u);
+  EXPECT_EQ(dev->counters().unmatched_completions, 0u);
 }
 
 // An untagged entry must name the oldest posted buffer of its queue (the card completes in MSN order):

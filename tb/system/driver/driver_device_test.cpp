@@ -4,10 +4,13 @@
 // the owner's published tables (what rnicctl shows) after completions.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <thread>
 
 #include "driver_test_util.hpp"
+#include "rnic/tb/seed.hpp"
 
 namespace rnic::systest {
 namespace {
@@ -16,6 +19,85 @@ std::vector<std::uint8_t> bytes_of(std::size_t n, std::uint8_t seed) {
   std::vector<std::uint8_t> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(seed + 13 * i);
   return v;
+}
+
+// RFC 5041 5.2 on the card and through the driver: a long run of zero-length tagged messages on one
+// stream, across the 16-bit DDP-SSN wrap, each naming an STag the client may not hold (random, 0,
+// another client's, its own), then a message with a payload. Every one is delivered to the stream's
+// owner in DDP-SSN order with its STag and RsvdULP; nothing is placed (the client's registered buffer
+// keeps its fill until the last message's bytes); nothing is unmatched. RNIC_ZERO_LENGTH_MESSAGES sets
+// the count (default 66000: past the wrap at 65536).
+TEST_F(DriverSystem, ZeroLengthTaggedMessagesWithAnyStagAcrossTheSsnWrap) {
+  const std::uint64_t seed = rnic::tb::random_test_seed();
+  std::mt19937_64 rng(seed);
+  const char* env = std::getenv("RNIC_ZERO_LENGTH_MESSAGES");
+  const std::uint32_t n = env != nullptr ? static_cast<std::uint32_t>(std::stoul(env)) : 66000;
+  const PdId pd = client_->alloc_pd();
+  const StreamId s = client_->create_stream(pd);
+  const Buffer mine = filled_buffer(4096, 0xEE);
+  RegisterRequest rq;
+  rq.pd = pd;
+  rq.buffer = mine.id;
+  rq.length = 4096;
+  const Stag own = client_->register_memory(rq).stag;
+  auto other = dev_->create_client();
+  const PdId opd = other->alloc_pd();
+  Buffer ob = other->alloc_buffer(4096);
+  rq.pd = opd;
+  rq.buffer = ob.id;
+  const Stag theirs = other->register_memory(rq).stag;
+  std::vector<Stag> stags(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    switch (rng() % 4) {
+      case 0:
+        stags[i] = static_cast<Stag>(rng());
+        break;
+      case 1:
+        stags[i] = 0;
+        break;
+      case 2:
+        stags[i] = theirs;
+        break;
+      default:
+        stags[i] = own;
+    }
+  }
+  const std::vector<std::uint8_t> last_bytes = bytes_of(100, 7);
+  constexpr std::uint32_t kBatch = 2000;  // injected, then drained: the completion ring stays short
+  std::uint32_t next = 0, wrong = 0;
+  std::vector<Completion> got;
+  for (std::uint32_t from = 0; from <= n; from += kBatch) {
+    const std::uint32_t to = std::min(n + 1, from + kBatch);
+    for (std::uint32_t i = from; i < to; ++i) {
+      const auto ssn = static_cast<std::uint16_t>(i);
+      if (i < n) {
+        dev_->require_sim().inject(s, ssn, tagged_segment(stags[i], rng(), {}, true, static_cast<std::uint8_t>(i)));
+      } else {
+        dev_->require_sim().inject(s, ssn, tagged_segment(own, 0, last_bytes, true, 0x5A));
+      }
+    }
+    got = drain(*dev_, *client_, to - from, 20000);
+    ASSERT_EQ(got.size(), to - from) << "messages " << from << ".." << to - 1;
+    for (const Completion& c : got) {
+      const std::uint32_t i = next++;
+      const bool ok = c.kind == Completion::Kind::kTagged && c.stream == s && c.ssn == static_cast<std::uint16_t>(i) &&
+                      c.stag == (i < n ? stags[i] : own) && c.rsvd_ulp == (i < n ? (i & 0xFFu) : 0x5Au);
+      if (!ok && wrong++ < 5) ADD_FAILURE() << "message " << i << ": " << describe(c);
+    }
+  }
+  EXPECT_EQ(next, n + 1);
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_TRUE(std::equal(last_bytes.begin(), last_bytes.end(), mine.data)) << "the last message's bytes";
+  EXPECT_TRUE(std::all_of(mine.data + last_bytes.size(), mine.data + mine.size, [](std::uint8_t b) {
+    return b == 0xEE;
+  })) << "nothing else placed";
+  EXPECT_TRUE(std::all_of(ob.data, ob.data + ob.size, [](std::uint8_t b) { return b == 0; }))
+      << "nothing placed in the other client's buffer";
+  EXPECT_EQ(other->poll(got), 0u);
+  const StreamState st = client_->stream_state(s);
+  EXPECT_EQ(st.state, StreamState::State::kNormal);
+  EXPECT_EQ(st.unmatched_completions, 0u);
+  EXPECT_EQ(dev_->counters().unmatched_completions, 0u);
 }
 
 // RFC 5041 4.3: the MSN is 32 bits and wraps. A queue configured to start at 0xFFFFFFFD (QUEUE_CONFIG's

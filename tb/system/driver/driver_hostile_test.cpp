@@ -512,6 +512,12 @@ class Generator {
         auto r = regs_.find(k.stag);
         auto d = released_regs_.find(k.stag);
         const Reg* reg = r != regs_.end() ? &r->second : d != released_regs_.end() ? &d->second : nullptr;
+        const bool held = reg != nullptr && reg->client == c && reg->writable && (!reg->bind || *reg->bind == k.stream);
+        if (!held && zero_length_tagged_.count({k.stream, k.stag}) != 0) {
+          // RFC 5041 5.2: a zero-length message's STag is not checked; the stream's owner gets it.
+          bin("completion: zero-length tagged, an STag the checks would refuse (5.2)");
+          return;
+        }
         if (reg == nullptr || reg->client != c || !reg->writable) {
           mismatch("tagged completion names STag " + hex(k.stag) + " that client " + std::to_string(c) +
                    " never held writable: " + describe(k));
@@ -1095,13 +1101,19 @@ class Generator {
       // Tagged, hostile STag / TO (RFC 5041 4.2, 7.1 tagged checks).
       const Stag st = hostile_stag(owner);
       const std::uint64_t to = hostile_to(st);
-      const std::size_t len = pick(10) == 0 ? pick(kMaxSegBytes + 5) : 1 + pick(300);
+      const std::size_t len = chance(8) ? 0 : pick(10) == 0 ? pick(kMaxSegBytes + 5) : 1 + pick(300);
       std::uint8_t dv = wire::kDdpVersion;
       if (chance(8)) {
         dv = static_cast<std::uint8_t>(chance(50) ? 0 : 2 + pick(2));
         bin("peer: DV != 1");
       }
-      seg = tagged_segment(st, to, payload(len), chance(50), static_cast<std::uint8_t>(rng_()), dv);
+      const bool last = chance(50);
+      if (len == 0 && last && dv == wire::kDdpVersion) {
+        // RFC 5041 5.2: its STag and TO are not checked; it is delivered, whatever STag it names.
+        zero_length_tagged_.insert({id, st});
+        bin("peer: zero-length tagged message, any STag (5.2)");
+      }
+      seg = tagged_segment(st, to, payload(len), last, static_cast<std::uint8_t>(rng_()), dv);
       what = "tagged STag " + hex(st) + " TO " + hex(to) + " len " + std::to_string(len) + " dv " + std::to_string(dv);
     } else if (kind == 10) {
       // Truncated: shorter than the header its T bit announces (7.2, 4.1).
@@ -1448,6 +1460,7 @@ class Generator {
   std::vector<StreamId> stale_streams_;
   std::uint64_t cookies_ = 0;
   std::uint64_t unmatched_ = 0;
+  std::set<std::pair<StreamId, Stag>> zero_length_tagged_;  // injected zero-length tagged last segments
 
   std::uint64_t plant_at_ = 0;
   bool keep_going_ = env_u64("RNIC_HOSTILE_KEEP_GOING", 0) != 0;

@@ -132,6 +132,18 @@ struct RegisterRequest {
 
 enum class Teardown { kGraceful, kAbortive };  // RFC 5041 6.2
 
+// What the card completed on one of the client's streams, in DDP-SSN order per stream (RFC 5041 5.4).
+// How the driver matches a card entry to its client, per kind:
+// - kTagged: delivered to the stream's owner whatever STag it names. RFC 5041 5.2 forbids checking the
+//   STag and TO of a zero-length tagged message (the card places nothing and delivers it; the STag may be
+//   one the client never registered); every other tagged message passed the STag checks of 7.1 before
+//   the card placed a byte. `length` is 0: the card does not count a tagged message's bytes.
+// - kUntagged: the oldest buffer posted on (stream, QN), which must carry the entry's MSN (the card
+//   completes buffers strictly in MSN order); `length` is the message's.
+// - kError: the stream's, always; the stream is in the error state afterwards.
+// - kFlushed: made by the driver for a posted buffer a teardown gave back.
+// An entry naming no stream the driver holds, an unknown QN, or an MSN that is not its queue's head is
+// given to nobody and counted (StreamState::unmatched_completions, Counters).
 struct Completion {
   enum class Kind { kTagged, kUntagged, kError, kFlushed };
   Kind kind = Kind::kUntagged;
@@ -167,9 +179,10 @@ struct StreamState {
   State state = State::kNormal;  // kTornDown wins over kError; first_error stays set
   std::optional<StreamError> first_error;
   std::uint64_t errors = 0;  // error completions seen on the stream
-  // Completions the card wrote for this stream that name no buffer/STag the driver holds for it (an
-  // MSN that is not the head of its queue's posted buffers, an unknown QN or STag). They are never
-  // given to the client as deliveries; a nonzero count means the card and the driver disagree.
+  // Completions the card wrote for this stream that name no buffer the driver holds for it (an MSN that
+  // is not the head of its queue's posted buffers, an unknown QN; never a tagged one, see Completion).
+  // They are never given to the client as deliveries; a nonzero count means the card and the driver
+  // disagree.
   std::uint64_t unmatched_completions = 0;
 };
 const char* stream_state_name(StreamState::State s);  // "normal", "error", "torn_down"
