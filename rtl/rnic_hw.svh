@@ -12,7 +12,7 @@
 
 // Identification and limits
 localparam logic [31:0] RNIC_ID_VALUE = 32'h52444450;  // REG_ID: ASCII 'RDDP'
-localparam logic [31:0] RNIC_VERSION_VALUE = 32'h00020001;  // REG_VERSION: interface major 2, minor 1 (2: the card issues STag keys, REG_CMD_RESULT; fenced teardown and queue configuration; 2.1: CQ_CTRL.busy, ring configuration taken only while disabled and not busy); the driver refuses another major
+localparam logic [31:0] RNIC_VERSION_VALUE = 32'h00020002;  // REG_VERSION: interface major 2, minor 2 (2: the card issues STag keys, REG_CMD_RESULT; fenced teardown and queue configuration; 2.1: CQ_CTRL.busy, ring configuration taken only while disabled and not busy; 2.2: NRXD SRC_IP and SRC_PORT name each received packet's sender); the driver refuses another major, and open_net a minor below 2
 localparam logic [31:0] RNIC_MMIO_BYTES = 32'h00010000;  // size of the AXI4-Lite address space
 localparam logic [31:0] RNIC_DOORBELL_BASE = 32'h00008000;  // RQ doorbells: DOORBELL_BASE + 4 * (stream * CAP_QNS + qn); the value is the MSN of the last posted buffer
 localparam logic [31:0] RNIC_RQ_DESC_BYTES = 32'h00000010;  // size of a receive-buffer descriptor

@@ -280,6 +280,12 @@ void NetPort::set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t po
   core.net_set_socket(index, ip, port);
 }
 
+std::uint32_t NetPort::tx_pending() {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.net_tx_pending();
+}
+
 NetCounters NetPort::counters() {
   detail::Core& core = core_from(core_);
   std::lock_guard<std::mutex> lk(core.mu);

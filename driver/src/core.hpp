@@ -150,6 +150,7 @@ class Core {
   bool net_open() const { return net_.has_value(); }
   std::size_t net_receive(std::vector<NetRxPacket>& out, std::size_t max);
   void net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket);
+  std::uint32_t net_tx_pending();
   void net_set_association(std::uint32_t index, const NetAssociation& a);
   void net_clear_association(std::uint32_t index);
   void net_set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port);

@@ -709,10 +709,11 @@ int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
   sc.first_slot = o.socket;
   sc.slots = o.once || only ? 1 : std::min<std::uint32_t>(o.associations, 16 - o.socket);
   sc.handshake_timeout = std::chrono::milliseconds(o.handshake_timeout_ms);
+  sc.only = only;
   server = std::make_unique<rnic::sctp::CardServer>(
       net, sc,
       [&](const Ipv4Endpoint& sender, std::uint32_t slot) -> rnic::sctp::CardEndpoint* {
-        if ((only && sender != *only) || (o.once && took)) return nullptr;
+        if (o.once && took) return nullptr;
         const std::string who = rnic::sctp::to_string(sender);
         try {
           auto sink =
@@ -761,7 +762,18 @@ int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
       sinks.clear();
       break;
     }
-    bool moved = server->poll() != 0;
+    bool moved = false;
+    try {
+      moved = server->poll() != 0;
+    } catch (const std::exception& e) {  // the card or its ring broke: every run ends with it
+      fmt::print(stderr, "rnic-sink: the receive ring: {}\n", e.what());
+      for (auto& [slot, sink] : sinks)
+        failed_run(sink.get(), rnic::sctp::to_string(sink->peer()), std::string("the receive ring: ") + e.what());
+      if (o.once && sinks.empty()) failed_run(nullptr, only ? o.peer : std::string("any peer"), e.what());
+      sinks.clear();
+      rc = 1;
+      break;
+    }
     for (auto it = sinks.begin(); it != sinks.end();) {
       Sink& sink = *it->second;
       const std::string who = rnic::sctp::to_string(sink.peer());
@@ -886,5 +898,17 @@ int main(int argc, char** argv) {
     }
     return 1;
   }
-  return serve(o, *dev, *net);
+  if (o.peer.empty() && dev->sim() == nullptr) {
+    // Each sender's slot needs its socket pointed at it, which the driver does only on rnic-sim.
+    fmt::print(stderr,
+               "rnic-sink: on a card the network layer's sockets are set by hand (docs/card-flow.md): serve one "
+               "peer with --peer and point socket --socket at it\n");
+    return 2;
+  }
+  try {
+    return serve(o, *dev, *net);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "rnic-sink: {}\n", e.what());
+    return 1;
+  }
 }

@@ -9,7 +9,7 @@
 # range, not listed per doorbell.
 
 set rnic_id_value 0x52444450
-set rnic_version_value 0x00020001
+set rnic_version_value 0x00020002
 set rnic_mmio_bytes 0x10000
 set rnic_doorbell_base 0x8000
 set rnic_registers {}

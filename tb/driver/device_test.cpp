@@ -102,6 +102,19 @@ TEST(DeviceOpen, OtherVersionMajorIsMismatch) {
   EXPECT_TRUE(fake->regions.empty());  // nothing allocated for a refused card
 }
 
+// Interface 2.2 added the sender to the receive descriptor (NRXD SRC_IP, SRC_PORT): a 2.1 card opens, but
+// its network side is refused, before anything is allocated or written.
+TEST(DeviceOpen, NetworkSideBeforeMinor2IsUnsupported) {
+  auto fake = std::make_shared<FakeState>();
+  fake->version = (kVERSION_VALUE & 0xFFFF0000u) | 0x1;
+  auto dev = open_fake(fake);
+  const auto regions = fake->regions.size();
+  EXPECT_ERRC(dev->open_net(), Errc::kUnsupported, "interface is 2.1");
+  EXPECT_ERRC(dev->open_net(), Errc::kUnsupported, "needs 2.2");
+  EXPECT_EQ(fake->regions.size(), regions);
+  EXPECT_EQ(dev->net(), nullptr);
+}
+
 TEST(DeviceOpen, ImpossibleCapabilitiesAreMismatch) {
   auto fake = std::make_shared<FakeState>();
   fake->stags = 0;

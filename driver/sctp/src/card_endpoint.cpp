@@ -69,9 +69,15 @@ void CardEndpoint::deliver(const NetRxPacket& p) {
 }
 
 bool CardEndpoint::step() {
-  if (!config_.shared_ring) {
+  if (!config_.shared_ring) {  // the ring is this endpoint's: only its peer's packets go to usrsctp
     net_.receive(rx_, config_.rx_batch);
-    for (const auto& p : rx_) deliver(p);
+    for (const auto& p : rx_) {
+      if (p.source_ip == config_.peer.addr && p.source_port == config_.peer.port) {
+        deliver(p);
+      } else {
+        ++counters_.not_from_peer;
+      }
+    }
   }
   const bool got = delivered_;
   delivered_ = false;

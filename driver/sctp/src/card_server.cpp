@@ -61,13 +61,37 @@ CardServer::Slot* CardServer::find(const Ipv4Endpoint& sender) {
   return nullptr;
 }
 
+// A free slot for `sender`: the one it had, if free; else the least recently freed one whose old
+// endpoint's packets have all left the transmit ring (a slot never used first).
+CardServer::Slot* CardServer::free_slot(const Ipv4Endpoint& sender) {
+  Slot* best = nullptr;
+  for (auto& s : slots_) {
+    if (s.ep != nullptr) continue;
+    if (s.peer == sender && s.freed.time_since_epoch().count() != 0) return &s;
+    if (best == nullptr || s.freed < best->freed) best = &s;
+  }
+  if (best == nullptr || best->freed.time_since_epoch().count() == 0) return best;
+  if (std::chrono::steady_clock::now() - best->freed < config_.reuse_delay || net_.tx_pending() != 0) return nullptr;
+  return best;
+}
+
+void CardServer::free(Slot& s) {
+  s.ep = nullptr;
+  s.up = false;
+  s.freed = std::chrono::steady_clock::now();  // s.peer stays: that sender may have the slot back at once
+}
+
 void CardServer::admit(const NetRxPacket& p, const Ipv4Endpoint& sender) {
   if (!is_init(p.bytes)) {
     ++counters_.unknown_not_init;
     return;
   }
-  const auto free = std::find_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.ep == nullptr; });
-  if (free == slots_.end()) {
+  if (config_.only && sender != *config_.only) {
+    ++counters_.refused;
+    return;
+  }
+  Slot* const slot = free_slot(sender);
+  if (slot == nullptr) {
     ++counters_.table_full;
     return;
   }
@@ -75,15 +99,17 @@ void CardServer::admit(const NetRxPacket& p, const Ipv4Endpoint& sender) {
     ++counters_.rate_limited;
     return;
   }
-  const auto slot = config_.first_slot + static_cast<std::uint32_t>(free - slots_.begin());
-  CardEndpoint* ep = factory_(sender, slot);
+  CardEndpoint* ep = factory_(sender, config_.first_slot + static_cast<std::uint32_t>(slot - slots_.data()));
   if (ep == nullptr) {
     ++counters_.refused;
     return;
   }
-  *free = Slot{ep, sender, std::chrono::steady_clock::now(),
-               TokenBucket(config_.handshake_rate, config_.handshake_burst), false};
-  free->handshake.tokens -= 1;  // the INIT's
+  slot->ep = ep;
+  slot->peer = sender;
+  slot->made = std::chrono::steady_clock::now();
+  slot->handshake = TokenBucket(config_.handshake_rate, config_.handshake_burst);
+  slot->handshake.tokens -= 1;  // the INIT's
+  slot->up = false;
   ++counters_.new_peers;
   counters_.most_active = std::max<std::uint64_t>(counters_.most_active, active());
   ep->deliver(p);
@@ -91,6 +117,16 @@ void CardServer::admit(const NetRxPacket& p, const Ipv4Endpoint& sender) {
 }
 
 std::size_t CardServer::poll() {
+  const auto now = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    Slot& s = slots_[i];
+    if (s.ep == nullptr || s.up) continue;
+    s.up = s.ep->endpoint().state() != AssociationState::kListening;
+    if (s.up || now - s.made < config_.handshake_timeout) continue;
+    free(s);
+    ++counters_.handshakes_timed_out;
+    retire_(config_.first_slot + static_cast<std::uint32_t>(i));
+  }
   const std::size_t n = net_.receive(rx_, config_.rx_batch);
   for (const auto& p : rx_) {
     ++counters_.packets_in;
@@ -110,23 +146,13 @@ std::size_t CardServer::poll() {
     s->ep->deliver(p);
     ++counters_.delivered;
   }
-  const auto now = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
-    Slot& s = slots_[i];
-    if (s.ep == nullptr || s.up) continue;
-    s.up = s.ep->endpoint().state() != AssociationState::kListening;
-    if (s.up || now - s.made < config_.handshake_timeout) continue;
-    s = Slot{};
-    ++counters_.handshakes_timed_out;
-    retire_(config_.first_slot + static_cast<std::uint32_t>(i));
-  }
   return n;
 }
 
 void CardServer::release(std::uint32_t slot) {
   if (slot < config_.first_slot || slot - config_.first_slot >= slots_.size())
     fail(fmt::format("release: slot {} is not one of the server's", slot));
-  slots_[slot - config_.first_slot] = Slot{};
+  free(slots_[slot - config_.first_slot]);
 }
 
 std::size_t CardServer::active() const {

@@ -295,11 +295,13 @@ TEST(SimNetE2E, PeerSendingOtherPpidsIsReported) {
 }
 
 // RFC 5041 8 / RFC 5043: the peer is not the only one who can reach the card's port. While a run goes,
-// a stranger sends 300 datagrams: random bytes (a bad CRC32c: dropped by the card), and SCTP packets with
+// a stranger sends 300 datagrams: random bytes (a bad CRC32c: dropped by the card), SCTP packets with
 // a good CRC32c and the run's SCTP ports but a guessed verification tag, carrying DDP segment chunks
 // (from the stranger's own UDP port, so no association entry matches: they reach the host whole, where
-// usrsctp drops them for their tag; the card's tag match itself is tested in net.assoc.* and NetSide.*).
-// The run is unchanged: every byte and completion as planned, nothing placed twice or elsewhere.
+// CardServer drops them, the sender unknown; the card's tag match itself is tested in net.assoc.* and
+// NetSide.*), and INITs, which rnic-sink --peer refuses without charging the new-peer rate the peer's
+// own INIT needs. The run is unchanged: every byte and completion as planned, nothing placed twice or
+// elsewhere.
 TEST(SimNetE2E, StrangersDatagramsDuringARunChangeNothing) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   std::mt19937_64 rng(seed);
@@ -310,7 +312,11 @@ TEST(SimNetE2E, StrangersDatagramsDuringARunChangeNothing) {
     const Ipv4Endpoint card{rnic::sctp::kIpv4Loopback, card_port};
     for (int i = 0; i < 300; ++i) {
       std::vector<std::uint8_t> d;
-      if (i % 2 == 0) {
+      if (i % 3 == 2) {  // an INIT from a sender rnic-sink --peer does not serve: refused, never charged
+        d = rnic::capture::SctpPacket::build(
+            rnic::ulp::kPeerSctpPort, rnic::ulp::kReceiverSctpPort, 0,
+            rnic::capture::SctpPacket::init_chunk(static_cast<std::uint32_t>(rng()) | 1, 1, 1, {}));
+      } else if (i % 3 == 0) {
         d.resize(1 + rng() % 1400);
         for (auto& b : d) b = static_cast<std::uint8_t>(rng());
         ++bad_crc;  // a random checksum matches with probability 2^-32
@@ -331,6 +337,10 @@ TEST(SimNetE2E, StrangersDatagramsDuringARunChangeNothing) {
     }
   });
   expect_offloaded_run(r, false);
+  const Json& sv = r.sink["server"];
+  EXPECT_GT(sv["dropped_refused"].get<std::uint64_t>(), 0u) << sv.dump();
+  EXPECT_EQ(sv["dropped_rate_limited"], 0) << "the stranger's INITs must not use up the peer's rate: " << sv.dump();
+  EXPECT_EQ(sv["new_peers"], 1) << sv.dump();
   EXPECT_GT(r.sink["card"]["crc_drops"].get<std::uint64_t>(), 0u) << r.log;
   EXPECT_LE(r.sink["card"]["crc_drops"].get<std::uint64_t>(), bad_crc) << r.log;
   EXPECT_EQ(sim.stop(), 0);
@@ -705,7 +715,8 @@ TEST(SimNetE2E, StrangersAreAnsweredOnlyAtTheirAddressAndRateLimited) {
   EXPECT_EQ(a_got, 0u) << "nothing but a lone INIT is answered for an unknown sender";
   EXPECT_GE(b_init_acks, 1u) << "an INIT is answered at its sender's address";
   EXPECT_EQ(b_got, b_init_acks);
-  EXPECT_LE(static_cast<double>(b_got), 8 + 20 * (flood_s + 0.2)) << "over the handshake rate";
+  // The bucket refills on the sink's clock, which may lag the flood's: a second of slack.
+  EXPECT_LE(static_cast<double>(b_got), 8 + 20 * (flood_s + 1.0)) << "over the handshake rate";
   const Json rep = read_json(json);
   ASSERT_TRUE(rep.is_object() && rep["runs"].is_array() && rep["runs"].size() == 1) << rep.dump();
   EXPECT_EQ(rep["runs"][0]["status"], "ok") << rep.dump();

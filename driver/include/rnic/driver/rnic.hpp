@@ -344,6 +344,9 @@ class NetPort {
   // through `socket`. kInvalidArgument: length outside 12..9216 or longer than a slot holds, socket
   // above 15; kQueueFull: every slot is still the card's.
   void send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t socket);
+  // Packets sent that the card has not read from the transmit ring yet (one MMIO read). A packet's
+  // socket is looked up as it leaves: a socket pointed elsewhere while any is pending misdirects it.
+  std::uint32_t tx_pending();
   // Writes entry `index` (0..15) of the association table. kInvalidArgument: bad index or stream range.
   void set_association(std::uint32_t index, const NetAssociation& a);
   // Clears entry `index`, fenced: returns once every packet that reached the card before is past the

@@ -59,6 +59,7 @@ struct CardEndpointCounters {
   std::uint64_t usrsctp_inputs = 0, packets_merged = 0;                // PacketCoalescer
   std::uint64_t packets_out = 0, tx_ring_full = 0, tx_dropped = 0;     // transmit ring
   std::uint64_t association_writes = 0, association_clears = 0, streams_torn_down = 0;
+  std::uint64_t not_from_peer = 0;  // without shared_ring: receive-ring packets of other senders, dropped
 };
 
 class CardEndpoint {

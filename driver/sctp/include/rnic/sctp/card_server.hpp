@@ -20,6 +20,11 @@
 // (a real peer's SCTP sends again). An endpoint whose association is not up handshake_timeout after
 // it was made is retired (its slot freed): a stranger's INIT holds a slot for that long at most.
 //
+// A freed slot goes to another sender only once the transmit ring holds nothing more of its old
+// endpoint's (NetPort::tx_pending() is 0: a packet's socket is looked up as it leaves) and reuse_delay
+// has passed; the sender it served may have it back at once. Slots are reused least recently freed
+// first.
+//
 // Not thread-safe; one thread calls poll() and steps the endpoints.
 #pragma once
 
@@ -45,6 +50,8 @@ struct CardServerConfig {
   std::uint32_t handshake_burst = 8;
   std::chrono::milliseconds handshake_timeout{10000};
   std::size_t rx_batch = 64;  // receive-ring packets taken per poll
+  std::chrono::milliseconds reuse_delay{50};
+  std::optional<Ipv4Endpoint> only;  // serve this sender only (before any rate is charged)
 };
 
 struct CardServerCounters {
@@ -55,7 +62,7 @@ struct CardServerCounters {
   std::uint64_t unknown_not_init = 0;      // dropped: an unknown sender's packet that is not an INIT
   std::uint64_t table_full = 0;            // dropped: an INIT with every slot taken
   std::uint64_t rate_limited = 0;          // dropped: over the new-peer or the handshake rate
-  std::uint64_t refused = 0;               // dropped: the factory declined the sender
+  std::uint64_t refused = 0;               // dropped: not `only`, or the factory declined the sender
 };
 
 class CardServer {
@@ -72,8 +79,8 @@ class CardServer {
   CardServer(const CardServer&) = delete;
   CardServer& operator=(const CardServer&) = delete;
 
-  // Receive-ring packets to their endpoints (up to rx_batch); handshakes past their time retired.
-  // Returns the packets taken from the ring.
+  // Handshakes past their time retired (by the state their endpoints' last step left), then
+  // receive-ring packets to their endpoints (up to rx_batch). Returns the packets taken from the ring.
   std::size_t poll();
   // The caller is done with the endpoint on `slot` (destroyed it): the slot is free for a new sender.
   void release(std::uint32_t slot);
@@ -101,7 +108,10 @@ class CardServer {
     std::chrono::steady_clock::time_point made;
     TokenBucket handshake;
     bool up = false;  // the association left its handshake: no longer rate-limited nor timed
+    std::chrono::steady_clock::time_point freed;  // free slots: when (the epoch: never used)
   };
+  Slot* free_slot(const Ipv4Endpoint& sender);
+  void free(Slot& s);
   Slot* find(const Ipv4Endpoint& sender);
   void admit(const NetRxPacket& p, const Ipv4Endpoint& sender);
 
