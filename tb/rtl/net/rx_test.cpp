@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "Vrnic_net_rx.h"
+#include RNIC_RX_HDR  // the model (rx.cmake: the defaults, or a source FIFO of 2)
 #include "net_table.hpp"
 #include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/tb/net_ref.hpp"
@@ -459,7 +459,7 @@ class Bench {
     ++got_sums_;
   }
 
-  rnic::tb::StageSim<Vrnic_net_rx> sim_;
+  rnic::tb::StageSim<RNIC_RX_CLASS> sim_;
   std::mt19937_64 rng_;
   unsigned ready_pct_ = 100;
   bool gaps_ = false, holding_ = false;
