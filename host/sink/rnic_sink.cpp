@@ -644,6 +644,7 @@ Json server_json(const rnic::sctp::CardServer& server) {
               {"new_peers", c.new_peers},
               {"most_active", c.most_active},
               {"handshakes_timed_out", c.handshakes_timed_out},
+              {"handshakes_evicted", c.handshakes_evicted},
               {"dropped_unknown_not_init", c.unknown_not_init},
               {"dropped_table_full", c.table_full},
               {"dropped_rate_limited", c.rate_limited},
@@ -737,8 +738,9 @@ int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
       [&](std::uint32_t slot) {
         const auto it = sinks.find(slot);
         if (it == sinks.end()) return;
-        fmt::print("rnic-sink: {}: its handshake did not finish within {} ms: slot {} freed\n",
-                   rnic::sctp::to_string(it->second->peer()), o.handshake_timeout_ms, slot);
+        fmt::print(
+            "rnic-sink: {}: its handshake did not finish (timed out, or evicted for a new sender): slot {} freed\n",
+            rnic::sctp::to_string(it->second->peer()), slot);
         std::fflush(stdout);
         sinks.erase(it);
         took = false;

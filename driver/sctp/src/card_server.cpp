@@ -93,6 +93,7 @@ void CardServer::admit(const NetRxPacket& p, const Ipv4Endpoint& sender) {
   Slot* const slot = free_slot(sender);
   if (slot == nullptr) {
     ++counters_.table_full;
+    evict_oldest_handshake();
     return;
   }
   if (!new_peers_.take()) {
@@ -114,6 +115,21 @@ void CardServer::admit(const NetRxPacket& p, const Ipv4Endpoint& sender) {
   counters_.most_active = std::max<std::uint64_t>(counters_.most_active, active());
   ep->deliver(p);
   ++counters_.delivered;
+}
+
+// Every slot taken: the oldest endpoint still in its handshake after evict_after gives its slot up.
+void CardServer::evict_oldest_handshake() {
+  const auto now = std::chrono::steady_clock::now();
+  Slot* oldest = nullptr;
+  for (auto& s : slots_) {
+    if (s.ep == nullptr || s.up || now - s.made < config_.evict_after) continue;
+    s.up = s.ep->endpoint().state() != AssociationState::kListening;
+    if (!s.up && (oldest == nullptr || s.made < oldest->made)) oldest = &s;
+  }
+  if (oldest == nullptr) return;
+  free(*oldest);
+  ++counters_.handshakes_evicted;
+  retire_(config_.first_slot + static_cast<std::uint32_t>(oldest - slots_.data()));
 }
 
 std::size_t CardServer::poll() {

@@ -753,4 +753,37 @@ TEST(SimNetE2E, SinkOnceStoppedBeforeItsAssociationFails) {
   EXPECT_EQ(sim.stop(), 0);
 }
 
+// Slot squatting: a stranger's INIT that never finishes its handshake holds its slot only until a
+// sender needs it. With one slot and a minute's handshake timeout, stranger B's INIT takes the slot;
+// more than evict_after (1 s) later rnic-peer's first INIT finds the table full and evicts B (that INIT
+// is dropped), its next INIT gets the slot, and its run passes.
+TEST(SimNetE2E, StrangerHandshakesCannotHoldTheTable) {
+  using rnic::capture::SctpPacket;
+  SimProcess sim({"--udp-port", "0"});
+  const std::uint16_t card_port = sim_udp_port(sim);
+  const std::string json = sim.dir() + "/squat.json";
+  auto sink = start_sink(sim, card_port, 0, json, false, {"--associations", "1", "--handshake-timeout-ms", "60000"});
+  UdpLink b;
+  b.send_to(Ipv4Endpoint{rnic::sctp::kIpv4Loopback, card_port},
+            rnic::wire::ConstBytes(SctpPacket::build(rnic::ulp::kPeerSctpPort, rnic::ulp::kReceiverSctpPort, 0,
+                                                     SctpPacket::init_chunk(0x5EED, 1, 1, {}))));
+  ASSERT_TRUE(wait_for_sink_line(*sink, "a new association (INIT) on slot 0"));
+  std::this_thread::sleep_for(1200ms);
+  const std::uint16_t peer_port = free_udp_port();
+  ChildProcess peer(RNIC_PEER_BINARY, peer_args(card_port, peer_port, 11, 20, 2000));
+  EXPECT_EQ(peer.wait(kRunTimeout), 0) << peer.out() << peer.err() << sink->out() << sink->err();
+  ASSERT_TRUE(wait_for_sink_line(*sink, "run 1 "));
+  sink->signal(SIGTERM);
+  EXPECT_EQ(sink->wait(30s), 0) << sink->out() << sink->err();
+  const Json rep = read_json(json);
+  ASSERT_TRUE(rep.is_object() && rep["runs"].is_array() && rep["runs"].size() == 1) << rep.dump();
+  EXPECT_EQ(rep["runs"][0]["status"], "ok") << rep.dump();
+  EXPECT_EQ(rep["runs"][0]["peer"], "127.0.0.1:" + std::to_string(peer_port)) << rep.dump();
+  const Json& sv = rep["server"];
+  EXPECT_EQ(sv["handshakes_evicted"], 1) << sv.dump();
+  EXPECT_EQ(sv["handshakes_timed_out"], 0) << sv.dump();
+  EXPECT_EQ(sv["new_peers"], 2) << sv.dump();
+  EXPECT_EQ(sim.stop(), 0);
+}
+
 }  // namespace

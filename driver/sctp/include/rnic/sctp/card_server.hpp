@@ -18,7 +18,10 @@
 // its handshake takes its sender's packets at handshake_rate per second (handshake_burst at once; one
 // sender's flood does not starve another's handshake). Over either, packets are dropped and counted
 // (a real peer's SCTP sends again). An endpoint whose association is not up handshake_timeout after
-// it was made is retired (its slot freed): a stranger's INIT holds a slot for that long at most.
+// it was made is retired (its slot freed): a stranger's INIT holds a slot for that long at most. And
+// when an INIT finds every slot taken, the oldest endpoint still in its handshake after evict_after
+// is retired at once (that INIT is dropped; the sender's next one finds the slot): strangers that
+// never finish a handshake cannot hold the table against a peer that does.
 //
 // A freed slot goes to another sender only once the transmit ring holds nothing more of its old
 // endpoint's (NetPort::tx_pending() is 0: a packet's socket is looked up as it leaves) and reuse_delay
@@ -49,6 +52,7 @@ struct CardServerConfig {
   double handshake_rate = 20;  // packets per second to an endpoint whose association is not up
   std::uint32_t handshake_burst = 8;
   std::chrono::milliseconds handshake_timeout{10000};
+  std::chrono::milliseconds evict_after{1000};
   std::size_t rx_batch = 64;  // receive-ring packets taken per poll
   std::chrono::milliseconds reuse_delay{50};
   std::optional<Ipv4Endpoint> only;  // serve this sender only (before any rate is charged)
@@ -59,6 +63,7 @@ struct CardServerCounters {
   std::uint64_t new_peers = 0;             // endpoints made for a sender's INIT
   std::uint64_t most_active = 0;           // the most slots in use at once
   std::uint64_t handshakes_timed_out = 0;  // retired: not up within handshake_timeout
+  std::uint64_t handshakes_evicted = 0;    // retired: in its handshake past evict_after, the table full
   std::uint64_t unknown_not_init = 0;      // dropped: an unknown sender's packet that is not an INIT
   std::uint64_t table_full = 0;            // dropped: an INIT with every slot taken
   std::uint64_t rate_limited = 0;          // dropped: over the new-peer or the handshake rate
@@ -111,6 +116,7 @@ class CardServer {
     std::chrono::steady_clock::time_point freed;  // free slots: when (the epoch: never used)
   };
   Slot* free_slot(const Ipv4Endpoint& sender);
+  void evict_oldest_handshake();
   void free(Slot& s);
   Slot* find(const Ipv4Endpoint& sender);
   void admit(const NetRxPacket& p, const Ipv4Endpoint& sender);
