@@ -15,11 +15,10 @@ namespace {
 
 using namespace rnic::hw;
 
-constexpr std::uint32_t kNetEntries = 16;       // NET_ASSOC_CMD [3:0]
-constexpr std::uint32_t kNetSockets = 16;       // VNx's socket table
-constexpr std::uint32_t kMinPacket = 12;        // the SCTP common header
-constexpr std::uint32_t kMaxPacket = 9216;      // the card's limit (NET_CNT2 / NET_CNT8)
-constexpr std::uint32_t kCtrlEnable = 1u << 0;  // NET_RX_CTRL / NET_TX_CTRL
+constexpr std::uint32_t kNetSockets = kNetEntries;  // VNx's socket table: one socket per entry
+constexpr std::uint32_t kMinPacket = 12;            // the SCTP common header
+constexpr std::uint32_t kMaxPacket = 9216;          // the card's limit (NET_CNT2 / NET_CNT8)
+constexpr std::uint32_t kCtrlEnable = 1u << 0;      // NET_RX_CTRL / NET_TX_CTRL
 constexpr std::uint32_t kCtrlBusy = 1u << 1;
 constexpr std::uint32_t kAssocWrite = 1u << 8;  // NET_ASSOC_CMD
 constexpr std::uint32_t kAssocBusy = 1u << 0;   // NET_ASSOC_STATUS

@@ -666,6 +666,7 @@ int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
   };
   std::optional<Ipv4Endpoint> only;  // --peer: nobody else is served
   if (!o.peer.empty()) only = rnic::sctp::parse_ipv4_endpoint(o.peer);
+  const std::string whom = only ? o.peer : std::string("any peer");  // a run that had no sender yet
   const auto once_deadline = Clock::now() + std::chrono::milliseconds(o.timeout_ms);
   std::map<std::uint32_t, std::unique_ptr<Sink>> sinks;  // by slot
   Json runs = Json::array();
@@ -708,7 +709,7 @@ int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
 
   rnic::sctp::CardServerConfig sc;
   sc.first_slot = o.socket;
-  sc.slots = o.once || only ? 1 : std::min<std::uint32_t>(o.associations, 16 - o.socket);
+  sc.slots = o.once || only ? 1 : std::min<std::uint32_t>(o.associations, rnic::kNetEntries - o.socket);
   sc.handshake_timeout = std::chrono::milliseconds(o.handshake_timeout_ms);
   sc.only = only;
   server = std::make_unique<rnic::sctp::CardServer>(
@@ -749,7 +750,7 @@ int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
   fmt::print(
       "rnic-sink: listening on SCTP port {} over the card's network port (UDP {}:{}), {}; up to {} associations at "
       "once\n",
-      o.sctp_port, o.my_ip, o.udp_port, only ? "peer " + o.peer : std::string("any peer"), sc.slots);
+      o.sctp_port, o.my_ip, o.udp_port, only ? "peer " + o.peer : whom, sc.slots);
   std::fflush(stdout);  // a script or test waits for this line
   for (;;) {
     if (const int sig = g_signal.load(); sig != 0) {
@@ -759,8 +760,7 @@ int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
           failed_run(sink.get(), rnic::sctp::to_string(sink->peer()),
                      fmt::format("stopped by signal {} while waiting for {}", sig, sink->waiting_for()));
       if (o.once && sinks.empty())
-        failed_run(nullptr, only ? o.peer : std::string("any peer"),
-                   fmt::format("stopped by signal {} while waiting for the peer's association", sig));
+        failed_run(nullptr, whom, fmt::format("stopped by signal {} while waiting for the peer's association", sig));
       sinks.clear();
       break;
     }
@@ -771,7 +771,7 @@ int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
       fmt::print(stderr, "rnic-sink: the receive ring: {}\n", e.what());
       for (auto& [slot, sink] : sinks)
         failed_run(sink.get(), rnic::sctp::to_string(sink->peer()), std::string("the receive ring: ") + e.what());
-      if (o.once && sinks.empty()) failed_run(nullptr, only ? o.peer : std::string("any peer"), e.what());
+      if (o.once && sinks.empty()) failed_run(nullptr, whom, e.what());
       sinks.clear();
       rc = 1;
       break;
@@ -803,7 +803,7 @@ int serve(const Options& o, rnic::Device& dev, rnic::NetPort& net) {
     }
     if (o.once && took && sinks.empty()) break;
     if (o.once && !took && Clock::now() > once_deadline) {
-      failed_run(nullptr, only ? o.peer : std::string("any peer"), "timed out waiting for the peer's association");
+      failed_run(nullptr, whom, "timed out waiting for the peer's association");
       break;
     }
     if (!moved) ::usleep(200);

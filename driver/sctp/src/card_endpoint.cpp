@@ -11,7 +11,6 @@ namespace {
 
 constexpr std::size_t kMaxQueuedOut = 4096;        // usrsctp's packets waiting for the transmit ring
 constexpr std::size_t kMaxCoalescedBytes = 16384;  // one usrsctp input: well within what it takes
-constexpr std::uint32_t kTableEntries = 16;        // the card's association table, the network layer's sockets
 
 [[noreturn]] void fail(Errc code, const std::string& what) { throw rnic::Error(code, "CardEndpoint: " + what); }
 
@@ -36,11 +35,11 @@ CardEndpoint::CardEndpoint(Device& device, Client& client, NetPort& net, CardEnd
       config_(std::move(config)),
       ep_(offloaded(config_.sctp), [this](wire::ConstBytes p) { out_.push_back(p.to_vector()); }),
       coalescer_(config_.coalesce, kMaxCoalescedBytes, [this](wire::ConstBytes p) { ep_.input(p); }) {
-  if (config_.assoc_entry >= kTableEntries)
+  if (config_.assoc_entry >= kNetEntries)
     fail(Errc::kInvalidArgument,
-         fmt::format("assoc_entry {} out of range 0..{}", config_.assoc_entry, kTableEntries - 1));
-  if (config_.socket >= kTableEntries)
-    fail(Errc::kInvalidArgument, fmt::format("socket {} out of range 0..{}", config_.socket, kTableEntries - 1));
+         fmt::format("assoc_entry {} out of range 0..{}", config_.assoc_entry, kNetEntries - 1));
+  if (config_.socket >= kNetEntries)
+    fail(Errc::kInvalidArgument, fmt::format("socket {} out of range 0..{}", config_.socket, kNetEntries - 1));
   if (config_.peer.port == 0 || config_.my_udp_port == 0)
     fail(Errc::kInvalidArgument, "the peer's and the card's UDP ports must be nonzero");
   if (config_.rx_batch == 0) fail(Errc::kInvalidArgument, "rx_batch must be >= 1");

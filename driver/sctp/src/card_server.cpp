@@ -11,10 +11,9 @@
 namespace rnic::sctp {
 namespace {
 
-constexpr std::uint32_t kTableEntries = 16;  // the card's association table, the network layer's sockets
-constexpr std::size_t kCommonHeader = 12;    // RFC 9260 3.1
-constexpr std::uint8_t kChunkInit = 1;       // RFC 9260 3.3.2
-constexpr std::size_t kInitMinLength = 20;   // chunk header and the INIT's fixed fields
+constexpr std::size_t kCommonHeader = 12;   // RFC 9260 3.1
+constexpr std::uint8_t kChunkInit = 1;      // RFC 9260 3.3.2
+constexpr std::size_t kInitMinLength = 20;  // chunk header and the INIT's fixed fields
 
 [[noreturn]] void fail(const std::string& what) { throw rnic::Error(Errc::kInvalidArgument, "CardServer: " + what); }
 
@@ -35,9 +34,9 @@ CardServer::CardServer(NetPort& net, CardServerConfig config, Factory factory, R
       factory_(std::move(factory)),
       retire_(std::move(retire)),
       new_peers_(config.new_peer_rate, config.new_peer_burst) {
-  if (config_.slots == 0 || config_.first_slot >= kTableEntries || config_.slots > kTableEntries - config_.first_slot)
+  if (config_.slots == 0 || config_.first_slot >= kNetEntries || config_.slots > kNetEntries - config_.first_slot)
     fail(fmt::format("slots {}..{} beyond the card's {} association entries", config_.first_slot,
-                     config_.first_slot + config_.slots - 1, kTableEntries));
+                     config_.first_slot + config_.slots - 1, kNetEntries));
   if (!(config_.handshake_rate > 0) || config_.handshake_burst == 0 || !(config_.new_peer_rate > 0) ||
       config_.new_peer_burst == 0)
     fail("the new-peer and handshake rates and bursts must be positive");
@@ -53,6 +52,12 @@ bool CardServer::TokenBucket::take() {
   if (tokens < 1) return false;
   tokens -= 1;
   return true;
+}
+
+// A used slot whose association has not left its handshake (what its endpoint's last step left).
+bool CardServer::handshaking(Slot& s) {
+  if (s.ep != nullptr && !s.up) s.up = s.ep->endpoint().state() != AssociationState::kListening;
+  return s.ep != nullptr && !s.up;
 }
 
 CardServer::Slot* CardServer::find(const Ipv4Endpoint& sender) {
@@ -122,9 +127,8 @@ void CardServer::evict_oldest_handshake() {
   const auto now = std::chrono::steady_clock::now();
   Slot* oldest = nullptr;
   for (auto& s : slots_) {
-    if (s.ep == nullptr || s.up || now - s.made < config_.evict_after) continue;
-    s.up = s.ep->endpoint().state() != AssociationState::kListening;
-    if (!s.up && (oldest == nullptr || s.made < oldest->made)) oldest = &s;
+    if (handshaking(s) && now - s.made >= config_.evict_after && (oldest == nullptr || s.made < oldest->made))
+      oldest = &s;
   }
   if (oldest == nullptr) return;
   free(*oldest);
@@ -136,9 +140,7 @@ std::size_t CardServer::poll() {
   const auto now = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     Slot& s = slots_[i];
-    if (s.ep == nullptr || s.up) continue;
-    s.up = s.ep->endpoint().state() != AssociationState::kListening;
-    if (s.up || now - s.made < config_.handshake_timeout) continue;
+    if (!handshaking(s) || now - s.made < config_.handshake_timeout) continue;
     free(s);
     ++counters_.handshakes_timed_out;
     retire_(config_.first_slot + static_cast<std::uint32_t>(i));
@@ -152,12 +154,9 @@ std::size_t CardServer::poll() {
       admit(p, sender);
       continue;
     }
-    if (!s->up) {
-      s->up = s->ep->endpoint().state() != AssociationState::kListening;
-      if (!s->up && !s->handshake.take()) {  // still in its handshake: replies to it are bounded
-        ++counters_.rate_limited;
-        continue;
-      }
+    if (handshaking(*s) && !s->handshake.take()) {  // replies to a sender in its handshake are bounded
+      ++counters_.rate_limited;
+      continue;
     }
     s->ep->deliver(p);
     ++counters_.delivered;

@@ -256,6 +256,9 @@ struct NetRxPacket {
   std::uint16_t source_port = 0;                         // and UDP port: where an answer goes
 };
 
+// Entries of the card's association table (NET_ASSOC_CMD [3:0]) and sockets of the network layer (VNx).
+inline constexpr std::uint32_t kNetEntries = 16;
+
 // One entry of the card's association table (hw.def NET_ASSOC_ARG0..6): packets whose addresses,
 // ports and verification tag match have their PPID 16 chunks on live streams offloaded (RFC 5043).
 struct NetAssociation {

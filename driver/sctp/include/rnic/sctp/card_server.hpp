@@ -115,6 +115,7 @@ class CardServer {
     bool up = false;  // the association left its handshake: no longer rate-limited nor timed
     std::chrono::steady_clock::time_point freed;  // free slots: when (the epoch: never used)
   };
+  static bool handshaking(Slot& s);
   Slot* free_slot(const Ipv4Endpoint& sender);
   void evict_oldest_handshake();
   void free(Slot& s);
