@@ -556,14 +556,24 @@ class KernelServer final : public Server::Impl {
     reply(c, h, Status::kOk);
   }
 
+  // A sync is answered once the card has been quiet for its quiet cycles, plus one cycle per input
+  // beat accepted since the card last wrote host memory or sent: a segment the kernel drops or fails
+  // (an oversize one, say) is discarded one beat per cycle without any bus activity before its error
+  // completion is written, and the kernel's receive FIFO can hold many beats of it.
   void check_syncs() {
     const bool quiet_base = inputs_quiet();
     const std::uint64_t last = last_axi_activity();
+    const std::uint64_t out = std::max(slave_->last_activity(), net_ ? net_->last_activity() : 0);
+    if (out != out_seen_) {
+      out_seen_ = out;
+      beats_at_out_ = axis_->beats_accepted();
+    }
+    const std::uint64_t unanswered = axis_->beats_accepted() - beats_at_out_;
     for (auto& c : clients_) {
       if (!c->sync) continue;
       const PendingSync s = *c->sync;
       const proto::SyncRep rep{cycle()};
-      if (quiet_base && cycle() - last >= s.quiet) {
+      if (quiet_base && cycle() - last >= s.quiet + unanswered) {
         c->sync.reset();
         reply_with(*c, s.req, Status::kOk, rep);
       } else if (cycle() - s.start >= s.max) {
@@ -732,6 +742,7 @@ class KernelServer final : public Server::Impl {
   std::string published_;
   std::uint32_t streams_ = 0, qns_ = 0;
   std::uint64_t injected_ = 0, last_mmio_ = 0;
+  std::uint64_t out_seen_ = 0, beats_at_out_ = 0;  // check_syncs: the last host-memory or send activity seen
   std::uint64_t interactive_until_ = 0;
   std::uint64_t run_cycles_ = 0;                    // cycles ticked by the main loop
   std::chrono::steady_clock::duration run_time_{};  // and the time they took

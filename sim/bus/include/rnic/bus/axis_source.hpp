@@ -53,6 +53,8 @@ class AxisSource : public Component<Top> {
   std::uint64_t valid_cycles() const { return valid_cycles_; }
   std::uint64_t first_valid_cycle() const { return first_valid_; }
   std::uint64_t last_accept_cycle() const { return last_accept_; }
+  // Beats the kernel has accepted since construction (clear_stats leaves it).
+  std::uint64_t beats_accepted() const { return beats_; }
   void clear_stats() {
     packets_ = 0;
     bp_cycles_ = valid_cycles_ = 0;
@@ -93,6 +95,7 @@ class AxisSource : public Component<Top> {
     const std::size_t hdr_last = p.header_bytes == 0 ? 0 : p.header_bytes - 1;
     if (hdr_last >= off && hdr_last < off + bytes_) cur_.header_beat = cycle;
     last_accept_ = cycle;
+    ++beats_;
     presented_ = false;
     if (off + bytes_ >= p.bytes.size()) {
       cur_.last_beat = cycle;
@@ -117,6 +120,7 @@ class AxisSource : public Component<Top> {
   std::uint64_t packets_ = 0;
   std::function<void(const AxisTiming&)> on_packet_;
   std::uint64_t bp_cycles_ = 0, valid_cycles_ = 0, first_valid_ = ~std::uint64_t{0}, last_accept_ = 0;
+  std::uint64_t beats_ = 0;
 };
 
 }  // namespace rnic::bus
