@@ -25,6 +25,7 @@ localparam logic [31:0] RNIC_NET_COUNTERS = 32'h0000000A;  // number of NET_CNT 
 localparam logic [31:0] RNIC_STREAM_NORMAL = 32'h00000000;  // stream state: placing and delivering
 localparam logic [31:0] RNIC_STREAM_ERROR = 32'h00000001;  // stream state: an error was reported; every later segment is dropped (RFC 5041 7.1)
 localparam logic [31:0] RNIC_STREAM_TORN_DOWN = 32'h00000002;  // stream state: torn down or never enabled; every segment is dropped
+localparam logic [31:0] RNIC_STREAM_PENDING = 32'h00000003;  // stream state: a segment failed a 7.1 check and its error waits for its DDP-SSN position; segments before that position in the window are still placed and delivered, every other segment is dropped; ERROR once deliver reports it
 
 // AXI4-Lite registers (byte offsets)
 localparam logic [15:0] RNIC_REG_ID = 16'h0000;  // RO ID_VALUE

@@ -330,7 +330,8 @@ module rnic_kernel #(
   logic dlv_valid, dlv_ready, kd_valid, kd_ready;
   localparam int VdBits = $bits(vd), DlvBits = $bits(dlv);
   logic err_valid;
-  logic [15:0] err_stream, err_pd;
+  logic [15:0] err_stream, err_pd, err_ssn;
+  logic [1:0]  err_state;
   logic vd_busy;
   logic [15:0] cons_stream;
   logic [7:0] cons_qn;
@@ -353,7 +354,8 @@ module rnic_kernel #(
     .cons_stream_i(cons_stream), .cons_qn_i(cons_qn), .cons_kind_i(cons_kind),
     .cons_valid_i(cons_valid), .cons_ready_o(cons_ready),
     .ssn_rd_stream_o(ssn_rd_stream), .ssn_rd_next_i(ssn_rd_next),
-    .err_valid_i(err_valid), .err_stream_i(err_stream), .err_pd_i(err_pd), .dn_busy_i(vd_busy),
+    .err_valid_i(err_valid), .err_stream_i(err_stream), .err_pd_i(err_pd),
+    .err_state_i(err_state), .err_ssn_i(err_ssn), .dn_busy_i(vd_busy),
     .m_axi_araddr_o(m_axi_gmem_araddr), .m_axi_arlen_o(m_axi_gmem_arlen),
     .m_axi_arvalid_o(m_axi_gmem_arvalid), .m_axi_arready_i(m_axi_gmem_arready),
     .m_axi_rdata_i(m_axi_gmem_rdata), .m_axi_rresp_i(m_axi_gmem_rresp),
@@ -365,7 +367,8 @@ module rnic_kernel #(
     .clk_i(clk), .rst_ni(rst_n),
     .lk_i(lk), .lk_valid_i(lk_valid), .lk_ready_o(lk_ready),
     .vd_o(vd), .vd_valid_o(vd_valid), .vd_ready_i(vd_ready),
-    .err_valid_o(err_valid), .err_stream_o(err_stream), .err_pd_o(err_pd), .busy_o(vd_busy),
+    .err_valid_o(err_valid), .err_stream_o(err_stream), .err_pd_o(err_pd),
+    .err_state_o(err_state), .err_ssn_o(err_ssn), .busy_o(vd_busy),
     .fate_valid_o(fate_valid), .fate_o(fate),
     .drop_event_o(ev_drop), .error_event_o(ev_error), .error_idx_o(ev_error_idx),
     .access_event_o(ev_access));

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 // rnic_rx_lookup's stream table (issue 12: lookup split into units): per DDP stream its state
-// (RNIC_STREAM_*) and protection domain. Two request/response ports:
+// (RNIC_STREAM_*), protection domain and, PENDING, the DDP-SSN its error waits at. Two request/response ports:
 //   read   one read per cycle, always taken: the entry of rd_stream_i is answered in the next cycle
 //          (rsp_*) from the RAM's output register, with the writes the read missed forwarded: the
 //          write of the read's own cycle and the write of the answer's cycle. So an answer always
 //          holds the entry as written up to and including its own cycle. A stream index at or beyond
 //          NumStreams answers RNIC_STREAM_TORN_DOWN (it would alias an entry of the RAM).
-//   write  one write per cycle, always taken: the entry (state, PD) of wr_stream_i.
+//   write  one write per cycle, always taken: the entry (state, PD, DDP-SSN) of wr_stream_i.
 // Nothing is cleared by reset: the owner (lookup's reset walk) writes every entry.
 module rnic_lookup_stream #(
   parameter int NumStreams = 256  // 1..65536
@@ -17,13 +17,15 @@ module rnic_lookup_stream #(
   input  logic [15:0] rd_stream_i,
   output logic [1:0]  rsp_state_o,
   output logic [15:0] rsp_pd_o,
+  output logic [15:0] rsp_essn_o,
   input  logic        wr_valid_i,
   input  logic [15:0] wr_stream_i,
   input  logic [1:0]  wr_state_i,
-  input  logic [15:0] wr_pd_i
+  input  logic [15:0] wr_pd_i,
+  input  logic [15:0] wr_essn_i
 );
   localparam int Iw = NumStreams > 1 ? $clog2(NumStreams) : 1;
-  localparam int StState = 0, StPd = 2, StW = 18;  // entry word (flat: see toolchain notes)
+  localparam int StState = 0, StPd = 2, StEssn = 18, StW = 34;  // entry word (flat: see toolchain notes)
 
   initial begin
     if (NumStreams < 1 || NumStreams > 65536) $fatal(1, "rnic_lookup_stream: NumStreams must be 1..65536");
@@ -41,6 +43,7 @@ module rnic_lookup_stream #(
     wdata = '0;
     wdata[StState +: 2] = wr_state_i;
     wdata[StPd +: 16] = wr_pd_i;
+    wdata[StEssn +: 16] = wr_essn_i;
   end
 
   always_ff @(posedge clk_i) begin
@@ -61,6 +64,7 @@ module rnic_lookup_stream #(
   end
   assign rsp_state_o = {16'b0, rd_stream_q} < NumStreams ? entry[StState +: 2] : 2'(RNIC_STREAM_TORN_DOWN);
   assign rsp_pd_o = entry[StPd +: 16];
+  assign rsp_essn_o = entry[StEssn +: 16];
   logic unused_hi;  // a write's index bits above the table's (the owner writes only indexes in range)
   assign unused_hi = ^wr_stream_i;
 endmodule

@@ -10,7 +10,9 @@
 // completions into the ring.
 // - S's tables: per stream one RAM word {next_ssn, filled[SsnWindow-1:0]} (plus a copy of next_ssn
 //   for lookup's read port) and a payload RAM with one slot per (stream, DDP-SSN mod SsnWindow)
-//   holding last, T, STag/QN, MSN, length and RsvdULP. Only the filled bits say what a slot holds,
+//   holding last, T, STag/QN, MSN, length and RsvdULP, or an error mark. Per stream a record of its
+//   failing segment waiting at its DDP-SSN (T, type, code, segment length, header bytes).
+//   Only the filled bits say what a slot holds,
 //   so after reset only the per-stream words are cleared (NumStreams cycles, dlv_ready_o low
 //   meanwhile), and STREAM_RESET is a single write.
 // - M (classify): the word arrives from the RAM (with D's write of M's first cycle forwarded) and M
@@ -46,7 +48,17 @@
 // - Expected-MSN read port for place: data one cycle after the address, including this module's
 //   write of the read cycle (so place, dispatching in the next cycle, sees every write before it).
 // - ERROR: an error completion (flags: error, and tagged from the item's T bit; type, code, SSN,
-//   segment length, the 18 header bytes); STag/QN, MSN and RsvdULP are zero.
+//   segment length, the 18 header bytes); STag/QN, MSN and RsvdULP are zero. An error with
+//   err_at_ssn (every 7.1 error) is sequenced in D like a segment: at next_ssn it goes to O at once
+//   (and next_ssn advances); ahead of it, it fills its slot with an error mark (a segment already
+//   there is replaced: the failing one is reported) and its record is written (validate takes a
+//   later failing segment of the stream only before the one waiting, so the record always holds the
+//   first in DDP-SSN order); behind next_ssn (a duplicate of a delivered position that lookup saw
+//   in the window) it goes to O at once. Released from its slot, it goes to O with its record.
+//   O reports an error only on a stream without one (O's error bit): then it sets the bit and tells
+//   lookup (a FAIL event: ERROR from then on). So a stream reports one error, at its DDP-SSN
+//   position: after every message before it, and nothing after it. An LLP error (no err_at_ssn)
+//   goes to O at once.
 // - STREAM_RESET: D's word becomes zero (next_ssn 0, no slot filled), O's too (no error, no queue
 //   set); the echo (RNIC_CONS_RESET) is queued behind earlier consume events.
 // - QUEUE_SET: the queue's expected MSN becomes the item's first MSN; the echo (RNIC_CONS_QSET) is
@@ -156,7 +168,16 @@ module rnic_rx_deliver #(
   localparam int PMsnLsb = 34;      // 32 bits
   localparam int PLenLsb = 66;      // 32 bits
   localparam int PRsvdLsb = 98;     // 40 bits
-  localparam int PayW = 138;
+  localparam int PErr = 138;        // an error mark: the stream's error record, at this DDP-SSN
+  localparam int PayW = 139;
+
+  // Error record per stream (flat vector): the failing segment waiting at its DDP-SSN.
+  localparam int RTagged = 0;
+  localparam int RTypeLsb = 1;      // 4 bits
+  localparam int RCodeLsb = 5;      // 8 bits
+  localparam int RLenLsb = 13;      // 16 bits: segment bytes (rnic_seg_t.seg_bytes)
+  localparam int RHdrLsb = 29;      // 144 bits
+  localparam int RecW = 173;
 
   // Decided completion (flat vector). Aux: error: the header bytes; delivery: STag/QN in [31:0],
   // MSN in [63:32], RsvdULP in [103:64]. The mark is the MSB field (not kept by the write stage).
@@ -216,6 +237,15 @@ module rnic_rx_deliver #(
   always_ff @(posedge clk_i) begin
     if (slot_we) slot_mem[slot_waddr] <= slot_wdata;
     slot_rdata_q <= slot_mem[slot_raddr];
+  end
+
+  // The error records, read with the slot (a release of an error mark takes its stream's record).
+  logic [RecW-1:0] rec_mem [RamStreams];
+  logic rec_we;
+  logic [RecW-1:0] rec_wdata, rec_rdata_q;
+  always_ff @(posedge clk_i) begin
+    if (rec_we) rec_mem[slot_waddr[SlotAw-1 -: StreamW]] <= rec_wdata;
+    rec_rdata_q <= rec_mem[slot_raddr[SlotAw-1 -: StreamW]];
   end
 
   // ---- O: RAMs ----------------------------------------------------------------------------------
@@ -406,6 +436,7 @@ module rnic_rx_deliver #(
 
   always_comb begin
     item_pay = '0;
+    item_pay[PErr] = item_q.kind == RNIC_DLV_ERROR;
     item_pay[PLast] = item_q.last;
     item_pay[PTagged] = item_q.is_tagged;
     item_pay[PStagQnLsb +: 32] = item_q.stag_qn;
@@ -426,6 +457,15 @@ module rnic_rx_deliver #(
       o_d.msn = slot_rdata_q[PMsnLsb +: 32];
       o_d.length = slot_rdata_q[PLenLsb +: 32];
       o_d.rsvd_ulp = slot_rdata_q[PRsvdLsb +: 40];
+      if (slot_rdata_q[PErr]) begin
+        o_d.kind = RNIC_DLV_ERROR;
+        o_d.err_at_ssn = 1'b1;
+        o_d.is_tagged = rec_rdata_q[RTagged];
+        o_d.err_type = rec_rdata_q[RTypeLsb +: 4];
+        o_d.err_code = rec_rdata_q[RCodeLsb +: 8];
+        o_d.length = {16'd0, rec_rdata_q[RLenLsb +: 16]};
+        o_d.hdr_raw = rec_rdata_q[RHdrLsb +: 144];
+      end
     end
   end
 
@@ -472,7 +512,20 @@ module rnic_rx_deliver #(
           w_rst = d_ok_q && o_ready;
           free = o_ready;
         end
-        RNIC_DLV_ERROR, RNIC_DLV_FENCE, RNIC_DLV_QUEUE_SET: begin
+        RNIC_DLV_ERROR: begin
+          if (item_q.err_at_ssn && d_ok_q && d_in_win_q && !d_direct_q) begin
+            w_fill_f = 1'b1;                   // waits at its DDP-SSN (replacing a segment there)
+          end else if (!(item_q.err_at_ssn && d_ok_q && d_in_win_q)) begin
+            o_push = o_ready;                  // no position, or behind next_ssn: reported now
+            free = o_ready;
+          end else if (o_ready) begin
+            o_push = 1'b1;                     // at next_ssn: reported, next_ssn advances
+            w_rel = 1'b1;
+          end else begin
+            free = 1'b0;
+          end
+        end
+        RNIC_DLV_FENCE, RNIC_DLV_QUEUE_SET: begin
           o_push = o_ready;
           free = o_ready;
         end
@@ -505,6 +558,15 @@ module rnic_rx_deliver #(
   assign slot_we = w_fill_f;
   assign slot_waddr = {item_stream, item_idx};
   assign slot_wdata = item_pay;
+  assign rec_we = w_fill_f && item_q.kind == RNIC_DLV_ERROR;
+  always_comb begin
+    rec_wdata = '0;
+    rec_wdata[RTagged] = item_q.is_tagged;
+    rec_wdata[RTypeLsb +: 4] = item_q.err_type;
+    rec_wdata[RCodeLsb +: 8] = item_q.err_code;
+    rec_wdata[RLenLsb +: 16] = item_q.length[15:0];
+    rec_wdata[RHdrLsb +: 144] = item_q.hdr_raw;
+  end
 
   // D takes M's item when free; an item held in D (or the stream being released) keeps bv_q only
   // while not free. D's word follows D's own writes; M's follows them when it is the same stream.
@@ -622,8 +684,16 @@ module rnic_rx_deliver #(
           end
         end
         RNIC_DLV_ERROR: begin
-          ce_wdata = ce_item_err;
-          ce_push = 1'b1;
+          // The stream's first error (in DDP-SSN order, or an LLP error): reported, the stream
+          // delivers nothing more and lookup puts it in ERROR. A later one is not reported.
+          if (!(o_stream_ok && err_now)) begin
+            ce_wdata = ce_item_err;
+            ce_push = 1'b1;
+            co_wdata = {RNIC_CONS_FAIL, o_item_q.stream, 8'd0};
+            co_push = o_stream_ok;             // (a stream past the table has no entry there)
+            osw_we = o_stream_ok;
+            osw_wdata = osw_now | (OswW'(1) << NumQns);
+          end
         end
         RNIC_DLV_STREAM_RESET: begin
           osw_we = o_stream_ok;
@@ -892,7 +962,7 @@ module rnic_rx_deliver #(
   // queues' fill levels.
   logic unused_bits;
   assign unused_bits = ^{ssn_rd_stream_i, exp_rd_stream_i, exp_rd_qn_i, cq_base_i[5:0], mark_wait[30:0], ack_wait[30:0], last_b_wait[30:0], cq_lap,
-                         o_del, nssn2[15:WinW], a_m[WinW-1:0]};
+                         o_del, nssn2[15:WinW], a_m[WinW-1:0], o_item_q.err_at_ssn};
   // The room O counted: a registered push always finds its queue ready.
   `RNIC_ASSERT(a_ce_room, clk_i, rst_ni, !ce_push_q || ce_in_ready)
   `RNIC_ASSERT(a_co_room, clk_i, rst_ni, !co_push_q || co_in_ready)

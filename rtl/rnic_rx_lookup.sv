@@ -60,9 +60,11 @@ module rnic_rx_lookup #(
   output logic                   cons_ready_o,
   output logic [15:0]            ssn_rd_stream_o, // read port into deliver's next_ssn,
   input  logic [15:0]            ssn_rd_next_i,   //   data one cycle after the address
-  input  logic                   err_valid_i,     // from validate: stream enters the error state
+  input  logic                   err_valid_i,     // from validate: a segment of the stream failed
   input  logic [15:0]            err_stream_i,
-  input  logic [15:0]            err_pd_i,        //   and its PD (the stream word is written whole)
+  input  logic [15:0]            err_pd_i,        //   its PD (the stream word is written whole),
+  input  logic [1:0]             err_state_i,     //   the stream's new state (PENDING or ERROR)
+  input  logic [15:0]            err_ssn_i,       //   and PENDING's DDP-SSN
   input  logic                   dn_busy_i,       // validate holds an item not yet decided: a
                                                   //   command waits for it (its err_valid_i)
   output logic [63:0]            m_axi_araddr_o,  // descriptor fetch (the kernel's only reads)
@@ -113,7 +115,7 @@ module rnic_rx_lookup #(
   logic                strm_we;
   logic [15:0]         strm_waddr;
   logic [1:0]          strm_wstate;
-  logic [15:0]         strm_wpd;
+  logic [15:0]         strm_wpd, strm_wessn;
   logic                qc_we, qc_set, q_start;
   logic [QueueIw-1:0]  qc_waddr;
   logic                prod_we;
@@ -227,10 +229,12 @@ module rnic_rx_lookup #(
 
   // ---- the stream table
   logic [1:0]  strm_state;
-  logic [15:0] strm_pd;
+  logic [15:0] strm_pd, strm_essn;
   rnic_lookup_stream #(.NumStreams(NumStreams)) u_stream (
     .clk_i, .rst_ni, .rd_stream_i(strm_rd), .rsp_state_o(strm_state), .rsp_pd_o(strm_pd),
-    .wr_valid_i(strm_we), .wr_stream_i(strm_waddr), .wr_state_i(strm_wstate), .wr_pd_i(strm_wpd));
+    .rsp_essn_o(strm_essn),
+    .wr_valid_i(strm_we), .wr_stream_i(strm_waddr), .wr_state_i(strm_wstate), .wr_pd_i(strm_wpd),
+    .wr_essn_i(strm_wessn));
 
   // ---- the receive queues and the descriptor cache
   logic               e_start_hold_q;   // (below: a command waits)
@@ -326,6 +330,7 @@ module rnic_rx_lookup #(
     s_lk.seg = s_seg;
     s_lk.stream_state = strm_state;     // TORN_DOWN for a stream index out of range (u_stream)
     s_lk.stream_pd = strm_pd;
+    s_lk.stream_essn = strm_essn;
     s_lk.next_ssn = ssn_rd_next_i;
     s_lk.stag_valid = stag_hit;         // the index in range (u_stag checks it) and the entry valid
     s_lk.stag_key = stag_key;
@@ -364,6 +369,7 @@ module rnic_rx_lookup #(
     if (c_fwd) begin
       c_out.stream_state = strm_wstate;
       c_out.stream_pd = strm_wpd;
+      c_out.stream_essn = strm_wessn;
     end
     if (c_dir_q == D_DONE) begin
       c_out.rq_addr = c_desc_q[RNIC_RQD_ADDR_LSB +: 64];
@@ -510,17 +516,17 @@ module rnic_rx_lookup #(
   //   the cycle after it (en_wr_q, C_QCLR's first), before any segment is looked up again;
   // - after reset (C_INIT) every stream is torn down.
   // (Should two meet anyway, the later state wins: the clear, an enable, a teardown, then errors.)
-  logic [34:0] strm_w;  // {we, stream, state, PD}
+  logic [50:0] strm_w;  // {we, stream, state, PD, PENDING's DDP-SSN}
   always_comb begin
     if (ctl_q == C_INIT)
-      strm_w = {init_q < InitIw'(NumStreams), 16'(init_q[StreamIw-1:0]), 2'(RNIC_STREAM_TORN_DOWN), 16'd0};
-    else if (en_wr_q) strm_w = {1'b1, cmd_stream_q, 2'(RNIC_STREAM_NORMAL), cmd_pd_q};
-    else if (td_q) strm_w = {1'b1, td_stream_q, 2'(RNIC_STREAM_TORN_DOWN), 16'd0};
-    else if (fail_wr) strm_w = {1'b1, fail_stream_q, 2'(RNIC_STREAM_ERROR), 16'd0};
-    else if (err_valid_i) strm_w = {1'b1, err_stream_i, 2'(RNIC_STREAM_ERROR), err_pd_i};
-    else strm_w = {1'b0, a0[15:0], 2'(RNIC_STREAM_TORN_DOWN), 16'd0};
+      strm_w = {init_q < InitIw'(NumStreams), 16'(init_q[StreamIw-1:0]), 2'(RNIC_STREAM_TORN_DOWN), 32'd0};
+    else if (en_wr_q) strm_w = {1'b1, cmd_stream_q, 2'(RNIC_STREAM_NORMAL), cmd_pd_q, 16'd0};
+    else if (td_q) strm_w = {1'b1, td_stream_q, 2'(RNIC_STREAM_TORN_DOWN), 32'd0};
+    else if (fail_wr) strm_w = {1'b1, fail_stream_q, 2'(RNIC_STREAM_ERROR), 32'd0};
+    else if (err_valid_i) strm_w = {1'b1, err_stream_i, err_state_i, err_pd_i, err_ssn_i};
+    else strm_w = {1'b0, a0[15:0], 2'(RNIC_STREAM_TORN_DOWN), 32'd0};
   end
-  assign {strm_we, strm_waddr, strm_wstate, strm_wpd} = strm_w;
+  assign {strm_we, strm_waddr, strm_wstate, strm_wpd, strm_wessn} = strm_w;
 
   // ---- the one combinational block driving the other table ports -----------------------------------------
   always_comb begin
@@ -809,7 +815,7 @@ module rnic_rx_lookup #(
     // follows the writes of its cycle.
     if (b_move || c_refresh_q) begin
       c_lk_q <= s_lk;
-      c_normal_q <= strm_state == 2'(RNIC_STREAM_NORMAL);
+      c_normal_q <= strm_state == 2'(RNIC_STREAM_NORMAL) || strm_state == 2'(RNIC_STREAM_PENDING);
       c_qbad_q <= s_qbad;
       c_neg_q <= s_neg;
       c_nobuf_q <= s_nobuf;
@@ -819,9 +825,10 @@ module rnic_rx_lookup #(
       c_base_q <= bq_base;
       c_slot_q <= s_slot;
     end else if (c_fwd) begin
-      c_normal_q <= strm_wstate == 2'(RNIC_STREAM_NORMAL);
+      c_normal_q <= strm_wstate == 2'(RNIC_STREAM_NORMAL) || strm_wstate == 2'(RNIC_STREAM_PENDING);
       c_lk_q.stream_state <= strm_wstate;
       c_lk_q.stream_pd <= strm_wpd;
+      c_lk_q.stream_essn <= strm_wessn;
     end
     if (b_move) begin
       c_seg_q <= b_seg_q;

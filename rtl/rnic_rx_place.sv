@@ -265,6 +265,7 @@ module rnic_rx_place #(
       v_dlv_ent.length = {16'd0, p0_q.seg.seg_bytes};
       v_dlv_ent.err_type = p0_q.err_type;
       v_dlv_ent.err_code = p0_q.err_code;
+      v_dlv_ent.err_at_ssn = p0_q.err_at_ssn;
     end else if (v_qset) begin
       v_dlv_ent.kind = RNIC_DLV_QUEUE_SET;
       v_dlv_ent.stag_qn = p0_q.seg.qn;

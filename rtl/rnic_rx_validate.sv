@@ -8,16 +8,24 @@
 //       association compares; each one carry chain at most, registered.
 //   V2  the last compare (TO - base against length - payload: #4 bounds), the host address, and the
 //       checks in their order: the registered verdict.
+// Where an error is reported (docs/rtl-architecture.md, "Errors in DDP-SSN order"): a segment that
+// fails a 7.1 check (every error but the LLP error) is reported at its DDP-SSN position: its ERROR
+// verdict carries err_at_ssn and the stream becomes PENDING with that DDP-SSN (stream_essn). A
+// PENDING stream still takes the segments before that position in the window (checked as on a
+// NORMAL stream; one of them failing moves the position back to it) and drops every other; deliver
+// reports the error once everything before it is delivered, and the stream is in ERROR from then.
+// An error of a segment outside the window (the LLP error, or a Local Catastrophic one found before
+// the window check) has no position: reported at once, the stream in ERROR.
 // A failing segment tells lookup in the cycle after V2 decides it (err_valid_o, a register: the
 // depth budget; it reaches lookup's consume handshake and stream table). Lookup forwards the write
 // into every item it still holds in B and C and the one it moves to its output in that cycle, so
-// those see the stream in the error state. Two items left lookup before: the one that entered V1
-// with the failing item's decision carries "same stream as the item ahead" (v1_same_q) and V2 drops
-// it when the item ahead failed (err_last_q); the one in lookup's output register in the cycle of
-// err_valid_o is compared with the failing stream when V1 takes it (err_pend_q lasts until lookup's
-// output register is taken or empty). Both DROP exactly as with the error state. Lookup executes a
-// table command only while V1 is empty and no error is on its way (busy_o): no verdict decided
-// after a command can change the stream table it set.
+// those see the stream's new state. Two items left lookup before: the one that entered V1
+// with the failing item's decision carries "same stream as the item ahead" (v1_same_q) and V2
+// applies the item ahead's failure to it (err_last_q); the one in lookup's output register in the
+// cycle of err_valid_o is compared with the failing stream when V1 takes it (err_pend_q lasts until
+// lookup's output register is taken or empty). Both are decided exactly as with the new state.
+// Lookup executes a table command only while V1 is empty and no error is on its way (busy_o): no
+// verdict decided after a command can change the stream table it set.
 module rnic_rx_validate #(
   parameter int SsnWindow = 64  // DDP-SSN reorder window in segments
 ) (
@@ -32,6 +40,8 @@ module rnic_rx_validate #(
   output logic          err_valid_o,     // to lookup, the cycle after V2 decides a failing segment
   output logic [15:0]   err_stream_o,
   output logic [15:0]   err_pd_o,        //   its stream's PD (lookup writes the stream word whole)
+  output logic [1:0]    err_state_o,     //   PENDING (reported at its DDP-SSN) or ERROR (at once)
+  output logic [15:0]   err_ssn_o,       //   PENDING: the failing segment's DDP-SSN
   output logic          busy_o,          // V1 holds an item not yet decided, or err_valid_o is up
                                          //   (lookup's commands wait)
   output logic          fate_valid_o,    // one per segment with seg.net = 1, in order, the cycle
@@ -44,6 +54,14 @@ module rnic_rx_validate #(
   initial begin
     if (SsnWindow < 2 || SsnWindow > 32768) $fatal(1, "rnic_rx_validate: SsnWindow must be 2..32768");
   end
+
+  // "Before" a failing segment's DDP-SSN e: 1 <= e - ssn < SsnWindow (mod 2^16; both lie in the
+  // window, so this is their order there).
+  function automatic logic ssn_before(input logic [15:0] e, input logic [15:0] ssn);
+    logic [15:0] d;
+    d = e - ssn;
+    ssn_before = d != 16'd0 && d < 16'(SsnWindow);
+  endfunction
 
   // ---- V1: arithmetic of the item lookup offers
   logic [4:0]  hdr_bytes;
@@ -62,6 +80,9 @@ module rnic_rx_validate #(
   logic [32:0] mo_end;      // MO + len, 33 bits
   logic        stag_bad;    // entry invalid or key mismatch
   logic        assoc_bad;   // PD or stream association            (8.2)
+  logic        in_front;    // in the window and before the PENDING stream's failing segment
+  logic        before_ahead;// in the window and before the segment ahead (if that one failed)
+  logic        pend_drop;   // at or after the position of the error err_valid_o names
 
   always_comb begin
     hdr_bytes = lk_i.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_HDR_BYTES);
@@ -84,6 +105,9 @@ module rnic_rx_validate #(
     stag_bad = !lk_i.stag_valid || lk_i.stag_key != lk_i.seg.stag[7:0];
     assoc_bad = lk_i.stag_pd != lk_i.stream_pd ||
                 (lk_i.stag_bound && lk_i.stag_stream != lk_i.seg.stream);
+    in_front = !ssn_out && ssn_before(lk_i.stream_essn, lk_i.seg.ssn);
+    before_ahead = !ssn_out && ssn_before(v1_q.seg.ssn, lk_i.seg.ssn);
+    pend_drop = err_imm_q || ssn_out || !ssn_before(err_ssn_q, lk_i.seg.ssn);
   end
 
   rnic_lookup_t v1_q;
@@ -99,13 +123,18 @@ module rnic_rx_validate #(
   logic        v1_ssn_behind_q;  // DDP-SSN behind the next one (distance >= 2^15): a duplicate
   logic [32:0] v1_mo_end_q;
   logic        v1_same_q;   // a segment of the stream of the segment ahead of it
-  logic        v1_pend_q;   // a segment of the stream err_valid_o named while it waited in lookup
+  logic        v1_ahead_ok_q; //   and in the window before it
+  logic        v1_front_q;  // in the window before the failing segment of its PENDING stream
+  logic        v1_pend_q;   // a segment of the stream err_valid_o named while it waited in lookup,
+                            //   that this error drops
   logic        err_last_q;  // the last verdict V2 decided was an ERROR
+  logic        err_last_imm_q; //   an LLP error (not at a DDP-SSN position)
+  logic        err_imm_q;   // err_valid_o's error is an LLP error (the stream in ERROR)
   logic        err_q;       // err_valid_o: V2 decided an ERROR in the cycle before
   logic        err_pend_q;  // lookup's output register may hold an item that left before the write
   logic        busy_q;      // busy_o = v1_valid_q || err_q, as its own flip-flop (the depth budget:
                             //   lookup's command start and regs hang on it)
-  logic [15:0] err_stream_q, err_pd_q;
+  logic [15:0] err_stream_q, err_pd_q, err_ssn_q;
 
   // ---- V2: the verdict
   rnic_verdict_t vd_d, vd_q;
@@ -126,7 +155,8 @@ module rnic_rx_validate #(
   // Sets the verdict to an error of the 7.2 table.
 `define RNIC_FAIL(NAME) \
     begin vd_d.action = RNIC_ACT_ERROR; vd_d.err_type = RNIC_ET_``NAME; \
-          vd_d.err_code = RNIC_EC_``NAME; vd_d.err_idx = 5'(RNIC_ERR_IDX_``NAME); end
+          vd_d.err_code = RNIC_EC_``NAME; vd_d.err_idx = 5'(RNIC_ERR_IDX_``NAME); \
+          vd_d.err_at_ssn = !v1_ssn_out_q; end
 
   always_comb begin
     vd_d = '0;
@@ -142,7 +172,9 @@ module rnic_rx_validate #(
     netdrop_d = 1'b0;
     if (v1_q.kind != RNIC_ITEM_SEG) begin
       vd_d.action = RNIC_ACT_TOKEN;
-    end else if (v1_q.stream_state != 2'(RNIC_STREAM_NORMAL) || (v1_same_q && err_last_q) || v1_pend_q) begin
+    end else if ((v1_q.stream_state != 2'(RNIC_STREAM_NORMAL) && v1_q.stream_state != 2'(RNIC_STREAM_PENDING)) ||
+                 (v1_q.stream_state == 2'(RNIC_STREAM_PENDING) && !v1_front_q) ||
+                 (v1_same_q && err_last_q && (err_last_imm_q || !v1_ahead_ok_q)) || v1_pend_q) begin
       vd_d.action = RNIC_ACT_DROP;                         // 7.1: silently drop after an error
     end else if (v1_q.seg.net && v1_ssn_out_q) begin
       // From the network (docs/network.md): behind the window a retransmission already taken,
@@ -204,6 +236,7 @@ module rnic_rx_validate #(
       v1_valid_q <= 1'b0;
       vd_valid_q <= 1'b0;
       err_last_q <= 1'b0;
+      err_last_imm_q <= 1'b0;
       err_q <= 1'b0;
       err_pend_q <= 1'b0;
       busy_q <= 1'b0;
@@ -215,6 +248,7 @@ module rnic_rx_validate #(
       if (v2_accept) vd_valid_q <= 1'b1;
       else if (vd_ready_i) vd_valid_q <= 1'b0;
       if (v2_accept) err_last_q <= vd_d.action == RNIC_ACT_ERROR;
+      if (v2_accept) err_last_imm_q <= !vd_d.err_at_ssn;
       err_q <= v2_accept && vd_d.action == RNIC_ACT_ERROR;
       busy_q <= v1_accept || (v1_valid_q && !v2_accept) || (v2_accept && vd_d.action == RNIC_ACT_ERROR);
       // Set with err_q; then held while lookup's output register waits for V1 (a new error is
@@ -244,14 +278,18 @@ module rnic_rx_validate #(
       // lookup too late for this item.
       v1_same_q <= v1_valid_q && v1_q.kind == RNIC_ITEM_SEG && lk_i.kind == RNIC_ITEM_SEG &&
                    lk_i.seg.stream == v1_q.seg.stream;
-      // It waited in lookup's output register while lookup wrote the error state.
-      v1_pend_q <= err_pend_q && lk_i.kind == RNIC_ITEM_SEG && lk_i.seg.stream == err_stream_q;
+      v1_ahead_ok_q <= before_ahead;
+      v1_front_q <= in_front;
+      // It waited in lookup's output register while lookup wrote the stream's new state.
+      v1_pend_q <= err_pend_q && lk_i.kind == RNIC_ITEM_SEG && lk_i.seg.stream == err_stream_q && pend_drop;
     end
     if (v2_accept) vd_q <= vd_d;
     fate_q <= fate_d;
     if (v2_accept && vd_d.action == RNIC_ACT_ERROR) begin
       err_stream_q <= v1_q.seg.stream;
       err_pd_q <= v1_q.stream_pd;
+      err_ssn_q <= v1_q.seg.ssn;
+      err_imm_q <= !vd_d.err_at_ssn;
     end
   end
 
@@ -260,6 +298,8 @@ module rnic_rx_validate #(
   assign err_valid_o = err_q;
   assign err_stream_o = err_stream_q;
   assign err_pd_o = err_pd_q;
+  assign err_state_o = err_imm_q ? 2'(RNIC_STREAM_ERROR) : 2'(RNIC_STREAM_PENDING);
+  assign err_ssn_o = err_ssn_q;
   assign busy_o = busy_q;
   assign drop_event_o = v2_accept && vd_d.action == RNIC_ACT_DROP && !netdrop_d;
   assign fate_valid_o = fate_valid_q;
@@ -270,7 +310,7 @@ module rnic_rx_validate #(
 
   // V2 reads these lookup fields from the V1 compares, not from the item.
   logic unused;
-  assign unused = ^{v1_q.next_ssn, v1_q.stag_valid, v1_q.stag_key, v1_q.stag_pd,
+  assign unused = ^{v1_q.next_ssn, v1_q.stream_essn, v1_q.stag_valid, v1_q.stag_key, v1_q.stag_pd,
                     v1_q.stag_bound, v1_q.stag_stream, v1_q.stag_base_to, v1_q.stag_length};
 
   // valid/ready at both boundaries: a verdict waiting for ready holds; V1 never loses an item.

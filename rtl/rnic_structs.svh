@@ -13,7 +13,7 @@
 localparam logic [1:0] RNIC_CONS_CONSUME = 2'd0;  // an untagged message of (stream, qn) completed: head + 1
 localparam logic [1:0] RNIC_CONS_RESET   = 2'd1;  // STREAM_RESET reached deliver (STREAM_ENABLE echo)
 localparam logic [1:0] RNIC_CONS_QSET    = 2'd2;  // QUEUE_SET reached deliver (QUEUE_CONFIG echo)
-localparam logic [1:0] RNIC_CONS_FAIL    = 2'd3;  // delivery found the stream out of order: error state
+localparam logic [1:0] RNIC_CONS_FAIL    = 2'd3;  // deliver reported an error of the stream (an order error, or a 7.1 error at its DDP-SSN): error state
 /* verilator lint_on UNUSEDPARAM */
 
 // parse -> lookup: one per AXI-Stream packet, i.e. one DDP segment as the LLP handed it over
@@ -56,8 +56,9 @@ typedef struct packed {
   rnic_item_e      kind;
   logic [15:0]     arg;                // FENCE: command tag; STREAM_RESET: stream
   rnic_seg_t       seg;
-  logic [1:0]      stream_state;       // RNIC_STREAM_NORMAL / _ERROR / _TORN_DOWN (torn down if out of range)
+  logic [1:0]      stream_state;       // RNIC_STREAM_NORMAL / _PENDING / _ERROR / _TORN_DOWN (torn down if out of range)
   logic [15:0]     stream_pd;
+  logic [15:0]     stream_essn;        // PENDING: the DDP-SSN of the failing segment whose error waits for its position
   logic [15:0]     next_ssn;           // the stream's delivery point (from deliver)
   logic            stag_valid;         // index in range and entry valid
   logic [7:0]      stag_key;
@@ -95,13 +96,14 @@ typedef struct packed {
   rnic_item_e   kind;
   logic [15:0]  arg;
   rnic_seg_t    seg;
-  logic [63:0]  addr;       // PLACE: host address of the first payload byte
-  logic [15:0]  pay_bytes;  // PLACE: payload bytes
-  logic [4:0]   hdr_bytes;  // packet byte where the payload starts (14 or 18)
-  logic [31:0]  msg_len;    // untagged PLACE: MO + pay_bytes (RFC 5041 5.4)
-  logic [3:0]   err_type;   // ERROR: RFC 5041 7.2 type / code / counter index
+  logic [63:0]  addr;        // PLACE: host address of the first payload byte
+  logic [15:0]  pay_bytes;   // PLACE: payload bytes
+  logic [4:0]   hdr_bytes;   // packet byte where the payload starts (14 or 18)
+  logic [31:0]  msg_len;     // untagged PLACE: MO + pay_bytes (RFC 5041 5.4)
+  logic [3:0]   err_type;    // ERROR: RFC 5041 7.2 type / code / counter index
   logic [7:0]   err_code;
   logic [4:0]   err_idx;
+  logic         err_at_ssn;  // ERROR: reported at its DDP-SSN position, after everything before it (every 7.1 error); 0: at once (an LLP error: outside the window)
 } rnic_verdict_t;
 
 // what deliver does with an item
@@ -120,13 +122,14 @@ typedef struct packed {
   logic [15:0]    ssn;
   logic           last;
   logic           is_tagged;
-  logic [31:0]    stag_qn;    // tagged: STag; untagged: QN
+  logic [31:0]    stag_qn;     // tagged: STag; untagged: QN
   logic [31:0]    msn;
-  logic [31:0]    length;     // untagged PLACED: message length; ERROR: segment bytes
+  logic [31:0]    length;      // untagged PLACED: message length; ERROR: segment bytes
   logic [39:0]    rsvd_ulp;
   logic [3:0]     err_type;
   logic [7:0]     err_code;
   logic [143:0]   hdr_raw;
+  logic           err_at_ssn;  // ERROR: reported at its DDP-SSN position (rnic_verdict_t.err_at_ssn)
 } rnic_dlv_t;
 
 `endif  // RNIC_STRUCTS_SVH

@@ -76,6 +76,8 @@
   input logic          err_valid_i, \
   input logic [15:0]   err_stream_i, \
   input logic [15:0]   err_pd_i, \
+  input logic          err_pending_i, \
+  input logic [15:0]   err_ssn_i, \
   input logic          dn_busy_i, \
   input logic          arready_i, \
   input logic [127:0]  rdata_i, \
@@ -136,7 +138,8 @@ module lookup_fv #(
     .db_stream_i, .db_qn_i, .db_prod_i, .db_valid_i, .db_ready_o(db_ready),
     .cons_stream_i, .cons_qn_i, .cons_kind_i, .cons_valid_i, .cons_ready_o(cons_ready),
     .ssn_rd_stream_o(ssn_rd_stream), .ssn_rd_next_i(16'd0),
-    .err_valid_i, .err_stream_i, .err_pd_i, .dn_busy_i,
+    .err_valid_i, .err_stream_i, .err_pd_i,
+    .err_state_i(err_pending_i ? 2'(RNIC_STREAM_PENDING) : 2'(RNIC_STREAM_ERROR)), .err_ssn_i, .dn_busy_i,
     .m_axi_araddr_o(araddr), .m_axi_arlen_o(arlen), .m_axi_arvalid_o(arvalid),
     .m_axi_arready_i(arready_i), .m_axi_rdata_i(rdata_i), .m_axi_rresp_i(rresp_i),
     .m_axi_rlast_i(rlast_i), .m_axi_rvalid_i(rvalid_i), .m_axi_rready_o(rready),
@@ -459,9 +462,11 @@ module lookup_fv #(
       assert (it_inrange && sn_cfg);
       assert (sp_ahead < sp_len);                            // m in (cons, prod]
     end
-    // (b), descriptor: what validate may PLACE into (level 1): RQ OK, normal stream, no fault.
+    // (b), descriptor: what validate may PLACE into (level 1): RQ OK, a live stream (normal, or
+    // pending: segments before its failing one are placed), no fault.
     if (CK_DESC && !lk.seg.is_tagged && lk.rq_status == RNIC_RQ_OK &&
-        lk.stream_state == 2'(RNIC_STREAM_NORMAL) && !lk.local_fault && sp_slot_addr == hw_addr)
+        (lk.stream_state == 2'(RNIC_STREAM_NORMAL) || lk.stream_state == 2'(RNIC_STREAM_PENDING)) &&
+        !lk.local_fault && sp_slot_addr == hw_addr)
       assert (lk.rq_addr == sn_d[63:0] && lk.rq_length == sn_d[95:64]);
     if (COVER == 1) assert (!(lk.seg.is_tagged && lk.stag_valid));
     if (COVER == 3) assert (!(!lk.seg.is_tagged && lk.rq_status == RNIC_RQ_OK));

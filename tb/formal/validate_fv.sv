@@ -89,9 +89,10 @@ module validate_fv (
 
   always_comb begin
     if (rst_ni && !init && vd_valid && vd.action == RNIC_ACT_PLACE) begin
-      // Every PLACE is a segment of a stream in the normal state, not a short or oversize packet.
+      // Every PLACE is a segment of a live stream (normal, or pending: before its failing segment),
+      // not a short or oversize packet.
       assert (g.kind == RNIC_ITEM_SEG);
-      assert (g.stream_state == 2'(RNIC_STREAM_NORMAL));
+      assert (g.stream_state == 2'(RNIC_STREAM_NORMAL) || g.stream_state == 2'(RNIC_STREAM_PENDING));
       assert (!g.seg.oversize && !g.local_fault && g.seg.dv == 2'd1);
       assert (g.seg.seg_bytes == {11'b0, hdr} + pay);      // payload = packet - header
       if (g.seg.is_tagged) begin

@@ -48,6 +48,7 @@ void DataSink::reset_stream(std::uint32_t stream) {
   s.state = StreamState::kNormal;
   s.next_ssn = 0;  // RFC 5043 5.2.1: DDP-SSN starts at 0 for each session
   s.placed.clear();
+  s.error_ssn.reset();
   for (auto& q : s.queues) q.clear();
   s.head_msn.assign(cfg_.num_qns, 1);
   s.owed.assign(cfg_.num_qns, 0);
@@ -125,14 +126,23 @@ void DataSink::fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, DdpError
   c.error = e;
   c.segment_length = static_cast<std::uint32_t>(segment.size);
   c.header_bytes = segment.subview(0, header_len).to_vector();
-  completions_.push_back(std::move(c));
   ++counters_.errors[e];
-  s.state = StreamState::kError;  // 7.1: every later segment is silently dropped
+  if (static_cast<std::uint16_t>(ssn - s.next_ssn) >= cfg_.ssn_window) {  // no position: at once
+    completions_.push_back(std::move(c));
+    s.state = StreamState::kError;  // 7.1: every later segment is silently dropped
+    return;
+  }
+  // Waits at its DDP-SSN (replacing a segment placed there: the failing one is reported). A later
+  // failing segment is taken only before it (receive()), so the first in DDP-SSN order is reported.
+  s.placed[ssn] = Pending{false, false, std::move(c), true};
+  s.error_ssn = ssn;
+  deliver_in_order(s, stream);
 }
 
 DataSink::Fate DataSink::net_fate(std::uint32_t stream, std::uint16_t ssn) const {
   const Stream& s = streams_.at(stream);
-  if (!s.enabled || s.state != StreamState::kNormal) return Fate::kTaken;  // dropped like any segment
+  // Dropped like any segment (a stream with an error waiting drops everything outside the window).
+  if (!s.enabled || s.state != StreamState::kNormal || s.error_ssn) return Fate::kTaken;
   const auto dist = static_cast<std::uint16_t>(ssn - s.next_ssn);
   if (dist < cfg_.ssn_window) return Fate::kTaken;
   return dist >= 0x8000u ? Fate::kDuplicate : Fate::kDeclined;
@@ -155,6 +165,14 @@ void DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segme
   if (!s.enabled || s.state != StreamState::kNormal) {
     ++counters_.drops;
     return;
+  }
+  if (s.error_ssn) {  // only the segments in the window before the failing one are taken
+    const auto ahead = static_cast<std::uint16_t>(ssn - s.next_ssn);
+    const auto before = static_cast<std::uint16_t>(*s.error_ssn - ssn);
+    if (ahead >= cfg_.ssn_window || before == 0 || before >= cfg_.ssn_window) {
+      ++counters_.drops;
+      return;
+    }
   }
   const auto decoded = rnic::wire::decode_segment(segment);
   if (!decoded) {  // shorter than its header: nothing to validate against
@@ -212,6 +230,13 @@ void DataSink::deliver_in_order(Stream& s, std::uint32_t stream) {
   // 5.4: deliver a message only when its last segment and everything before it is placed, in order.
   for (auto it = s.placed.find(s.next_ssn); it != s.placed.end(); it = s.placed.find(s.next_ssn)) {
     const Completion& d = it->second.delivery;
+    if (it->second.error) {  // the failing segment's position: report it, deliver nothing more
+      completions_.push_back(std::move(it->second.delivery));
+      s.state = StreamState::kError;
+      s.placed.clear();
+      s.error_ssn.reset();
+      return;
+    }
     if (it->second.untagged && d.msn != s.head_msn[d.qn]) {
       Completion c;
       c.stream = stream;
@@ -225,6 +250,7 @@ void DataSink::deliver_in_order(Stream& s, std::uint32_t stream) {
       ++counters_.errors[DdpError::kUntaggedMsnRange];
       s.state = StreamState::kError;  // 7.1: nothing more is delivered on the stream
       s.placed.clear();
+      s.error_ssn.reset();
       return;
     }
     if (it->second.last) {

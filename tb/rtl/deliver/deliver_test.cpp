@@ -139,6 +139,7 @@ struct Item {
   std::uint8_t err_type = 0;
   std::uint8_t err_code = 0;
   std::array<std::uint8_t, 18> hdr{};
+  bool at_ssn = false;  // ERROR: reported at its DDP-SSN position (rnic_dlv_t.err_at_ssn)
   // Testbench only: place segments committed (commit_now_i) right before the item, and their B
   // latency.
   unsigned pre_writes = 0;
@@ -161,6 +162,7 @@ void pack_item(W& w, const Item& it) {
   d.err_type = it.err_type;
   d.err_code = it.err_code;
   d.hdr_raw = it.hdr;
+  d.err_at_ssn = it.at_ssn;
   rtl::put(w, d);
 }
 
@@ -247,36 +249,27 @@ class RefDeliver {
           return;
         }
         st.slots[it.ssn % kWin] = Slot{true, it};
-        while (st.slots[st.next % kWin].filled) {
-          Slot& sl = st.slots[st.next % kWin];
-          const Item r = sl.it;
-          const std::uint16_t ssn = st.next;
-          sl.filled = false;
-          ++st.next;
-          if (st.err) continue;
-          const unsigned q = qn_idx(r.stag_qn);
-          if (!r.tagged && r.msn != (q < kQns ? st.exp[q] : 0U)) {
-            add_entry(order_entry(r, ssn), mark);
-            cons.push_back(ExpCons{it.stream, 0, kConsFail});
-            ++order_errs;
-            st.err = true;
-            continue;
-          }
-          if (r.last) {
-            add_entry(delivery_entry(r, ssn), mark);
-            ++msgs;
-            if (!r.tagged) {
-              cons.push_back(ExpCons{it.stream, static_cast<std::uint8_t>(q), kConsConsume});
-              if (q < kQns) st.exp[q] = r.msn + 1;  // mod 2^32 (RFC 5041 4.3)
-              st.port[q] = Port{true, r.msn + 1};
-            }
-          }
+        release(it.stream, mark);
+        return;
+      }
+      case kError: {
+        // docs/rtl-architecture.md, "Errors in DDP-SSN order": with err_at_ssn the error is
+        // sequenced like a segment (ahead of next: it waits in its slot, replacing a segment there;
+        // its record keeps 16 bits of length, the segment's size); else, or behind next, at once.
+        const unsigned d = it.stream < kStreams ? static_cast<std::uint16_t>(it.ssn - st_[it.stream].next) : 0U;
+        if (!it.at_ssn || it.stream >= kStreams || d >= kWin) {
+          report_error(it, mark);
+        } else if (d == 0) {
+          report_error(it, mark);
+          ++st_[it.stream].next;
+          release(it.stream, mark);
+        } else {
+          Item w = it;
+          w.length &= 0xFFFFU;
+          st_[it.stream].slots[it.ssn % kWin] = Slot{true, w};
         }
         return;
       }
-      case kError:
-        add_entry(error_entry(it), mark);
-        return;
       case kStreamReset:
         if (it.stream < kStreams) {
           Stream& st = st_[it.stream];
@@ -305,7 +298,61 @@ class RefDeliver {
     }
   }
 
+  // While slot next is filled: release it (a stream that failed is still sequenced but delivers
+  // nothing until STREAM_RESET, 7.1); an error mark reports the stream's error.
+  void release(std::uint16_t stream, std::uint32_t mark) {
+    Stream& st = st_[stream];
+    while (st.slots[st.next % kWin].filled) {
+      Slot& sl = st.slots[st.next % kWin];
+      const Item r = sl.it;
+      const std::uint16_t ssn = st.next;
+      sl.filled = false;
+      ++st.next;
+      if (st.err) continue;
+      if (r.kind == kError) {
+        report_error(r, mark);
+        continue;
+      }
+      const unsigned q = qn_idx(r.stag_qn);
+      if (!r.tagged && r.msn != (q < kQns ? st.exp[q] : 0U)) {
+        add_entry(order_entry(r, ssn), mark);
+        cons.push_back(ExpCons{stream, 0, kConsFail});
+        ++order_errs;
+        st.err = true;
+        continue;
+      }
+      if (r.last) {
+        add_entry(delivery_entry(r, ssn), mark);
+        ++msgs;
+        if (!r.tagged) {
+          cons.push_back(ExpCons{stream, static_cast<std::uint8_t>(q), kConsConsume});
+          if (q < kQns) st.exp[q] = r.msn + 1;  // mod 2^32 (RFC 5041 4.3)
+          st.port[q] = Port{true, r.msn + 1};
+        }
+      }
+    }
+  }
+
+  // The stream's first error (O's error bit): an error completion and a FAIL event; a later one
+  // is not reported.
+  void report_error(const Item& it, std::uint32_t mark) {
+    if (it.stream < kStreams && st_[it.stream].err) return;
+    add_entry(error_entry(it), mark);
+    if (it.stream >= kStreams) return;  // no FAIL for a stream past the table
+    cons.push_back(ExpCons{it.stream, 0, kConsFail});
+    st_[it.stream].err = true;
+  }
+
   unsigned next(unsigned s) const { return st_.at(s).next; }
+  // The distance from next of the stream's error waiting in its slot (kWin: none).
+  unsigned waiting_error(unsigned s) const {
+    const Stream& st = st_.at(s);
+    for (unsigned d = 0; d < kWin; ++d) {
+      const Slot& sl = st.slots[(st.next + d) % kWin];
+      if (sl.filled && sl.it.kind == kError) return d;
+    }
+    return kWin;
+  }
   bool filled(unsigned s, std::uint16_t ssn) const { return st_.at(s).slots[ssn % kWin].filled; }
   bool failed(unsigned s) const { return st_.at(s).err; }
   std::uint32_t expected_msn(unsigned s, unsigned q) const { return st_.at(s).exp.at(q); }
@@ -1023,6 +1070,20 @@ class Traffic {
       it = random_fields(s, static_cast<std::uint16_t>(tb_.rnd(0, 0xFFFF)));
       it.kind = kError;
       it.stream = tb_.chance(0.1) ? static_cast<std::uint16_t>(tb_.rnd(0, 0xFFFF)) : s;
+      // Half of them at their DDP-SSN position, mostly in the window (segment-sized lengths). As
+      // validate sends them: a stream's next one is before the one waiting (if any).
+      if (tb_.chance(0.5)) {
+        it.at_ssn = true;
+        it.length &= 0xFFFFU;
+        if (it.stream < kStreams) {
+          const unsigned wait = tb_.ref.waiting_error(it.stream);
+          if (wait < kWin) {
+            it.ssn = static_cast<std::uint16_t>(tb_.ref.next(it.stream) + tb_.rnd(0, wait - 1));
+          } else if (tb_.chance(0.8)) {
+            it.ssn = static_cast<std::uint16_t>(tb_.ref.next(it.stream) + tb_.rnd(0, kWin - 1));
+          }
+        }
+      }
     } else if (r < (c += mix_.p_reset) || (tb_.ref.failed(s) && tb_.chance(0.2))) {
       it = reset_stream(s);  // a failed stream is re-enabled sooner or later
     } else if (r < (c += mix_.p_out_of_range)) {
@@ -1286,6 +1347,7 @@ TEST_F(Deliver, EntryLayoutBytes) {
   err.rsvd = 0x1122334455ULL;
   for (unsigned i = 0; i < 18; ++i) err.hdr[i] = static_cast<std::uint8_t>(0x40 + i);
   tb().send(err);
+  tb().send(stream_reset(static_cast<std::uint16_t>(s)));  // a stream reports one error
   err.tagged = false;
   err.ssn = 0x0102;
   tb().send(err);
@@ -1446,6 +1508,7 @@ TEST_F(Deliver, SsnWrap) {
   mix.streams = 1;
   mix.max_segs = 5;
   mix.p_reset = 0.0;
+  mix.p_error = 0.0;  // an error ends the stream's session (it reports one): no wrap then
   mix.items = 400;
   Traffic tr(tb(), mix);
   tr.set_next_new(0, static_cast<std::uint16_t>(stop));
@@ -1468,7 +1531,7 @@ TEST_F(Deliver, ErrorCompletionsInterleaved) {
   Item e;
   e.kind = kError;
   for (unsigned i = 0; i < 12; ++i) {
-    e.stream = static_cast<std::uint16_t>(i % kStreams);
+    e.stream = static_cast<std::uint16_t>(kStreams + i);  // no stream of the table: each one reported
     e.ssn = static_cast<std::uint16_t>(0xFFFF - i);
     e.tagged = (i & 1) != 0;
     e.err_type = static_cast<std::uint8_t>(i & 3);
@@ -1606,6 +1669,7 @@ TEST_F(Deliver, CqDisabledDiscards) {
   }
   Item err;
   err.kind = kError;
+  err.stream = static_cast<std::uint16_t>(kStreams);  // not stream 0's error: it delivers again below
   tb().send(err);
   tb().send(fence(99));
   ASSERT_TRUE(tb().run_until_idle(20000)) << "the input backed up with the CQ disabled";

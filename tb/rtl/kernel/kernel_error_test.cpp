@@ -314,5 +314,177 @@ TEST(KernelError, LocalCatastrophicOversize) {
   EXPECT_EQ(env.finish(), "");
 }
 
+// ---- Errors in DDP-SSN order (RFC 5041 5.3, 7.1; RFC 5043 5; docs/rtl-architecture.md) ----------
+// Over SCTP a stream's segments arrive in any order. A 7.1 error is reported at its DDP-SSN position:
+// every message before it is delivered first, nothing at or after it, nothing of it is placed.
+
+// Tagged messages of `sizes` bytes (segments of at most 100 payload bytes) at consecutive DDP-SSNs from
+// `ssn` into the standard buffer at `off`: each segment with its DDP-SSN; the payloads in *payloads.
+struct Seq {
+  std::vector<std::pair<std::uint16_t, Bytes>> segs;
+  std::vector<Bytes> payloads;
+  std::vector<std::uint64_t> offs;
+};
+Seq tagged_messages(Env& env, std::uint16_t ssn, std::uint64_t off, const std::vector<std::size_t>& sizes) {
+  Seq q;
+  for (const std::size_t n : sizes) {
+    q.payloads.push_back(env.random_bytes(n));
+    q.offs.push_back(off);
+    for (auto& seg : tagged_message(Std::kStag, Std::kBaseTo + off, 0x5A, q.payloads.back(), 100))
+      q.segs.emplace_back(ssn++, std::move(seg));
+    off += n;
+  }
+  return q;
+}
+
+// The completions after n0: `messages` deliveries (tagged, in order), then one error e at DDP-SSN ssn.
+void expect_delivered_then_error(Env& env, std::size_t n0, std::size_t messages, DdpError e, std::uint16_t ssn) {
+  ASSERT_EQ(env.cqes().size(), n0 + messages + 1) << messages << " deliveries and one error expected";
+  for (std::size_t i = 0; i < messages; ++i) EXPECT_FALSE(env.cqes()[n0 + i].error()) << env.cqes()[n0 + i].str();
+  const Cqe& c = env.cqes().back();
+  EXPECT_TRUE(c.error()) << c.str();
+  EXPECT_EQ(c.err_type, rnic::wire::error_type(e)) << c.str();
+  EXPECT_EQ(c.err_code, rnic::wire::error_code(e)) << c.str();
+  EXPECT_EQ(c.ssn, ssn) << c.str();
+}
+
+// The error arrives before every message that precedes it (sent in reverse DDP-SSN order): nothing is
+// reported while they are missing; once the last one arrives they are delivered, then the error.
+// A message after it that arrives after it is dropped, not placed.
+TEST(KernelError, ErrorArrivingBeforeTheMessagesThatPrecedeItIsReportedAfterThem) {
+  Env env(test_config(130));
+  Std s(env);
+  const Seq q = tagged_messages(env, 0, 0, {80, 250, 40});  // DDP-SSNs 0, 1..3, 4
+  const std::uint16_t bad = static_cast<std::uint16_t>(q.segs.size());
+  const Bytes after = env.random_bytes(60);
+  const std::uint64_t after_off = 0x4000;
+  const Bytes before_after = env.host_bytes(s.buf + after_off, after.size());
+  const std::size_t n0 = env.cqes().size();
+  const std::uint64_t drops0 = env.counter(kRegCNT_DROPS_LO);
+  env.send(0, bad, tagged_seg(Std::kStag, Std::kBaseTo - 1, 64));  // 7.1 tagged #3
+  env.send(0, bad + 1, tagged_message(Std::kStag, Std::kBaseTo + after_off, 0, after, 2000)[0]);
+  ASSERT_TRUE(env.drain()) << env.finish();
+  EXPECT_EQ(env.cqes().size(), n0) << "nothing reported while the messages before the error are missing";
+  for (auto it = q.segs.rbegin(); it != q.segs.rend(); ++it) env.send(0, it->first, it->second);
+  ASSERT_TRUE(env.drain()) << env.finish();
+  expect_delivered_then_error(env, n0, 3, DdpError::kTaggedBaseBounds, bad);
+  for (std::size_t i = 0; i < q.payloads.size(); ++i)
+    EXPECT_EQ(diff_bytes(env.host_bytes(s.buf + q.offs[i], q.payloads[i].size()), q.payloads[i]), "")
+        << "message " << i;
+  EXPECT_EQ(diff_bytes(env.host_bytes(s.buf + after_off, after.size()), before_after), "")
+      << "a segment after the error that arrived after it is not placed";
+  EXPECT_EQ(env.counter(kRegCNT_DROPS_LO), drops0 + 1);
+  EXPECT_EQ(env.finish(), "");
+}
+
+// The error arrives in the middle of the segments before it (untagged: an MSN with no buffer posted):
+// the messages before it are delivered in order, then the error.
+TEST(KernelError, ErrorArrivingAmongTheMessagesThatPrecedeItIsReportedAfterThem) {
+  Env env(test_config(131));
+  Std s(env);
+  const std::uint64_t b1 = env.alloc(300), b2 = env.alloc(300);
+  EXPECT_EQ(env.post_recv(0, 0, b1, 300), 1u);
+  EXPECT_EQ(env.post_recv(0, 0, b2, 300), 2u);
+  const Bytes p1 = env.random_bytes(250), p2 = env.random_bytes(120);
+  std::vector<std::pair<std::uint16_t, Bytes>> segs;
+  std::uint16_t ssn = 0;
+  for (auto& g : untagged_message(0, 1, 7, p1, 100)) segs.emplace_back(ssn++, std::move(g));
+  for (auto& g : untagged_message(0, 2, 8, p2, 100)) segs.emplace_back(ssn++, std::move(g));
+  ASSERT_GE(segs.size(), 5U);
+  const std::size_t n0 = env.cqes().size();
+  // The last segment, one in the middle, the error, then the rest but DDP-SSN 2.
+  env.send(0, segs.back().first, segs.back().second);
+  env.send(0, segs[1].first, segs[1].second);
+  env.send(0, ssn, untagged_seg(0, 3, 0, 64));  // MSN 3: no buffer posted (7.1 untagged #2)
+  for (std::size_t i = 0; i + 1 < segs.size(); ++i) {
+    if (i != 1 && i != 2) env.send(0, segs[i].first, segs[i].second);
+  }
+  ASSERT_TRUE(env.drain()) << env.finish();
+  EXPECT_EQ(env.cqes().size(), n0) << "DDP-SSN 2 is missing";
+  env.send(0, segs[2].first, segs[2].second);
+  ASSERT_TRUE(env.drain()) << env.finish();
+  expect_delivered_then_error(env, n0, 2, DdpError::kUntaggedNoBuffer, ssn);
+  EXPECT_EQ(env.cqes()[n0].msn, 1u);
+  EXPECT_EQ(env.cqes()[n0 + 1].msn, 2u);
+  EXPECT_EQ(diff_bytes(env.host_bytes(b1, p1.size()), p1), "");
+  EXPECT_EQ(diff_bytes(env.host_bytes(b2, p2.size()), p2), "");
+  EXPECT_EQ(env.finish(), "");
+}
+
+// The error arrives after the messages before it (the order of an in-order LLP): as before, they are
+// delivered, then the error. A segment after it that arrived before it was placed (it passed every
+// check then) but its message is never delivered.
+TEST(KernelError, ErrorArrivingAfterTheMessagesThatPrecedeItAndASegmentAfterItThatCameFirst) {
+  Env env(test_config(132));
+  Std s(env);
+  const Seq q = tagged_messages(env, 0, 0, {150, 30});  // DDP-SSNs 0..1, 2
+  const std::uint16_t bad = 3;
+  const Seq later = tagged_messages(env, bad + 1, 0x2000, {90});
+  const std::size_t n0 = env.cqes().size();
+  for (const auto& g : later.segs) env.send(0, g.first, g.second);
+  for (const auto& g : q.segs) env.send(0, g.first, g.second);
+  env.send(0, bad, tagged_seg(Std::kStag, Std::kBaseTo, 64, 2));  // DV 2
+  ASSERT_TRUE(env.drain()) << env.finish();
+  expect_delivered_then_error(env, n0, 2, DdpError::kTaggedInvalidVersion, bad);
+  EXPECT_EQ(diff_bytes(env.host_bytes(s.buf + 0x2000, later.payloads[0].size()), later.payloads[0]), "")
+      << "placed before the error arrived (the reference model places it too)";
+  EXPECT_EQ(env.finish(), "");
+}
+
+// Two failing segments, the later one (in DDP-SSN order) arriving first: only the first in DDP-SSN order
+// is reported, after the message before it; both count in their error counters.
+TEST(KernelError, OfTwoFailingSegmentsTheFirstInDdpSsnOrderIsReported) {
+  Env env(test_config(133));
+  Std s(env);
+  const Seq q = tagged_messages(env, 0, 0, {120});  // DDP-SSNs 0..1
+  const std::uint64_t bounds0 = env.error_counter(DdpError::kTaggedBaseBounds);
+  const std::uint64_t stag0 = env.error_counter(DdpError::kTaggedInvalidStag);
+  const std::size_t n0 = env.cqes().size();
+  env.send(0, 5, tagged_seg(Std::kStag, Std::kBaseTo - 8, 16));                                // at 5
+  env.send(0, 2, tagged_seg((Std::kStagIndex << 8) | 0x77, Std::kBaseTo, 16));                 // at 2
+  env.send(0, 4, tagged_message(Std::kStag, Std::kBaseTo + 0x3000, 0, Bytes(8, 1), 2000)[0]);  // after 2: dropped
+  for (const auto& g : q.segs) env.send(0, g.first, g.second);
+  ASSERT_TRUE(env.drain()) << env.finish();
+  expect_delivered_then_error(env, n0, 1, DdpError::kTaggedInvalidStag, 2);
+  EXPECT_EQ(env.error_counter(DdpError::kTaggedBaseBounds), bounds0 + 1);
+  EXPECT_EQ(env.error_counter(DdpError::kTaggedInvalidStag), stag0 + 1);
+  EXPECT_EQ(env.finish(), "");
+}
+
+// A failing segment carrying the DDP-SSN of a segment already placed and waiting (a peer repeating a
+// DDP-SSN) takes its place: the error is reported there, the waiting segment's message never is.
+TEST(KernelError, FailingSegmentAtTheDdpSsnOfAWaitingSegmentIsReportedThere) {
+  Env env(test_config(134));
+  Std s(env);
+  const Seq q = tagged_messages(env, 0, 0, {50, 50});  // DDP-SSNs 0, 1
+  const std::size_t n0 = env.cqes().size();
+  env.send(0, q.segs[1].first, q.segs[1].second);
+  ASSERT_TRUE(env.drain()) << env.finish();
+  env.send(0, 1, tagged_seg(Std::kStag, Std::kBaseTo + Std::kLen - 8, 16));  // past the end
+  env.send(0, q.segs[0].first, q.segs[0].second);
+  ASSERT_TRUE(env.drain()) << env.finish();
+  expect_delivered_then_error(env, n0, 1, DdpError::kTaggedBaseBounds, 1);
+  EXPECT_EQ(env.finish(), "");
+}
+
+// From the network front end (tuser net): the same ordering; a segment the PENDING stream drops is
+// "taken" (SCTP may acknowledge it: the stream is failing), never declined or a duplicate.
+TEST(KernelError, NetSegmentsAroundAWaitingErrorAreDeliveredBeforeItOrDroppedAsTaken) {
+  Env env(test_config(135));
+  Std s(env);
+  const Seq q = tagged_messages(env, 0, 0, {70, 70});  // DDP-SSNs 0, 1
+  const std::size_t n0 = env.cqes().size();
+  env.send_net(0, 2, tagged_seg(Std::kStag, Std::kBaseTo - 1, 64));
+  env.send_net(0, 3, tagged_message(Std::kStag, Std::kBaseTo + 0x1000, 0, Bytes(8, 2), 2000)[0]);    // after it
+  env.send_net(0, 200, tagged_message(Std::kStag, Std::kBaseTo + 0x1000, 0, Bytes(8, 3), 2000)[0]);  // beyond
+  env.send_net(0, q.segs[1].first, q.segs[1].second);
+  env.send_net(0, q.segs[0].first, q.segs[0].second);
+  ASSERT_TRUE(env.drain()) << env.finish();
+  expect_delivered_then_error(env, n0, 2, DdpError::kTaggedBaseBounds, 2);
+  ASSERT_EQ(env.fates().size(), 5u);
+  for (const auto f : env.fates()) EXPECT_EQ(f, Env::Fate::kTaken);
+  EXPECT_EQ(env.finish(), "");
+}
+
 }  // namespace
 }  // namespace rnic::tb::test

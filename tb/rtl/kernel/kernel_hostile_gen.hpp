@@ -23,6 +23,13 @@
 // per stream, deliveries come in increasing DDP-SSN order (each message at most once) and none after an
 // error completion (7.1).
 //
+// A 7.1 error in DDP-SSN order (issue 33, docs/rtl-architecture.md "Errors in DDP-SSN order"): on a quiet
+// stream, 1-3 valid messages, a segment failing a 7.1 check at the DDP-SSN after them and maybe a valid
+// segment after it, back to back, the failing one arriving before, among or after the messages before
+// it. Its outcome does not depend on timing (the model comparison stays on): those messages delivered in
+// order, then the error at its DDP-SSN, nothing after it (the later segment, placed when it came first,
+// is never delivered; its buffer stays posted until the stream is recovered).
+//
 // Messages are sent either in lock step (one segment, then the kernel quiet: the kernel must equal the
 // reference model exactly, and each message's outcome is recorded per way of breaking 4.1/4.3) or
 // streamed back to back over several streams (shuffled in the DDP-SSN window). A streamed message that
@@ -130,11 +137,27 @@ inline constexpr unsigned kNumTransitions = static_cast<unsigned>(Transition::kC
 inline constexpr BinName kTransitionNames[] = {RNIC_HOSTILE_TRANSITIONS(RNIC_HOSTILE_NAME)};
 inline const char* transition_name(unsigned t) { return kTransitionNames[t].name; }
 
+// A 7.1 error in DDP-SSN order (issue 33; docs/rtl-architecture.md "Errors in DDP-SSN order"): 1-3 valid
+// messages at the next DDP-SSNs, a failing segment right after them and maybe a valid segment after it,
+// sent back to back with the failing segment arriving before, among or after the messages that precede
+// it. Each bin counts the steps generated and the steps whose outcome was seen: the messages before it
+// delivered in order, then its error completion with its DDP-SSN, nothing more of the stream.
+#define RNIC_HOSTILE_ERROR_ORDERS(X)                         \
+  X(Before, "error before all the messages that precede it") \
+  X(Among, "error among the messages that precede it")       \
+  X(After, "error after the messages that precede it")       \
+  X(LaterFirst, "a valid later segment arrived before the error (placed, never delivered)")
+
+enum class ErrorOrder : unsigned { RNIC_HOSTILE_ERROR_ORDERS(RNIC_HOSTILE_ENUM) kCount };
+inline constexpr unsigned kNumErrorOrders = static_cast<unsigned>(ErrorOrder::kCount);
+inline constexpr BinName kErrorOrderNames[] = {RNIC_HOSTILE_ERROR_ORDERS(RNIC_HOSTILE_NAME)};
+
 struct HostileOptions {
   std::uint64_t segments = 4000;        // stop once this many segments were sent
   std::uint64_t max_cycles = 40000000;  // watchdog
   double lockstep = 0.5;                // fraction of messages sent in lock step
   double hostile = 0.5;                 // fraction of messages with a break
+  double error_order = 0.015;           // fraction of steps that send a 7.1 error in DDP-SSN order
   bool use_model = true;                // compare with the reference model (lock step, quiet streams)
   bool stop_at_first_violation = false;
   bool trace = false;           // print every step as it happens
@@ -153,6 +176,7 @@ struct HostileStats {
   std::array<std::uint64_t, kNumBreaks> attributed{};
   std::array<std::map<std::string, std::uint64_t>, kNumBreaks> outcomes;
   std::array<std::uint64_t, kNumTransitions> transitions{};
+  std::array<std::uint64_t, kNumErrorOrders> order_generated{}, order_seen{};
   std::map<std::string, std::uint64_t> codes;  // "t/0xcc name" (+ " order") of every error completion
 };
 
@@ -173,7 +197,9 @@ class HostileRun {
     while (st_.segments < o_.segments && !stop()) {
       ++st_.steps;
       const double r = real();
-      if (r < 0.28) {
+      if (chance(o_.error_order)) {
+        error_in_order();
+      } else if (r < 0.28) {
         driver_op();
       } else if (r < 0.28 + 0.72 * o_.lockstep) {
         lockstep_message();
@@ -245,6 +271,16 @@ class HostileRun {
       std::printf("    %-24s %10llu  %s\n", transition_name(t), ull(st_.transitions[t]), kTransitionNames[t].what);
       if (st_.transitions[t] == 0) missing += std::string("transition ") + transition_name(t) + "; ";
     }
+    std::printf(
+        "[ coverage ] 7.1 errors in DDP-SSN order: generated, outcome seen (the messages before the error "
+        "delivered, then its error, nothing after)\n");
+    for (unsigned k = 0; k < kNumErrorOrders; ++k) {
+      std::printf("    %-12s %9llu %8llu  %s\n", kErrorOrderNames[k].name, ull(st_.order_generated[k]),
+                  ull(st_.order_seen[k]), kErrorOrderNames[k].what);
+      if (st_.order_generated[k] == 0)
+        missing += std::string("generated error order ") + kErrorOrderNames[k].name + "; ";
+      if (st_.order_seen[k] == 0) missing += std::string("outcome error order ") + kErrorOrderNames[k].name + "; ";
+    }
     return require_all ? missing : "";
   }
 
@@ -292,6 +328,9 @@ class HostileRun {
     bool enabled = false;
     bool errored = false;  // an error completion was seen
     bool delivered = false;
+    // Since it was enabled, only conforming messages were sent to it (so with no error seen, every
+    // segment sent has been delivered: its delivery point is its transmit DDP-SSN).
+    bool clean = false;
     std::uint16_t last_ssn = 0;
     std::uint16_t pd = 1;
     Queue q[kQns];
@@ -542,6 +581,7 @@ class HostileRun {
     st.enabled = true;
     st.errored = false;
     st.delivered = false;
+    st.clean = true;
     st.pd = pd_of(s);
     for (unsigned qn = 0; qn < kQns; ++qn) {
       st.q[qn].configured = false;
@@ -721,6 +761,7 @@ class HostileRun {
   // One message for stream s, broken in the ways listed in brk (empty: conforming; the peer picks).
   std::vector<Seg> message(unsigned s, std::vector<unsigned>& brk) {
     Stream& st = streams_[s];
+    if (!brk.empty()) st.clean = false;
     msg_wraps_ = false;
     msg_timing_ = false;
     auto has = [&](Break b) { return std::find(brk.begin(), brk.end(), static_cast<unsigned>(b)) != brk.end(); };
@@ -902,6 +943,283 @@ class HostileRun {
       out.insert(out.begin() + static_cast<std::ptrdiff_t>(uni(0, out.size())), std::move(d));
     }
     return out;
+  }
+
+  // ---- 7.1 errors in DDP-SSN order (issue 33) -----------------------------------------------------
+  // 1..max_segs segments of one message of at most max_len bytes: the segment sizes.
+  std::vector<std::size_t> split_segments(std::uint64_t max_len, unsigned max_segs) {
+    const std::size_t mulpdu = std::array<std::size_t, 4>{24, 64, 200, 512}[uni(0, 3)];
+    const std::uint64_t fit = max_len == 0 ? 1 : (max_len + mulpdu - 1) / mulpdu;
+    const std::uint64_t n = std::min<std::uint64_t>(uni(1, max_segs), fit);
+    const std::uint64_t lo = n == 1 ? 0 : (n - 1) * mulpdu + 1;
+    return mulpdu_split(uni(lo, std::min<std::uint64_t>(max_len, n * mulpdu)), mulpdu);
+  }
+  // A queue of stream s with a buffer posted for the peer's next MSN (posted here when needed), or -1.
+  int queue_with_buffer(unsigned s) {
+    std::vector<unsigned> qs;
+    for (unsigned qn = 0; qn < kQns; ++qn) {
+      Queue& q = streams_[s].q[qn];
+      if (q.posted.count(q.peer_msn) == 0) post(s, qn);
+      if (q.posted.count(q.peer_msn) != 0) qs.push_back(qn);
+    }
+    return qs.empty() ? -1 : static_cast<int>(qs[uni(0, qs.size() - 1)]);
+  }
+  // A conforming message of stream s, 1-3 segments (at most max_segs): tagged into an STag the stream
+  // may write, or untagged for a posted buffer; a zero-length tagged message (5.2: whatever STag it
+  // names) when neither is possible. DDP-SSNs are set by the caller.
+  std::vector<Seg> valid_message(unsigned s, unsigned max_segs) {
+    const Tag* vt = valid_tag_for(s);
+    const int qn = queue_with_buffer(s);
+    std::vector<Bytes> segs;
+    if (qn >= 0 && (vt == nullptr || chance(0.6))) {
+      Queue& q = streams_[s].q[qn];
+      const std::uint32_t msn = q.peer_msn++;
+      q.recent.push_back(msn);
+      if (q.recent.size() > 4) q.recent.erase(q.recent.begin());
+      const auto split = split_segments(q.posted.at(msn).len, max_segs);
+      const std::uint64_t rsvd = rsvd_ulp40();
+      std::uint32_t mo = 0;
+      for (std::size_t k = 0; k < split.size(); ++k) {
+        rnic::wire::UntaggedHeader h;
+        h.qn = static_cast<std::uint32_t>(qn);
+        h.msn = msn;
+        h.mo = mo;
+        h.rsvd_ulp = rsvd;
+        h.last = k + 1 == split.size();
+        segs.push_back(segment(h, env_.random_bytes(split[k])));
+        mo += static_cast<std::uint32_t>(split[k]);
+      }
+    } else {
+      const std::uint64_t tlen = vt != nullptr ? std::min<std::uint64_t>(vt->len, 1200) : 0;
+      const auto split = split_segments(tlen, max_segs);
+      std::uint64_t len = 0;
+      for (auto n : split) len += n;
+      const std::uint64_t to = vt != nullptr ? vt->base_to + uni(0, vt->len - len) : rng_();
+      const std::uint32_t stag = vt != nullptr ? vt->stag : static_cast<std::uint32_t>(rng_());
+      const std::uint8_t rsvd = static_cast<std::uint8_t>(uni(0, 255));
+      std::uint64_t off = 0;
+      for (std::size_t k = 0; k < split.size(); ++k) {
+        rnic::wire::TaggedHeader h;
+        h.stag = stag;
+        h.to = to + off;
+        h.rsvd_ulp = rsvd;
+        h.last = k + 1 == split.size();
+        segs.push_back(segment(h, env_.random_bytes(split[k])));
+        off += split[k];
+      }
+    }
+    std::vector<Seg> out;
+    for (auto& g : segs) out.push_back(Seg{static_cast<std::uint16_t>(s), 0, std::move(g)});
+    return out;
+  }
+  // One segment of stream s that fails a 7.1 check decided by the segment alone (the same wherever it
+  // arrives: nothing timing-dependent, no LLP error), the way of breaking in *b. head[qn] is the MSN of
+  // the first buffer still posted on each queue (the peer's next MSN before this step's messages).
+  Seg failing_segment(unsigned s, const std::array<std::uint32_t, kQns>& head, unsigned& b) {
+    Stream& st = streams_[s];
+    const Tag* vt = valid_tag_for(s);
+    std::vector<const Tag*> other_pd, other_stream, no_write, any_tag;
+    for (const Tag& t : tags_) {
+      if (!t.valid) continue;
+      any_tag.push_back(&t);
+      if (t.pd != st.pd) other_pd.push_back(&t);
+      if (t.bound && *t.bound != s) other_stream.push_back(&t);
+      if (!t.remote_write) no_write.push_back(&t);
+    }
+    std::vector<std::uint32_t> dead;
+    for (std::uint32_t d : dead_stags_) {
+      if (std::none_of(tags_.begin(), tags_.end(), [&](const Tag& t) { return t.valid && t.stag == d; }))
+        dead.push_back(d);
+    }
+    std::vector<Break> ways = {Break::kDv,       Break::kStagBadIndex, Break::kToNearWrap,     Break::kTruncated,
+                               Break::kOversize, Break::kQnInvalid,    Break::kQnUnconfigured, Break::kMoBeyondBuffer,
+                               Break::kTooLong,  Break::kNoBuffer,     Break::kToOutOfBounds};
+    if (!other_pd.empty()) ways.push_back(Break::kStagOtherPd);
+    if (!other_stream.empty()) ways.push_back(Break::kStagOtherStream);
+    if (!no_write.empty()) ways.push_back(Break::kStagNoWrite);
+    if (!any_tag.empty()) ways.push_back(Break::kStagOldKey);
+    if (!dead.empty()) ways.push_back(Break::kStagInvalidated);
+    const Break w = ways[uni(0, ways.size() - 1)];
+    b = static_cast<unsigned>(w);
+    // Tagged ones carry payload: a zero-length segment is not checked against its STag and TO (5.2).
+    std::uint8_t dv = rnic::wire::kDdpVersion;
+    if (w == Break::kDv) dv = static_cast<std::uint8_t>(std::array<int, 3>{0, 2, 3}[uni(0, 2)]);
+    auto tagged = [&](std::uint32_t stag, std::uint64_t to, std::uint64_t len) {
+      rnic::wire::TaggedHeader h;
+      h.dv = dv;
+      h.stag = stag;
+      h.to = to;
+      h.rsvd_ulp = static_cast<std::uint8_t>(uni(0, 255));
+      h.last = chance(0.7);
+      return Seg{static_cast<std::uint16_t>(s), 0, segment(h, env_.random_bytes(len))};
+    };
+    const unsigned qn = static_cast<unsigned>(uni(0, kQns - 1));
+    Queue& q = st.q[qn];
+    auto untagged = [&](std::uint32_t uqn, std::uint32_t msn, std::uint32_t mo, std::uint64_t len) {
+      rnic::wire::UntaggedHeader h;
+      h.dv = dv;
+      h.qn = uqn;
+      h.msn = msn;
+      h.mo = mo;
+      h.rsvd_ulp = rsvd_ulp40();
+      h.last = chance(0.7);
+      return Seg{static_cast<std::uint16_t>(s), 0, segment(h, env_.random_bytes(len))};
+    };
+    const auto it = q.posted.find(q.peer_msn);
+    const std::uint32_t blen = it != q.posted.end() ? it->second.len : 600;  // none: UntaggedNoBuffer
+    const auto some = [&](const std::vector<const Tag*>& v) {                // a tag of v, TO inside it
+      const Tag* t = v[uni(0, v.size() - 1)];
+      return tagged(t->stag, t->base_to, uni(1, 200));
+    };
+    switch (w) {
+      case Break::kStagOtherPd:
+        return some(other_pd);
+      case Break::kStagOtherStream:
+        return some(other_stream);
+      case Break::kStagNoWrite:
+        return some(no_write);
+      case Break::kStagOldKey: {
+        const Tag* t = any_tag[uni(0, any_tag.size() - 1)];
+        return tagged((t->stag & ~0xFFu) | ((t->stag - 1) & 0xFFu), t->base_to, uni(1, 200));
+      }
+      case Break::kStagInvalidated:
+        return tagged(dead[uni(0, dead.size() - 1)], uni(0, 1ull << 48), uni(1, 200));
+      case Break::kStagBadIndex: {
+        const std::uint64_t idx = chance(0.5) ? uni(256, 0xFFFFFF) : uni(0, 39);
+        return tagged(static_cast<std::uint32_t>(idx << 8 | uni(0, 255)), uni(0, 1ull << 48), uni(1, 200));
+      }
+      case Break::kToNearWrap:  // TO + length wraps (or an earlier tagged check fails)
+        return tagged(vt != nullptr ? vt->stag : static_cast<std::uint32_t>(rng_()), ~std::uint64_t{0} - uni(0, 40),
+                      uni(64, 300));
+      case Break::kToOutOfBounds: {
+        if (vt == nullptr)
+          return tagged(static_cast<std::uint32_t>(uni(0, 39) << 8 | uni(0, 255)), rng_(), uni(1, 200));
+        const std::uint64_t len = uni(1, std::min<std::uint64_t>(vt->len, 1200));
+        return tagged(vt->stag, chance(0.5) ? vt->base_to - uni(1, 64) : vt->base_to + vt->len - len + uni(1, 64), len);
+      }
+      case Break::kDv:
+        return vt != nullptr && chance(0.5) ? tagged(vt->stag, vt->base_to, 0) : untagged(qn, q.peer_msn, 0, 0);
+      case Break::kTruncated: {
+        Seg g = chance(0.5) && vt != nullptr ? tagged(vt->stag, vt->base_to, 0) : untagged(qn, q.peer_msn, 0, 0);
+        g.bytes.resize(uni(1, (g.bytes[0] & 0x80) ? 13 : 17));
+        return g;
+      }
+      case Break::kOversize: {
+        Seg g = untagged(qn, q.peer_msn, 0, 0);
+        g.bytes.resize(env_.cfg().params.max_seg_bytes + uni(1, 3000), 0x5A);
+        return g;
+      }
+      case Break::kQnInvalid:
+        return untagged(chance(0.5) ? 4u + static_cast<std::uint32_t>(uni(0, 3)) : 0xFFFFFFFFu, q.peer_msn, 0,
+                        uni(0, 100));
+      case Break::kQnUnconfigured:
+        return untagged(2u + static_cast<std::uint32_t>(uni(0, 1)), q.peer_msn, 0, uni(0, 100));
+      case Break::kMoBeyondBuffer:
+        return untagged(qn, q.peer_msn, blen + static_cast<std::uint32_t>(uni(0, 100)), uni(1, 100));
+      case Break::kTooLong:
+        return untagged(qn, q.peer_msn, 0, blen + uni(1, 100));
+      default:  // kNoBuffer: past the last buffer posted
+        return untagged(qn, head[qn] + static_cast<std::uint32_t>(q.posted.size() + uni(0, 4)), 0, uni(0, 100));
+    }
+  }
+  unsigned pick_error_order() {
+    if (chance(0.5)) {  // the least seen, so every bin fills early
+      unsigned best = 0;
+      for (unsigned k = 1; k < 3; ++k) {
+        if (st_.order_seen[k] < st_.order_seen[best]) best = k;
+      }
+      return best;
+    }
+    return static_cast<unsigned>(uni(0, 2));
+  }
+  // On a quiet stream in service: 1-3 valid messages at the next DDP-SSNs, a failing segment at the
+  // DDP-SSN after them and maybe a valid segment after it, back to back, the failing one before, among
+  // or after the others. The card reports the error at its DDP-SSN: the messages before it are delivered
+  // in order, then its error; nothing after it (a later segment that arrived first may have been placed,
+  // into memory the card owns: its buffer stays posted until the recovery's teardown). The outcome does
+  // not depend on timing, so the model comparison stays on (no diverge()).
+  void error_in_order() {
+    const unsigned s = static_cast<unsigned>(uni(0, kStreams - 1));
+    Stream& st = streams_[s];
+    if (!st.enabled || st.errored || !st.clean || env_.diverged(static_cast<std::uint16_t>(s)) ||
+        env_.model().stream_state(static_cast<std::uint16_t>(s)) != rnic::model::StreamState::kNormal)
+      recover(s);
+    if (!o_.use_model) env_.diverge(static_cast<std::uint16_t>(s));
+    st.clean = false;
+    const unsigned ord = pick_error_order();
+    std::array<std::uint32_t, kQns> head{};
+    for (unsigned qn = 0; qn < kQns; ++qn) head[qn] = st.q[qn].peer_msn;
+    std::uint16_t& tx = env_.tx_ssn(static_cast<std::uint16_t>(s));
+    std::vector<Seg> before;
+    std::vector<std::uint16_t> lasts;  // DDP-SSN of each message's last segment
+    const unsigned msgs = static_cast<unsigned>(uni(1, 3));
+    for (unsigned m = 0; m < msgs || (ord == 1 && before.size() < 2); ++m) {
+      for (auto& g : valid_message(s, 3)) {
+        g.ssn = tx++;
+        before.push_back(std::move(g));
+      }
+      lasts.push_back(before.back().ssn);
+    }
+    // The later segment first: a buffer it posts is one the failing segment's MSN must be past.
+    std::optional<Seg> later;
+    if (chance(0.6)) later = std::move(valid_message(s, 1).front());
+    unsigned way = 0;
+    Seg bad = failing_segment(s, head, way);
+    bad.ssn = tx++;
+    if (later) later->ssn = tx++;
+    ++st_.generated[way];
+    std::vector<Seg> segs = before;
+    if (chance(0.5)) std::shuffle(segs.begin(), segs.end(), rng_);
+    std::size_t at = ord == 0 ? 0 : ord == 2 ? segs.size() : uni(1, segs.size() - 1);
+    segs.insert(segs.begin() + static_cast<std::ptrdiff_t>(at), bad);
+    bool later_first = false;
+    if (later) {
+      const std::size_t p = uni(0, segs.size());
+      later_first = p <= at;
+      if (later_first) ++at;
+      segs.insert(segs.begin() + static_cast<std::ptrdiff_t>(p), *later);
+    }
+    ++st_.order_generated[ord];
+    if (later_first) ++st_.order_generated[static_cast<unsigned>(ErrorOrder::kLaterFirst)];
+    std::string desc = "error in DDP-SSN order stream " + std::to_string(s) + " (" + kErrorOrderNames[ord].name +
+                       (later_first ? ", a later segment first" : "") + "): " + std::to_string(lasts.size()) +
+                       " messages, failing segment (" + break_name(way) + ") " + seg_str(bad) + ", sent:";
+    for (const auto& g : segs) desc += " " + seg_str(g);
+    log(desc);
+    window_.clear();
+    for (const auto& g : segs) {
+      send(g);
+      if (env_.src().pending() > 48) env_.run_until([&] { return env_.src().pending() < 16; }, 2000000);
+    }
+    st_.messages += lasts.size();
+    env_.drain();
+    env_.service();
+    // The outcome: the messages before the error delivered in order, then its error, nothing else.
+    std::vector<const Cqe*> got;
+    for (const Cqe& k : window_) {
+      if (k.stream == s) got.push_back(&k);
+    }
+    std::string why;
+    for (std::size_t i = 0; i < got.size() && why.empty(); ++i) {
+      const Cqe& k = *got[i];
+      if (i < lasts.size() && (k.error() || k.ssn != lasts[i]))
+        why = "completion " + std::to_string(i) + " is not the delivery of the message ending at DDP-SSN " +
+              std::to_string(lasts[i]) + ": " + k.str();
+      if (i == lasts.size() && (!k.error() || k.ssn != bad.ssn || (k.flags & hw::kCqeFlagOrder) != 0))
+        why = "completion " + std::to_string(i) + " is not the error at DDP-SSN " + std::to_string(bad.ssn) + ": " +
+              k.str();
+      if (i > lasts.size()) why = "a completion after the error: " + k.str();
+    }
+    if (why.empty() && got.size() != lasts.size() + 1)
+      why = std::to_string(got.size()) + " completions, expected " + std::to_string(lasts.size()) +
+            " deliveries and the error at DDP-SSN " + std::to_string(bad.ssn);
+    if (!why.empty()) {
+      violation("7.1 error in DDP-SSN order (" + std::string(kErrorOrderNames[ord].name) + ") on stream " +
+                std::to_string(s) + ": " + why);
+    } else {
+      ++st_.order_seen[ord];
+      if (later_first) ++st_.order_seen[static_cast<unsigned>(ErrorOrder::kLaterFirst)];
+    }
   }
 
   void send(const Seg& g) {

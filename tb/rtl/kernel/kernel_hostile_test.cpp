@@ -15,6 +15,9 @@
 //   RNIC_HOSTILE_TRACE=1         print every step as it happens
 //   RNIC_HOSTILE_RATE=x          fraction of messages with a break (default 0.5)
 //   RNIC_HOSTILE_LOCKSTEP=x      fraction of messages sent in lock step
+//   RNIC_HOSTILE_ERROR_ORDER=x   fraction of steps that send a 7.1 error in DDP-SSN order (issue 33: valid
+//                                messages, a failing segment after them, arriving before, among or after
+//                                them; default 0.015)
 //   RNIC_HOSTILE_NO_ABORTIVE=1, RNIC_HOSTILE_NO_RECONFIGURE=1   leave those driver calls out
 #include <cstdlib>
 #include <exception>
@@ -43,6 +46,8 @@ void run_hostile(std::uint64_t default_seed, HostileOptions o, bool require_all_
   o.max_cycles = env_u64("RNIC_HOSTILE_MAX_CYCLES", o.max_cycles);
   if (std::getenv("RNIC_HOSTILE_RATE") != nullptr) o.hostile = std::atof(std::getenv("RNIC_HOSTILE_RATE"));
   if (std::getenv("RNIC_HOSTILE_LOCKSTEP") != nullptr) o.lockstep = std::atof(std::getenv("RNIC_HOSTILE_LOCKSTEP"));
+  if (std::getenv("RNIC_HOSTILE_ERROR_ORDER") != nullptr)
+    o.error_order = std::atof(std::getenv("RNIC_HOSTILE_ERROR_ORDER"));
   o.reconfigure = !env_flag("RNIC_HOSTILE_NO_RECONFIGURE");
   Env env(c);
   HostileRun run(env, o);

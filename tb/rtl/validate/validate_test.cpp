@@ -16,13 +16,16 @@
 //   failure;
 // - throughput: with lk_valid_i and vd_ready_i always high, N items take at most N + 4 cycles;
 // - reset with items in flight: nothing of them comes out afterwards, the outputs are idle.
-// The error state (RFC 5041 7.1: after an error every later segment of the stream is dropped): the
-// bench also plays lookup's part of it (docs/rtl-architecture.md, Error state). When err_valid_o
-// pulses, every item of that stream the bench has not yet put on lk_i gets stream_state ERROR, as
-// lookup's forwarded stream-table write gives it; the item on lk_i in that cycle (lookup's output
-// register) and the ones already inside validate keep theirs, and validate must DROP them itself.
-// So the scoreboard is exact: a segment after an ERROR of its stream is DROP; `forwarded` counts the
-// DROPs validate decided without the state.
+// The error state (RFC 5041 7.1; docs/rtl-architecture.md, Error state and "Errors in DDP-SSN
+// order"): a failing segment in the window makes its stream PENDING at its DDP-SSN (err_at_ssn), one
+// outside it makes it ERROR; a PENDING stream takes only the segments in the window before that
+// DDP-SSN. The bench also plays lookup's part of it. When err_valid_o pulses, every item of that
+// stream the bench has not yet put on lk_i gets the state, PD and DDP-SSN it names, as lookup's
+// forwarded stream-table write gives them; the item on lk_i in that cycle (lookup's output
+// register) and the ones already inside validate keep theirs, and validate must decide them by the
+// new state itself. So the scoreboard is exact: a segment after an ERROR verdict of its stream is
+// decided by the state that verdict sets; `forwarded` counts the DROPs validate decided without
+// the state.
 // Seed: RNIC_TEST_SEED=<n>; waveform: RNIC_FST=<file> (use --gtest_filter to pick one test).
 #include "Vrnic_rx_validate.h"
 
@@ -33,6 +36,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <random>
 #include <set>
@@ -94,6 +98,7 @@ struct Expect {
   std::uint16_t pay = 0;
   std::uint8_t hdr = 0;
   std::optional<std::uint32_t> msg_len;  // untagged PLACE only
+  bool at_ssn = false;                   // ERROR: reported at its DDP-SSN position (in the window)
 };
 
 Expect fail(RfcError e, bool access = false) {
@@ -104,14 +109,28 @@ Expect fail(RfcError e, bool access = false) {
   return x;
 }
 
+bool in_window(const Lookup& l) { return static_cast<std::uint16_t>(l.seg.ssn - l.next_ssn) < kWindow; }
+// In the window and before DDP-SSN e (docs/rtl-architecture.md, "Errors in DDP-SSN order").
+bool in_front(const Lookup& l, std::uint16_t e) {
+  const auto d = static_cast<std::uint16_t>(e - l.seg.ssn);
+  return in_window(l) && d != 0 && d < kWindow;
+}
+
+Expect reference_checks(const Lookup& l);
 // What validate must decide for one item.
 Expect reference(const Lookup& l) {
+  Expect x = reference_checks(l);
+  if (x.action == kError) x.at_ssn = in_window(l);  // an error outside the window has no position
+  return x;
+}
+Expect reference_checks(const Lookup& l) {
   Expect x;
   if (l.kind != kSeg) {
     x.action = kToken;  // commands travel in-band: no checks
     return x;
   }
-  if (l.stream_state != kStreamNormal) {
+  if ((l.stream_state != kStreamNormal && l.stream_state != kStreamPending) ||
+      (l.stream_state == kStreamPending && !in_front(l, l.stream_essn))) {
     x.action = kDrop;  // 7.1: after an error, silently drop every later segment
     return x;
   }
@@ -216,7 +235,9 @@ class Bench {
 struct Pulse {
   std::uint64_t cycle;
   unsigned value;   // err_stream_o or error_idx_o
-  unsigned pd = 0;  // err_pd_o with err_valid_o
+  unsigned pd = 0;  // err_pd_o, err_state_o, err_ssn_o with err_valid_o
+  unsigned state = 0;
+  unsigned ssn = 0;
 };
 
 Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint64_t seed, std::uint64_t abort_at) {
@@ -281,12 +302,13 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     // busy_o (lookup's commands wait on it) covers every cycle an error can still be decided in.
     if (sim_->err_valid_o != 0) {
       EXPECT_EQ(sim_->busy_o, 1U) << "err_valid_o without busy_o";
-      err_pulses.push_back({sim_.cycle(), sim_->err_stream_o, sim_->err_pd_o});
+      err_pulses.push_back({sim_.cycle(), sim_->err_stream_o, sim_->err_pd_o, sim_->err_state_o, sim_->err_ssn_o});
       // Lookup's stream-table write: every item that leaves lookup after this cycle sees it.
       for (std::size_t k = offering ? next + 1 : next; k < n; ++k) {
         if (work[k].kind == kSeg && work[k].seg.stream == sim_->err_stream_o) {
-          work[k].stream_state = kStreamError;
+          work[k].stream_state = static_cast<std::uint8_t>(sim_->err_state_o);
           work[k].stream_pd = static_cast<std::uint16_t>(sim_->err_pd_o);
+          work[k].stream_essn = static_cast<std::uint16_t>(sim_->err_ssn_o);
         }
       }
     }
@@ -307,7 +329,11 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
 
   // The verdicts, in order, against the reference.
   std::vector<std::size_t> error_items;  // items whose verdict is ERROR, in order
-  std::set<unsigned> failed;             // streams with an ERROR verdict so far
+  struct Failed {                        // the state the stream's last ERROR verdict set
+    bool at_ssn;
+    std::uint16_t ssn;
+  };
+  std::map<unsigned, Failed> failed;
   std::uint64_t exp_access = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Lookup& l = work[i];
@@ -318,7 +344,8 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     EXPECT_EQ(v.arg, l.arg);
     EXPECT_EQ(v.seg, l.seg) << "segment not passed on:\n  got  " << v.seg.str() << "\n  want " << l.seg.str();
     Action act = x.action;
-    if (l.kind == kSeg && failed.count(l.seg.stream) != 0 && act != kDrop) {
+    const auto f = l.kind == kSeg ? failed.find(l.seg.stream) : failed.end();
+    if (f != failed.end() && act != kDrop && (!f->second.at_ssn || !in_front(l, f->second.ssn))) {
       act = kDrop;  // an earlier ERROR of the stream that lookup's write did not reach in time
       ++r.forwarded;
     }
@@ -339,8 +366,9 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
         EXPECT_EQ(v.err_type, x.err.type);
         EXPECT_EQ(v.err_code, x.err.code);
         EXPECT_EQ(v.err_idx, counter_index(x.err));
+        EXPECT_EQ(v.err_at_ssn, x.at_ssn) << "err_at_ssn: reported at its DDP-SSN position";
         error_items.push_back(i);
-        failed.insert(l.seg.stream);
+        failed[l.seg.stream] = Failed{x.at_ssn, l.seg.ssn};
         if (x.access) ++exp_access;
         break;
       case kDrop:
@@ -362,7 +390,12 @@ Result Bench::run(const std::vector<Lookup>& items, const Config& cfg, std::uint
     SCOPED_TRACE("error " + std::to_string(k) + " = item " + std::to_string(i));
     if (k < err_pulses.size()) {
       EXPECT_EQ(err_pulses[k].value, items[i].seg.stream) << "err_stream_o";
-      EXPECT_EQ(err_pulses[k].pd, items[i].stream_pd) << "err_pd_o (lookup writes the stream word whole)";
+      EXPECT_EQ(err_pulses[k].pd, work[i].stream_pd) << "err_pd_o (lookup writes the stream word whole)";
+      EXPECT_EQ(err_pulses[k].state, out[i].err_at_ssn ? unsigned{kStreamPending} : unsigned{kStreamError})
+          << "err_state_o";
+      if (out[i].err_at_ssn) {
+        EXPECT_EQ(err_pulses[k].ssn, items[i].seg.ssn) << "err_ssn_o";
+      }
       EXPECT_GE(err_pulses[k].cycle, accepted_at[i]);
       EXPECT_LE(err_pulses[k].cycle, first_valid_at[i]);
     }
@@ -513,7 +546,7 @@ TEST_F(Validate, CommandItemsAreTokens) {
 
 // 7.1 last paragraph: after an error, every later segment of the stream is dropped silently.
 TEST_F(Validate, Rfc5041_7_1_StreamNotNormalDropsSilently) {
-  for (std::uint8_t st : {std::uint8_t{kStreamError}, std::uint8_t{kStreamTornDown}, std::uint8_t{3}}) {
+  for (std::uint8_t st : {std::uint8_t{kStreamError}, std::uint8_t{kStreamTornDown}}) {
     Lookup l = tagged_ok();
     l.stream_state = st;
     l.seg.dv = 2;  // a failing segment too: the state comes first
@@ -523,6 +556,46 @@ TEST_F(Validate, Rfc5041_7_1_StreamNotNormalDropsSilently) {
     u.local_fault = true;
     ExpectVerdict(u, kDrop);
   }
+}
+
+// docs/rtl-architecture.md, "Errors in DDP-SSN order" (RFC 5041 5.3, 7.1; RFC 5043 5): a PENDING
+// stream (a failing segment waits at DDP-SSN e) checks the segments in the window before e as on a
+// normal stream and drops every other: at e, after it, outside the window, before the window.
+TEST_F(Validate, Rfc5041_7_1_PendingStreamTakesOnlySegmentsBeforeTheFailingOne) {
+  Lookup l = tagged_ok();
+  l.stream_state = kStreamPending;
+  const std::uint16_t next = l.next_ssn;
+  l.stream_essn = static_cast<std::uint16_t>(next + 5);
+  for (unsigned d : {0U, 4U}) {  // in the window before e: checked (placed, or its own error there)
+    l.seg.ssn = static_cast<std::uint16_t>(next + d);
+    l.seg.dv = 1;
+    ExpectVerdict(l, kPlace);
+    l.seg.dv = 2;
+    ExpectVerdict(l, kError, kTaggedInvalidVersion);
+  }
+  l.seg.dv = 1;
+  for (unsigned d : {5U, 6U, kWindow - 1, kWindow, 0xFFFFU}) {  // at e, after it, outside the window
+    l.seg.ssn = static_cast<std::uint16_t>(next + d);
+    ExpectVerdict(l, kDrop);
+  }
+  // e at the window's last DDP-SSN, the window wrapping 2^16.
+  l.next_ssn = 0xFFF0;
+  l.stream_essn = static_cast<std::uint16_t>(0xFFF0 + kWindow - 1);
+  l.seg.ssn = 0x0002;
+  ExpectVerdict(l, kPlace);
+  l.seg.ssn = l.stream_essn;
+  ExpectVerdict(l, kDrop);
+}
+
+// An error in the window is reported at its DDP-SSN position (err_at_ssn); one outside it, at once.
+TEST_F(Validate, ErrorsInTheWindowAreReportedAtTheirDdpSsn) {
+  Lookup l = tagged_ok();
+  l.seg.dv = 2;
+  l.seg.ssn = static_cast<std::uint16_t>(l.next_ssn + kWindow - 1);
+  ExpectVerdict(l, kError, kTaggedInvalidVersion);  // the bench compares err_at_ssn (1)
+  l.seg.oversize = true;
+  l.seg.ssn = static_cast<std::uint16_t>(l.next_ssn + kWindow);
+  ExpectVerdict(l, kError, kLocalCatastrophic);  // outside the window: at once (0)
 }
 
 // 7.2 type 0 code 0x00 Local Catastrophic: payload not kept, packet shorter than its header,

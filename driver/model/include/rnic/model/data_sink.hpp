@@ -133,10 +133,11 @@ class DataSink {
     std::uint64_t addr;
     std::uint32_t length;
   };
-  struct Pending {  // a placed, undelivered segment
+  struct Pending {  // a placed, undelivered segment, or a failing one waiting at its DDP-SSN
     bool last;
     bool untagged;        // its QN and MSN are in delivery.qn / delivery.msn
-    Completion delivery;  // the message's completion when last
+    Completion delivery;  // the message's completion when last; the error report when error
+    bool error = false;
   };
   struct Stream {
     bool enabled = false;
@@ -144,6 +145,9 @@ class DataSink {
     StreamState state = StreamState::kNormal;
     std::uint16_t next_ssn = 0;  // delivery point
     std::map<std::uint16_t, Pending> placed;
+    // A segment failed a 7.1 check at this DDP-SSN and its error waits there (the card's PENDING):
+    // only segments in the window before it are taken.
+    std::optional<std::uint16_t> error_ssn;
     std::vector<std::deque<RecvBuffer>> queues;  // per QN
     // Per QN the expected MSN: the next message to complete, MSN of queues[qn].front() (4.3: first MSN
     // from the queue's configuration, + 1 per completed message, modulo 2^32).
@@ -159,9 +163,13 @@ class DataSink {
                                                       std::uint64_t& addr);
   std::optional<rnic::wire::DdpError> validate_untagged(const Stream& s, const rnic::wire::UntaggedHeader& h,
                                                         std::uint64_t len, std::uint64_t& addr, RecvBuffer& buf);
+  // A failing segment (7.1). In the window, its error is reported at its DDP-SSN position: after
+  // every message before it, and nothing of the stream is delivered after it (docs/rtl-architecture.md,
+  // "Errors in DDP-SSN order"). Outside the window (no position) it is reported at once.
   void fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, rnic::wire::DdpError e, rnic::wire::ConstBytes segment,
             std::size_t header_len);
-  // Delivery in DDP-SSN order (5.3, 5.4). Every released untagged segment must carry its queue's
+  // Delivery in DDP-SSN order (5.3, 5.4); a failing segment reached reports its error and ends the
+  // stream's delivery. Every released untagged segment must carry its queue's
   // expected MSN (4.3: + 1 per message; 7.1 untagged #5: the lower limit is what has been completed),
   // else an order error (UntaggedMsnRange, order flag): the stream enters the error state, nothing
   // more is delivered on it and no buffer is consumed. A completed untagged message consumes the

@@ -163,11 +163,14 @@ struct Doorbell {
   sc_dt::sc_uint<8> qn;
   sc_dt::sc_uint<32> prod;
 };
-// validate -> lookup: a segment of `stream` failed 7.1: the stream enters the error state (word written
-// whole with its PD).
+// validate -> lookup: a segment of `stream` failed 7.1: the stream's new state (the word written whole
+// with its PD): PENDING with the failing segment's DDP-SSN (essn: its error waits for that position,
+// docs/rtl-architecture.md "Errors in DDP-SSN order"), or ERROR (an error with no position: at once).
 struct StreamErr {
   sc_dt::sc_uint<16> stream;
   sc_dt::sc_uint<16> pd;
+  sc_dt::sc_uint<2> state;  // rnic::hw::kSTREAM_PENDING or kSTREAM_ERROR
+  sc_dt::sc_uint<16> essn;  // PENDING: the failing segment's DDP-SSN
 };
 // deliver -> lookup: the consume channel (structs.def rnic_cons_kind: kConsConsume / kConsReset /
 // kConsQset / kConsFail).
@@ -251,7 +254,7 @@ struct LiteR {
     RNIC_HLS_TR_(a1) RNIC_HLS_TR_(a2) RNIC_HLS_TR_(a3) RNIC_HLS_TR_(a4)                                  \
   }
 RNIC_HLS_OPS3(Doorbell, stream, qn, prod)
-RNIC_HLS_OPS2(StreamErr, stream, pd)
+RNIC_HLS_OPS4(StreamErr, stream, pd, state, essn)
 RNIC_HLS_OPS3(Cons, kind, stream, qn)
 RNIC_HLS_OPS2(SsnUpd, stream, next_ssn)
 RNIC_HLS_OPS4(ExpUpd, stream, qn, msn, set)

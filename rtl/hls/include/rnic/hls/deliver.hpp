@@ -3,22 +3,33 @@
 // and the completion ring.
 //   - DDP-SSN order (RFC 5041 5.3, 5.4): per stream next_ssn and one slot per DDP-SSN in
 //     [next_ssn, next_ssn + SSN_WINDOW). A placed segment fills its slot; one outside the window or whose
-//     slot is filled is a duplicate (ev_dup, nothing else changes: 5.3, the first copy is the one
-//     delivered). While slot next_ssn is filled it is released, one per cycle, and next_ssn moves on
-//     (SsnUpd to lookup each time).
+//     slot is filled (by a segment or an error mark) is a duplicate (ev_dup, nothing else changes: 5.3,
+//     the first copy is the one delivered). While slot next_ssn is filled it is released, one per
+//     cycle, and next_ssn moves on (SsnUpd to lookup each time).
 //   - Message order (4.3, 5.3, 7.1 untagged #5): a released untagged segment must carry its queue's
 //     expected MSN (QUEUE_SET's first MSN, + 1 per completed message; 0 while the queue was not set since
 //     STREAM_RESET). Any other is an ORDER error: an error completion 2/0x03 (7.2 Invalid MSN range)
 //     with FLAGS.order, STAG_QN = QN and MSN of the segment, HEADER zero; lookup is told (kConsFail: the
 //     stream enters the error state, 7.1) and nothing more of the stream is delivered until STREAM_RESET
-//     (it is still sequenced). Completions thus consume buffers strictly in MSN order.
+//     (it is still sequenced: the stream's error bit). Completions thus consume buffers strictly in MSN
+//     order.
 //   - A released last segment (L, 5.4) completes its message: a delivery completion (tagged: STag and
 //     RsvdULP[7:0]; untagged: QN, MSN, message length, RsvdULP[39:0]; both the DDP-SSN of the last
 //     segment), ev_msg; untagged: the expected MSN + 1 (ExpUpd to place, for its stale check) and a
 //     consume (kConsConsume) to lookup.
-//   - ERROR items (validate's 7.1 failures): an error completion at once, in item order (not DDP-SSN
-//     order): type, code, DDP-SSN, segment length, the 18 header bytes as received; STAG_QN, MSN and
-//     RsvdULP zero. The stream's delivery state is unchanged (lookup already holds it in error).
+//   - ERROR items (validate's 7.1 failures; docs/rtl-architecture.md "Errors in DDP-SSN order"): an
+//     error with err_at_ssn (every 7.1 error) is sequenced like a segment: at next_ssn it is reported at
+//     once and next_ssn advances (the filled slots after it are released as usual, nothing of them is
+//     delivered); ahead of next_ssn in the window it fills its slot with an error mark (a segment placed
+//     there is replaced: the failing one is reported) and the stream's error record (T, type, code,
+//     segment length, header bytes) is written (validate takes a later failing segment of the stream
+//     only before the waiting one, so the record holds the first in DDP-SSN order); behind next_ssn, or
+//     without err_at_ssn (the LLP error), or for a stream >= NUM_STREAMS, it is reported at once. A
+//     released error mark is reported with the record. Reported: an error completion (type, code,
+//     DDP-SSN, segment length, the 18 header bytes as received; STAG_QN, MSN and RsvdULP zero) only if
+//     the stream has no error yet (its error bit, set by an order error too): then the bit is set and
+//     lookup is told (kConsFail: ERROR from then on). A later error of the stream is not reported. So a
+//     stream reports one error, at its DDP-SSN position: after every message before it, nothing after.
 //   - STREAM_RESET: next_ssn 0, no slot filled, no order error, no queue set (SsnUpd 0, ExpUpd set = 0
 //     per QN), echo kConsReset. QUEUE_SET: the queue's expected MSN (ExpUpd set = 1), echo kConsQset,
 //     then a fence. FENCE: fence_done once everything before it is written and acknowledged.
@@ -80,6 +91,7 @@ SC_MODULE(Deliver) {
       qset_[s] = 0;
     }
     for (int i = 0; i < NS * WIN; ++i) slot_[i] = Slot();
+    for (int s = 0; s < NS; ++s) rec_[s] = ErrRec();
     for (int i = 0; i < NS * NQ; ++i) exp_msn_[i] = 0;
     for (int i = 0; i < CE_DEPTH; ++i) {
       ce_[i] = Ce();
@@ -108,12 +120,22 @@ SC_MODULE(Deliver) {
   static constexpr unsigned kOrderType = rnic::wire::error_type(rnic::wire::DdpError::kUntaggedMsnRange);
   static constexpr unsigned kOrderCode = rnic::wire::error_code(rnic::wire::DdpError::kUntaggedMsnRange);
 
-  // What a filled DDP-SSN slot keeps for its completion.
+  // What a filled DDP-SSN slot keeps for its completion, or an error mark (err: the stream's error
+  // record is the report of the failing segment at this DDP-SSN).
   struct Slot {
     bool last = false;
     bool tagged = false;
+    bool err = false;
     u32 stag_qn, msn, length;
     sc_dt::sc_uint<40> rsvd;
+  };
+  // Per stream the failing segment waiting at its DDP-SSN (the slot with the error mark).
+  struct ErrRec {
+    bool tagged = false;
+    sc_dt::sc_uint<4> etype;
+    u8 ecode;
+    u16 length;  // segment bytes
+    sc_dt::sc_biguint<144> hdr;
   };
   // A decided completion or a fence marker.
   struct Ce {
@@ -143,7 +165,8 @@ SC_MODULE(Deliver) {
   u16 nssn_[static_cast<std::size_t>(NS)];          // next DDP-SSN to deliver
   bits<WIN> filled_[static_cast<std::size_t>(NS)];  // slot i holds DDP-SSN i mod WIN
   Slot slot_[static_cast<std::size_t>(NS * WIN)];
-  bool err_[static_cast<std::size_t>(NS)];       // an order error since the last STREAM_RESET: deliver nothing more
+  ErrRec rec_[static_cast<std::size_t>(NS)];     // the error record of the slot with the error mark
+  bool err_[static_cast<std::size_t>(NS)];       // an error reported since the last STREAM_RESET: deliver nothing more
   bits<NQ> qset_[static_cast<std::size_t>(NS)];  // the queue's expected MSN was set since the last STREAM_RESET
   u32 exp_msn_[static_cast<std::size_t>(NS *
                                         NQ)];  // expected MSN per (stream, QN), meaningful while its qset bit is set
@@ -224,9 +247,43 @@ SC_MODULE(Deliver) {
     sq_wr_ = sq_wr_ + 1;
   }
 
+  // An error reported (in item order, or at its DDP-SSN): an error completion, only for a stream
+  // without one since its STREAM_RESET; then the stream delivers nothing more (its error bit) and
+  // lookup puts it in ERROR (kConsFail; none for a stream past the table).
+  void report_err(const u16& stream, const u16& seg_ssn, bool tagged, const u32& length, const sc_dt::sc_uint<4>& etype,
+                  const u8& ecode, const sc_dt::sc_biguint<144>& hdr) {
+    const unsigned s = stream.to_uint();
+    const bool ok = s < static_cast<unsigned>(NS);
+    if (ok && err_[s]) return;  // the stream reported its error already
+    Ce e;
+    e.err = true;
+    e.tagged = tagged;
+    e.stream = stream;
+    e.ssn = seg_ssn;
+    e.length = length;
+    e.etype = etype;
+    e.ecode = ecode;
+    e.hdr = hdr;
+    push_ce(e);
+    if (!ok) return;  // a stream past the table: no FAIL (it has no entry in lookup's table)
+    push_co(ConsKind::kConsFail, stream, 0);
+    err_[s] = true;
+  }
+
+  // A slot released in DDP-SSN order (5.3): an error mark reports its stream's record; a segment gets
+  // the message-order check and, at L, the completion.
+  void release(unsigned s, const u16& seg_ssn, const Slot& g) {
+    if (g.err) {
+      const ErrRec& r = rec_[s];
+      report_err(s, seg_ssn, r.tagged, r.length, r.etype, r.ecode, r.hdr);
+      return;
+    }
+    deliver_seg(s, seg_ssn, g);
+  }
+
   // A segment released in DDP-SSN order (5.3): the message-order check and, at L, the completion.
   void deliver_seg(unsigned s, const u16& seg_ssn, const Slot& g) {
-    if (err_[s]) return;  // order error: nothing more is delivered until STREAM_RESET
+    if (err_[s]) return;  // an error reported: nothing more is delivered until STREAM_RESET
     const unsigned q = qn_index(g.stag_qn);
     if (!g.tagged) {
       const bool set = qset_[s][static_cast<int>(q)];
@@ -354,17 +411,29 @@ SC_MODULE(Deliver) {
         return true;
       }
       case DlvKind::kDlvError: {
+        const u16 ahead = ok ? u16(d.ssn - nssn_[s]) : u16(0);
+        const bool seq = ok && d.err_at_ssn == 1 && ahead.to_uint() < static_cast<unsigned>(WIN);
+        if (seq && ahead != 0) {  // waits at its DDP-SSN (replacing a segment placed there)
+          const unsigned idx = d.ssn.to_uint() % WIN;
+          Slot g;
+          g.err = true;
+          slot_[s * WIN + idx] = g;
+          ErrRec r;
+          r.tagged = d.is_tagged;
+          r.etype = d.err_type;
+          r.ecode = d.err_code;
+          r.length = d.length.range(15, 0);
+          r.hdr = d.hdr_raw;
+          rec_[s] = r;
+          bits<WIN> f = filled_[s];
+          f[static_cast<int>(idx)] = 1;
+          filled_[s] = f;
+          return true;
+        }
         if (!room) return false;
-        Ce e;
-        e.err = true;
-        e.tagged = d.is_tagged;
-        e.stream = d.stream;
-        e.ssn = d.ssn;
-        e.length = d.length;
-        e.etype = d.err_type;
-        e.ecode = d.err_code;
-        e.hdr = d.hdr_raw;
-        push_ce(e);
+        // At next_ssn (reported, next_ssn advances), behind it, or with no position: reported now.
+        report_err(d.stream, d.ssn, d.is_tagged, d.length, d.err_type, d.err_code, d.hdr_raw);
+        if (seq) advance(s);
         return true;
       }
       case DlvKind::kDlvReset: {
@@ -581,7 +650,7 @@ SC_MODULE(Deliver) {
           bits<WIN> f = filled_[s];
           f[static_cast<int>(idx)] = 0;
           filled_[s] = f;
-          deliver_seg(s, n, slot_[s * WIN + idx]);
+          release(s, n, slot_[s * WIN + idx]);
           advance(s);
         }
       } else if (hold_v_) {

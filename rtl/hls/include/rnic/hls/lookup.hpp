@@ -2,7 +2,8 @@
 // The SystemC-HLS model of rnic_rx_lookup (docs/rtl-architecture.md): the lookup stage and its tables.
 // Per segment it reads what validate needs to apply the RFC 5041 7.1 checks and emits one Lookup item:
 //   - the STag entry (index = STag[31:8], RFC 5041 4.4 / 5.2: the key STag[7:0] is compared by validate);
-//   - the stream's state and PD (7.1: a stream in error drops every later segment), and its delivery
+//   - the stream's state, PD and, PENDING, the DDP-SSN its error waits at (7.1: a stream in error
+//     drops every later segment; docs/rtl-architecture.md "Errors in DDP-SSN order"), and its delivery
 //     point (next DDP-SSN, RFC 5043 5.2.1 window) as deliver last reported it (SsnUpd);
 //   - for an untagged segment the receive queue (stream, QN) (RFC 5041 4.3, 5.4): BAD_QN, MSN_RANGE
 //     (7.1 untagged #5: MSN before the first available buffer), NO_BUF (not yet posted), or OK with
@@ -10,10 +11,14 @@
 // It also executes the table commands of regs between segments (STAG_WRITE, STAG_INVALIDATE,
 // STREAM_ENABLE, STREAM_TEARDOWN, QUEUE_CONFIG, NOP; the fenced ones travel in-band as FENCE /
 // STREAM_RESET / QUEUE_SET items), applies doorbells and deliver's consume channel alongside segments,
-// and prefetches posted descriptors ahead of use.
+// and prefetches posted descriptors ahead of use. The stream table is written by validate's StreamErr
+// (the stream's new state: PENDING with the failing DDP-SSN, or ERROR), by deliver's kConsFail (ERROR:
+// deliver reported an error of the stream), and by the commands. PENDING counts as live like NORMAL
+// (an untagged segment of it still wants its descriptor: validate decides whether it is taken).
 // The tables are units (classes owned by the stage's one thread):
 //   LookupStagTable    the STag table and the key table (the key table survives reset)
-//   LookupStreamTable  the stream table (state, PD) and lookup's copy of deliver's next DDP-SSN
+//   LookupStreamTable  the stream table (state, PD, PENDING's DDP-SSN) and lookup's copy of deliver's
+//                      next DDP-SSN
 //   LookupRqTable      the receive queues: configuration, producer (doorbell), head MSN, last MSN read
 //   LookupDescCache    per queue RQ_PREFETCH descriptors, the one of MSN m in slot (m - 1) mod
 //                      RQ_PREFETCH, tagged with m (a slot never answers for another MSN), and per queue
@@ -130,6 +135,7 @@ class LookupStreamTable {
   void reset_entry(int i) {
     state_[i] = rnic::hw::kSTREAM_TORN_DOWN;
     pd_[i] = 0;
+    essn_[i] = 0;
     next_ssn_[i] = 0;
   }
   static bool in_range(const sc_dt::sc_uint<32>& s) { return s.to_uint() < unsigned(C::NUM_STREAMS); }
@@ -139,18 +145,23 @@ class LookupStreamTable {
     if (i >= unsigned(C::NUM_STREAMS)) {
       lk.stream_state = rnic::hw::kSTREAM_TORN_DOWN;
       lk.stream_pd = 0;
+      lk.stream_essn = 0;
       lk.next_ssn = 0;
       return;
     }
     lk.stream_state = state_[i];
     lk.stream_pd = pd_[i];
+    lk.stream_essn = essn_[i];
     lk.next_ssn = next_ssn_[i];
   }
-  void write(const sc_dt::sc_uint<16>& s, unsigned state, const sc_dt::sc_uint<16>& pd) {
+  // The stream word, written whole: state, PD and (PENDING) the DDP-SSN its error waits at.
+  void write(const sc_dt::sc_uint<16>& s, unsigned state, const sc_dt::sc_uint<16>& pd,
+             const sc_dt::sc_uint<16>& essn) {
     const unsigned i = s.to_uint();
     if (i >= unsigned(C::NUM_STREAMS)) return;
     state_[i] = state;
     pd_[i] = pd;
+    essn_[i] = essn;
   }
   void set_next_ssn(const sc_dt::sc_uint<16>& s, const sc_dt::sc_uint<16>& v) {
     const unsigned i = s.to_uint();
@@ -160,6 +171,7 @@ class LookupStreamTable {
  private:
   sc_dt::sc_uint<2> state_[C::NUM_STREAMS];
   sc_dt::sc_uint<16> pd_[C::NUM_STREAMS];
+  sc_dt::sc_uint<16> essn_[C::NUM_STREAMS];  // PENDING: the failing segment's DDP-SSN
   sc_dt::sc_uint<16> next_ssn_[C::NUM_STREAMS];
 };
 
@@ -423,8 +435,8 @@ SC_MODULE(LookupStage) {
   sc_dt::sc_uint<6> rec_off_[static_cast<std::size_t>(MAX_READS)];
 
   // The item of segment s from the tables as they are now. need: an untagged segment that can be
-  // placed (stream NORMAL, queue OK) and wants its descriptor; then q, near (within the cache's
-  // reach of the head), hit (the cache answered into lk).
+  // placed (stream NORMAL or PENDING, queue OK) and wants its descriptor; then q, near (within the
+  // cache's reach of the head), hit (the cache answered into lk).
   void build(const Seg& s, Lookup& lk, bool& need, int& q, bool& near, bool& hit) const {
     lk = Lookup();
     lk.kind = ItemKind::kSeg;
@@ -435,7 +447,8 @@ SC_MODULE(LookupStage) {
     sc_dt::sc_uint<32> ahead = 0;
     const unsigned st = rq_.status(q, s.msn, ahead);
     lk.rq_status = st;
-    need = !s.is_tagged && lk.stream_state == rnic::hw::kSTREAM_NORMAL && st == RqStatus::kRqOk;
+    const bool live = lk.stream_state == rnic::hw::kSTREAM_NORMAL || lk.stream_state == rnic::hw::kSTREAM_PENDING;
+    need = !s.is_tagged && live && st == RqStatus::kRqOk;
     near = ahead.to_uint() < unsigned(C::RQ_PREFETCH);
     hit = need && near && cache_.lookup(q, s.msn, lk);
   }
@@ -508,7 +521,7 @@ SC_MODULE(LookupStage) {
       sc_dt::sc_uint<32> result = 0;
       // This cycle's stream-table write (at most one), applied before the segment reads the table.
       bool sw = false;
-      sc_dt::sc_uint<16> sw_stream = 0, sw_pd = 0;
+      sc_dt::sc_uint<16> sw_stream = 0, sw_pd = 0, sw_essn = 0;
       unsigned sw_state = rnic::hw::kSTREAM_ERROR;
 
       // ---- what moved at the edge just passed
@@ -516,12 +529,13 @@ SC_MODULE(LookupStage) {
       if (ar.taken()) ar_v = false;
 
       // Side channels, taken every cycle (deliver and validate never wait on lookup's pipeline).
-      if (err.fired()) {  // 7.1: the stream enters the error state
+      if (err.fired()) {  // 7.1: a segment of the stream failed: PENDING at its DDP-SSN, or ERROR
         const StreamErr e = err.data();
         sw = true;
         sw_stream = e.stream;
-        sw_state = rnic::hw::kSTREAM_ERROR;
+        sw_state = e.state.to_uint();
         sw_pd = e.pd;
+        sw_essn = e.essn;
       }
       if (ssn.fired()) {
         const SsnUpd u = ssn.data();
@@ -543,7 +557,7 @@ SC_MODULE(LookupStage) {
             rq_.consume(q);
             pf_.hint(q);
           }
-        } else if (c.kind == ConsKind::kConsFail) {  // delivery found the stream out of order: parked
+        } else if (c.kind == ConsKind::kConsFail) {  // deliver reported an error of the stream: parked
           fail_v = true;                             // (cons is not ready while one waits: none is)
           fail_stream = c.stream;
         } else if (c.kind == ConsKind::kConsReset && cst == kEcho) {
@@ -705,9 +719,9 @@ SC_MODULE(LookupStage) {
 
       // ---- the stream table's one write: the writer of this cycle, else the parked delivery failure
       if (sw) {
-        streams_.write(sw_stream, sw_state, sw_pd);
+        streams_.write(sw_stream, sw_state, sw_pd, sw_essn);
       } else if (fail_v) {
-        streams_.write(fail_stream, rnic::hw::kSTREAM_ERROR, 0);
+        streams_.write(fail_stream, rnic::hw::kSTREAM_ERROR, 0, 0);
         fail_v = false;
       }
 

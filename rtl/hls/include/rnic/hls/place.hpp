@@ -15,7 +15,7 @@
 //     message deliver has completed since lookup (write safety 4): it is STALE, its beats are discarded,
 //     nothing is written, and it still goes to deliver as kPlaced (deliver reports the order error).
 //   - DROP (7.1: a stream in error): beats discarded, nothing to deliver. ERROR: beats discarded, a
-//     kDlvError with the 7.2 type/code and the segment's bytes as length goes to deliver.
+//     kDlvError with the 7.2 type/code, err_at_ssn and the segment's bytes as length goes to deliver.
 //   - Tokens (FENCE, STREAM_RESET, QUEUE_SET) go to deliver as kDlvFence / kDlvReset / kDlvQueueSet, in
 //     order with the segments.
 // A Dlv leaves only after its segment's beats were all taken and, for a segment that writes, all its AWs
@@ -168,6 +168,7 @@ SC_MODULE(Place) {
       d.length = v.seg.seg_bytes;
       d.err_type = v.err_type;
       d.err_code = v.err_code;
+      d.err_at_ssn = v.err_at_ssn;
     } else {
       d.kind = DlvKind::kPlaced;
       d.length = v.msg_len;

@@ -661,6 +661,12 @@ class KernelEnv {
   void model_receive(std::uint16_t stream, std::uint16_t ssn, const std::vector<std::uint8_t>& seg, bool net = false) {
     const auto& mc = model_->counters();
     const std::uint64_t drops = mc.drops;
+    const auto error_count = [&mc] {
+      std::uint64_t n = 0;
+      for (const auto& [e, k] : mc.errors) n += k;
+      return n;
+    };
+    const std::uint64_t errors_before = error_count();
     const std::size_t first = model_->completions().size();
     if (net) {
       if (model_->receive_net(stream, ssn, seg) != Fate::kTaken) return;  // nothing placed or changed
@@ -668,9 +674,12 @@ class KernelEnv {
       model_->receive(stream, ssn, seg);
     }
     auto& done = model_->completions();
-    bool failed = false;
-    // The segment failed its own checks (an order error is found at delivery, after placement).
-    for (std::size_t i = first; i < done.size(); ++i) failed = failed || (done[i].is_error && !done[i].order);
+    // The segment failed its own checks: an error counted that is not an order error (those are found
+    // at delivery, after placement). Its report may wait for its DDP-SSN position, and a segment that
+    // fills the gap before it may release it.
+    std::uint64_t order_errors = 0;
+    for (std::size_t i = first; i < done.size(); ++i) order_errors += done[i].is_error && done[i].order ? 1U : 0U;
+    const bool failed = error_count() - errors_before > order_errors;
     const std::uint32_t serial = ++serial_;
     Shadow& sh = shadow_.at(stream);
     if (!failed && mc.drops == drops) {  // placed
@@ -710,8 +719,8 @@ class KernelEnv {
       e.c = done[i];
       if (e.c.is_error) {
         e.ssn = e.c.ssn;
-        if (e.c.order) sh.placed.clear();  // nothing more is delivered on the stream
-      } else {                             // walk the shadow exactly as the model's in-order delivery did
+        sh.placed.clear();  // nothing more is delivered on the stream
+      } else {              // walk the shadow exactly as the model's in-order delivery did
         for (;;) {
           auto it = sh.placed.find(sh.next);
           if (it == sh.placed.end())

@@ -183,7 +183,8 @@ inline constexpr unsigned kDlvBits = kBitsOf<Dlv>;
 enum StreamState : unsigned {
   kStreamNormal = hw::kSTREAM_NORMAL,
   kStreamError = hw::kSTREAM_ERROR,
-  kStreamTornDown = hw::kSTREAM_TORN_DOWN
+  kStreamTornDown = hw::kSTREAM_TORN_DOWN,
+  kStreamPending = hw::kSTREAM_PENDING
 };
 
 // ---- packing ----------------------------------------------------------------------------------------
