@@ -14,4 +14,10 @@ localparam int RNIC_TAGGED_HDR_BYTES = 14;  // tagged header (4.2)
 
 `include "rnic_structs.svh"
 
+// A stream whose segments are still taken and checked: NORMAL, or PENDING (those before its failing
+// segment, docs/rtl-architecture.md "Errors in DDP-SSN order").
+function automatic logic rnic_stream_live(input logic [1:0] state);
+  rnic_stream_live = state == 2'(RNIC_STREAM_NORMAL) || state == 2'(RNIC_STREAM_PENDING);
+endfunction
+
 `endif  // RNIC_DEFS_SVH

@@ -513,11 +513,11 @@ module rnic_rx_deliver #(
           free = o_ready;
         end
         RNIC_DLV_ERROR: begin
-          if (item_q.err_at_ssn && d_ok_q && d_in_win_q && !d_direct_q) begin
-            w_fill_f = 1'b1;                   // waits at its DDP-SSN (replacing a segment there)
-          end else if (!(item_q.err_at_ssn && d_ok_q && d_in_win_q)) begin
+          if (!(item_q.err_at_ssn && d_ok_q && d_in_win_q)) begin
             o_push = o_ready;                  // no position, or behind next_ssn: reported now
             free = o_ready;
+          end else if (!d_direct_q) begin
+            w_fill_f = 1'b1;                   // waits at its DDP-SSN (replacing a segment there)
           end else if (o_ready) begin
             o_push = 1'b1;                     // at next_ssn: reported, next_ssn advances
             w_rel = 1'b1;

@@ -181,7 +181,7 @@ module rnic_rx_lookup #(
   logic [31:0] c_msnm1_q;
   rnic_lookup_t c_lk_q;                 //   its item (stream word kept current), but for the status
   logic c_qbad_q, c_neg_q, c_nobuf_q, c_near_q, c_hit_q, c_low_q;  // B's flags
-  logic c_normal_q;                     //   its stream word says NORMAL (kept with c_lk_q)
+  logic c_normal_q;                     //   its stream word says NORMAL or PENDING (kept with c_lk_q)
   logic [63:0] c_base_q;                //   the queue's ring
   logic [31:0] c_slot_q;                //   and the MSN's slot in it
   logic [63:0] c_dir_addr;              //   the MSN's descriptor in the host ring
@@ -815,7 +815,7 @@ module rnic_rx_lookup #(
     // follows the writes of its cycle.
     if (b_move || c_refresh_q) begin
       c_lk_q <= s_lk;
-      c_normal_q <= strm_state == 2'(RNIC_STREAM_NORMAL) || strm_state == 2'(RNIC_STREAM_PENDING);
+      c_normal_q <= rnic_stream_live(strm_state);
       c_qbad_q <= s_qbad;
       c_neg_q <= s_neg;
       c_nobuf_q <= s_nobuf;
@@ -825,7 +825,7 @@ module rnic_rx_lookup #(
       c_base_q <= bq_base;
       c_slot_q <= s_slot;
     end else if (c_fwd) begin
-      c_normal_q <= strm_wstate == 2'(RNIC_STREAM_NORMAL) || strm_wstate == 2'(RNIC_STREAM_PENDING);
+      c_normal_q <= rnic_stream_live(strm_wstate);
       c_lk_q.stream_state <= strm_wstate;
       c_lk_q.stream_pd <= strm_wpd;
       c_lk_q.stream_essn <= strm_wessn;

@@ -128,8 +128,8 @@ module rnic_rx_validate #(
   logic        v1_pend_q;   // a segment of the stream err_valid_o named while it waited in lookup,
                             //   that this error drops
   logic        err_last_q;  // the last verdict V2 decided was an ERROR
-  logic        err_last_imm_q; //   an LLP error (not at a DDP-SSN position)
-  logic        err_imm_q;   // err_valid_o's error is an LLP error (the stream in ERROR)
+  logic        err_imm_q;   // the last ERROR decided has no DDP-SSN position (the stream in ERROR);
+                            //   with err_last_q, that of the item ahead
   logic        err_q;       // err_valid_o: V2 decided an ERROR in the cycle before
   logic        err_pend_q;  // lookup's output register may hold an item that left before the write
   logic        busy_q;      // busy_o = v1_valid_q || err_q, as its own flip-flop (the depth budget:
@@ -172,9 +172,9 @@ module rnic_rx_validate #(
     netdrop_d = 1'b0;
     if (v1_q.kind != RNIC_ITEM_SEG) begin
       vd_d.action = RNIC_ACT_TOKEN;
-    end else if ((v1_q.stream_state != 2'(RNIC_STREAM_NORMAL) && v1_q.stream_state != 2'(RNIC_STREAM_PENDING)) ||
+    end else if (!rnic_stream_live(v1_q.stream_state) ||
                  (v1_q.stream_state == 2'(RNIC_STREAM_PENDING) && !v1_front_q) ||
-                 (v1_same_q && err_last_q && (err_last_imm_q || !v1_ahead_ok_q)) || v1_pend_q) begin
+                 (v1_same_q && err_last_q && (err_imm_q || !v1_ahead_ok_q)) || v1_pend_q) begin
       vd_d.action = RNIC_ACT_DROP;                         // 7.1: silently drop after an error
     end else if (v1_q.seg.net && v1_ssn_out_q) begin
       // From the network (docs/network.md): behind the window a retransmission already taken,
@@ -236,7 +236,6 @@ module rnic_rx_validate #(
       v1_valid_q <= 1'b0;
       vd_valid_q <= 1'b0;
       err_last_q <= 1'b0;
-      err_last_imm_q <= 1'b0;
       err_q <= 1'b0;
       err_pend_q <= 1'b0;
       busy_q <= 1'b0;
@@ -248,7 +247,6 @@ module rnic_rx_validate #(
       if (v2_accept) vd_valid_q <= 1'b1;
       else if (vd_ready_i) vd_valid_q <= 1'b0;
       if (v2_accept) err_last_q <= vd_d.action == RNIC_ACT_ERROR;
-      if (v2_accept) err_last_imm_q <= !vd_d.err_at_ssn;
       err_q <= v2_accept && vd_d.action == RNIC_ACT_ERROR;
       busy_q <= v1_accept || (v1_valid_q && !v2_accept) || (v2_accept && vd_d.action == RNIC_ACT_ERROR);
       // Set with err_q; then held while lookup's output register waits for V1 (a new error is

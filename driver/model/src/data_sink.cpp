@@ -117,8 +117,8 @@ std::optional<DdpError> DataSink::validate_untagged(const Stream& s, const rnic:
   return std::nullopt;
 }
 
-void DataSink::fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, DdpError e, ConstBytes segment,
-                    std::size_t header_len) {
+DataSink::Outcome DataSink::fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, DdpError e, ConstBytes segment,
+                                 std::size_t header_len) {
   Completion c;
   c.stream = stream;
   c.is_error = true;
@@ -130,13 +130,14 @@ void DataSink::fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, DdpError
   if (static_cast<std::uint16_t>(ssn - s.next_ssn) >= cfg_.ssn_window) {  // no position: at once
     completions_.push_back(std::move(c));
     s.state = StreamState::kError;  // 7.1: every later segment is silently dropped
-    return;
+    return Outcome::kFailed;
   }
   // Waits at its DDP-SSN (replacing a segment placed there: the failing one is reported). A later
   // failing segment is taken only before it (receive()), so the first in DDP-SSN order is reported.
   s.placed[ssn] = Pending{false, false, std::move(c), true};
   s.error_ssn = ssn;
   deliver_in_order(s, stream);
+  return Outcome::kFailed;
 }
 
 DataSink::Fate DataSink::net_fate(std::uint32_t stream, std::uint16_t ssn) const {
@@ -159,40 +160,36 @@ DataSink::Fate DataSink::receive_net(std::uint32_t stream, std::uint16_t ssn, Co
   return f;
 }
 
-void DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segment) {
+DataSink::Outcome DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segment) {
   ++counters_.segments;
   Stream& s = streams_.at(stream);
   if (!s.enabled || s.state != StreamState::kNormal) {
     ++counters_.drops;
-    return;
+    return Outcome::kDropped;
   }
   if (s.error_ssn) {  // only the segments in the window before the failing one are taken
     const auto ahead = static_cast<std::uint16_t>(ssn - s.next_ssn);
     const auto before = static_cast<std::uint16_t>(*s.error_ssn - ssn);
     if (ahead >= cfg_.ssn_window || before == 0 || before >= cfg_.ssn_window) {
       ++counters_.drops;
-      return;
+      return Outcome::kDropped;
     }
   }
   const auto decoded = rnic::wire::decode_segment(segment);
   if (!decoded) {  // shorter than its header: nothing to validate against
-    fail(s, stream, ssn, DdpError::kLocalCatastrophic, segment, segment.size);
-    return;
+    return fail(s, stream, ssn, DdpError::kLocalCatastrophic, segment, segment.size);
   }
   if (cfg_.max_seg_bytes != 0 && segment.size > cfg_.max_seg_bytes) {  // longer than the sink takes
-    fail(s, stream, ssn, DdpError::kLocalCatastrophic, segment, rnic::wire::header_size(decoded->header));
-    return;
+    return fail(s, stream, ssn, DdpError::kLocalCatastrophic, segment, rnic::wire::header_size(decoded->header));
   }
   const auto& hdr = decoded->header;
   const std::size_t hlen = rnic::wire::header_size(hdr);
   const std::uint16_t ahead = static_cast<std::uint16_t>(ssn - s.next_ssn);
   if (ahead >= cfg_.ssn_window) {  // RFC 5043 10: outside the reorder window
-    fail(s, stream, ssn, DdpError::kLlpError, segment, hlen);
-    return;
+    return fail(s, stream, ssn, DdpError::kLlpError, segment, hlen);
   }
   if (auto e = rnic::wire::check_version(hdr)) {
-    fail(s, stream, ssn, *e, segment, hlen);
-    return;
+    return fail(s, stream, ssn, *e, segment, hlen);
   }
   const ConstBytes payload = decoded->payload;
   std::uint64_t addr = 0;
@@ -221,9 +218,10 @@ void DataSink::receive(std::uint32_t stream, std::uint16_t ssn, ConstBytes segme
   }
   if (!s.placed.emplace(ssn, std::move(p)).second) {
     ++counters_.duplicates;  // placed again (5.3); delivery state unchanged
-    return;
+    return Outcome::kPlaced;
   }
   deliver_in_order(s, stream);
+  return Outcome::kPlaced;
 }
 
 void DataSink::deliver_in_order(Stream& s, std::uint32_t stream) {

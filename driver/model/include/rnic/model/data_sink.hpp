@@ -108,8 +108,14 @@ class DataSink {
   // order.
   void post_buffer(std::uint32_t stream, std::uint32_t qn, std::uint64_t host_addr, std::uint32_t length);
 
+  // What became of a segment.
+  enum class Outcome {
+    kPlaced,   // passed every check and placed (a duplicate DDP-SSN too: placed again, 5.3)
+    kDropped,  // silently dropped: stream not normal, or outside the window before its waiting error
+    kFailed,   // failed a check: reported now or at its DDP-SSN position; nothing placed
+  };
   // One DDP segment from the LLP with its stream and DDP-SSN (RFC 5043 5.2.1).
-  void receive(std::uint32_t stream, std::uint16_t ddp_ssn, rnic::wire::ConstBytes segment);
+  Outcome receive(std::uint32_t stream, std::uint16_t ddp_ssn, rnic::wire::ConstBytes segment);
 
   // What became of a segment the card's network front end handed over (docs/network.md).
   enum class Fate {
@@ -166,8 +172,8 @@ class DataSink {
   // A failing segment (7.1). In the window, its error is reported at its DDP-SSN position: after
   // every message before it, and nothing of the stream is delivered after it (docs/rtl-architecture.md,
   // "Errors in DDP-SSN order"). Outside the window (no position) it is reported at once.
-  void fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, rnic::wire::DdpError e, rnic::wire::ConstBytes segment,
-            std::size_t header_len);
+  Outcome fail(Stream& s, std::uint32_t stream, std::uint16_t ssn, rnic::wire::DdpError e,
+               rnic::wire::ConstBytes segment, std::size_t header_len);
   // Delivery in DDP-SSN order (5.3, 5.4); a failing segment reached reports its error and ends the
   // stream's delivery. Every released untagged segment must carry its queue's
   // expected MSN (4.3: + 1 per message; 7.1 untagged #5: the lower limit is what has been completed),

@@ -163,6 +163,11 @@ struct Doorbell {
   sc_dt::sc_uint<8> qn;
   sc_dt::sc_uint<32> prod;
 };
+// A stream whose segments are still taken and checked: NORMAL, or PENDING (those before its failing
+// segment, docs/rtl-architecture.md "Errors in DDP-SSN order"); rtl/rnic_defs.svh rnic_stream_live.
+inline bool stream_live(unsigned state) {
+  return state == rnic::hw::kSTREAM_NORMAL || state == rnic::hw::kSTREAM_PENDING;
+}
 // validate -> lookup: a segment of `stream` failed 7.1: the stream's new state (the word written whole
 // with its PD): PENDING with the failing segment's DDP-SSN (essn: its error waits for that position,
 // docs/rtl-architecture.md "Errors in DDP-SSN order"), or ERROR (an error with no position: at once).

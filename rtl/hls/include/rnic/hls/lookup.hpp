@@ -447,8 +447,7 @@ SC_MODULE(LookupStage) {
     sc_dt::sc_uint<32> ahead = 0;
     const unsigned st = rq_.status(q, s.msn, ahead);
     lk.rq_status = st;
-    const bool live = lk.stream_state == rnic::hw::kSTREAM_NORMAL || lk.stream_state == rnic::hw::kSTREAM_PENDING;
-    need = !s.is_tagged && live && st == RqStatus::kRqOk;
+    need = !s.is_tagged && stream_live(lk.stream_state.to_uint()) && st == RqStatus::kRqOk;
     near = ahead.to_uint() < unsigned(C::RQ_PREFETCH);
     hit = need && near && cache_.lookup(q, s.msn, lk);
   }

@@ -144,8 +144,8 @@ SC_MODULE(Validate) {
   // ssn is in the window): NORMAL takes it, PENDING only in the window before essn (1 <= essn - ssn <
   // SSN_WINDOW, mod 2^16: both in the window, so this is their order), ERROR and TORN_DOWN never.
   static bool takes(unsigned state, const sc_dt::sc_uint<16>& essn, const sc_dt::sc_uint<16>& ssn, bool in_win) {
+    if (!stream_live(state)) return false;
     if (state == rnic::hw::kSTREAM_NORMAL) return true;
-    if (state != rnic::hw::kSTREAM_PENDING) return false;
     const sc_dt::sc_uint<16> d = essn - ssn;
     return in_win && d != 0 && d < static_cast<unsigned>(C::SSN_WINDOW);
   }

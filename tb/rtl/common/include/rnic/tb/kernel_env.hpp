@@ -659,30 +659,17 @@ class KernelEnv {
   }
 
   void model_receive(std::uint16_t stream, std::uint16_t ssn, const std::vector<std::uint8_t>& seg, bool net = false) {
-    const auto& mc = model_->counters();
-    const std::uint64_t drops = mc.drops;
-    const auto error_count = [&mc] {
-      std::uint64_t n = 0;
-      for (const auto& [e, k] : mc.errors) n += k;
-      return n;
-    };
-    const std::uint64_t errors_before = error_count();
     const std::size_t first = model_->completions().size();
-    if (net) {
-      if (model_->receive_net(stream, ssn, seg) != Fate::kTaken) return;  // nothing placed or changed
-    } else {
-      model_->receive(stream, ssn, seg);
+    using Outcome = rnic::model::DataSink::Outcome;
+    if (net && model_->net_fate(stream, ssn) != Fate::kTaken) {
+      model_->receive_net(stream, ssn, seg);  // a duplicate or declined: counted, nothing else changes
+      return;
     }
+    const Outcome outcome = model_->receive(stream, ssn, seg);  // (what receive_net does with one it takes)
     auto& done = model_->completions();
-    // The segment failed its own checks: an error counted that is not an order error (those are found
-    // at delivery, after placement). Its report may wait for its DDP-SSN position, and a segment that
-    // fills the gap before it may release it.
-    std::uint64_t order_errors = 0;
-    for (std::size_t i = first; i < done.size(); ++i) order_errors += done[i].is_error && done[i].order ? 1U : 0U;
-    const bool failed = error_count() - errors_before > order_errors;
     const std::uint32_t serial = ++serial_;
     Shadow& sh = shadow_.at(stream);
-    if (!failed && mc.drops == drops) {  // placed
+    if (outcome == Outcome::kPlaced) {
       const auto dec = rnic::wire::decode_segment(seg).value();
       const std::size_t hlen = rnic::wire::header_size(dec.header);
       const std::uint32_t len = static_cast<std::uint32_t>(seg.size() - hlen);
