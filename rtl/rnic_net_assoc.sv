@@ -126,25 +126,20 @@ module rnic_net_assoc #(
   end
 
   // ---- Live bits ----
-  // The write's bit, decoded in two halves (index[3:0] and index[15:4]) shared by every bit, so that
-  // each live bit's enable is one AND of two decoded lines; an index >= NumStreams matches no bit.
-  localparam int LiveHi = (NumStreams + 15) / 16;
-  logic [15:0]           live_lo;
-  logic [LiveHi-1:0]     live_hi;
+  // One flip-flop per stream, written by bit index (no loop over the streams: thousands of them,
+  // issue 33); the write's enable per bit is a decode of live_index_i, an index >= NumStreams
+  // writes no bit.
+  localparam int LiveBits = NumStreams > 1 ? $clog2(NumStreams) : 1;
   logic [NumStreams-1:0] live_q;
-  for (genvar l = 0; l < 16; l++) begin : g_live_lo
-    assign live_lo[l] = live_index_i[3:0] == 4'(l);
+  logic                  live_in_range;
+  assign live_in_range = {1'b0, live_index_i} < 17'(NumStreams);
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) live_q <= NumStreams'(0);
+    else if (live_wr_i && live_in_range) live_q[live_index_i[LiveBits-1:0]] <= live_value_i;
   end
-  for (genvar h = 0; h < LiveHi; h++) begin : g_live_hi
-    assign live_hi[h] = live_wr_i && live_index_i[15:4] == 12'(h);
-  end
-  logic unused_live_lo;  // all 16 lines are used from NumStreams 16 on
-  assign unused_live_lo = ^live_lo;
-  for (genvar s = 0; s < NumStreams; s++) begin : g_live
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni) live_q[s] <= 1'b0;
-      else if (live_hi[s/16] && live_lo[s%16]) live_q[s] <= live_value_i;
-    end
+  if (LiveBits < 16) begin : g_live_unused
+    logic unused_live_index;  // above LiveBits: judged by live_in_range
+    assign unused_live_index = ^live_index_i[15:LiveBits];
   end
   assign live_o = live_q;
 
