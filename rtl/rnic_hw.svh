@@ -12,9 +12,8 @@
 
 // Identification and limits
 localparam logic [31:0] RNIC_ID_VALUE = 32'h52444450;  // REG_ID: ASCII 'RDDP'
-localparam logic [31:0] RNIC_VERSION_VALUE = 32'h00020002;  // REG_VERSION: interface major 2, minor 2 (2: the card issues STag keys, REG_CMD_RESULT; fenced teardown and queue configuration; 2.1: CQ_CTRL.busy, ring configuration taken only while disabled and not busy; 2.2: NRXD SRC_IP and SRC_PORT name each received packet's sender); the driver refuses another major, and open_net a minor below 2
-localparam logic [31:0] RNIC_MMIO_BYTES = 32'h00010000;  // size of the AXI4-Lite address space
-localparam logic [31:0] RNIC_DOORBELL_BASE = 32'h00008000;  // RQ doorbells: DOORBELL_BASE + 4 * (stream * CAP_QNS + qn); the value is the MSN of the last posted buffer
+localparam logic [31:0] RNIC_VERSION_VALUE = 32'h00030000;  // REG_VERSION: interface major 3, minor 0 (2: the card issues STag keys, REG_CMD_RESULT; fenced teardown and queue configuration; 2.1: CQ_CTRL.busy, ring configuration taken only while disabled and not busy; 2.2: NRXD SRC_IP and SRC_PORT name each received packet's sender; 3: one doorbell register pair, DB_QUEUE and DB_PROD, instead of a doorbell address per queue, so that thousands of streams fit the 64 KiB control window); the driver refuses another major
+localparam logic [31:0] RNIC_MMIO_BYTES = 32'h00010000;  // size of the AXI4-Lite address space (XRT 2.13 maps at most 64 KiB of a compute unit's registers)
 localparam logic [31:0] RNIC_RQ_DESC_BYTES = 32'h00000010;  // size of a receive-buffer descriptor
 localparam logic [31:0] RNIC_CQE_BYTES = 32'h00000040;  // size of a completion entry
 localparam logic [31:0] RNIC_CMD_ARGS = 32'h00000010;  // number of REG_CMD_ARG words
@@ -46,6 +45,8 @@ localparam logic [15:0] RNIC_REG_CQ_LOG2_SIZE = 16'h0108;  // RW completion ring
 localparam logic [15:0] RNIC_REG_CQ_CTRL = 16'h010C;  // RW bit 0 enable; writing 1 resets producer and consumer to 0 and the phase to 1; while disabled, decided completions are discarded (nothing is written). Bit 1 busy (RO): a completion write loaded before the disable is not yet acknowledged; the ring memory is the card's until busy reads 0
 localparam logic [15:0] RNIC_REG_CQ_PROD = 16'h0110;  // RO completion producer index (free-running, 32 bits)
 localparam logic [15:0] RNIC_REG_CQ_CONS = 16'h0114;  // RW completion consumer doorbell (free-running, 32 bits)
+localparam logic [15:0] RNIC_REG_DB_QUEUE = 16'h0120;  // RW the receive queue DB_PROD rings: [15:0] stream, [23:16] QN; bits [31:24] read 0
+localparam logic [15:0] RNIC_REG_DB_PROD = 16'h0124;  // WO receive-queue doorbell: the MSN of the last buffer posted to the queue DB_QUEUE names (free-running, 32 bits); SLVERR, and nothing rung, when DB_QUEUE names no queue (stream >= CAP_STREAMS or QN >= CAP_QNS)
 localparam logic [15:0] RNIC_REG_NET_ASSOC_ARG0 = 16'h0400;  // RW network side (docs/network.md; rnic_net_regs): association staging words NET_ASSOC_ARG0..6 at 0x400 + 4*i: 0 my IPv4; 1 their IPv4; 2 [15:0] my UDP port [31:16] their UDP port; 3 [15:0] my SCTP port [31:16] their SCTP port; 4 my verification tag; 5 [15:0] first DDP stream [31:16] stream count; 6 [15:0] VNx socket
 localparam logic [15:0] RNIC_REG_NET_ASSOC_CMD = 16'h0420;  // WO [3:0] association table index; bit 8: 1 write the entry from NET_ASSOC_ARG0..6 (valid), 0 clear it (fenced: NET_ASSOC_STATUS busy until every packet that reached the card before the clear has left the front end). Ignored while NET_ASSOC_STATUS is busy
 localparam logic [15:0] RNIC_REG_NET_ASSOC_STATUS = 16'h0424;  // RO bit 0 busy: the last NET_ASSOC_CMD is not finished

@@ -124,8 +124,8 @@ module rnic_kernel #(
       $fatal(1, "rnic_kernel: DATA_WIDTH must be 64, 128, 256 or 512");
     if (STAG_ENTRIES < 2 || STAG_ENTRIES > 65536) $fatal(1, "rnic_kernel: STAG_ENTRIES must be 2..65536");
     if (NUM_STREAMS < 1 || NUM_STREAMS > 65536) $fatal(1, "rnic_kernel: NUM_STREAMS must be 1..65536");
-    if (NUM_QNS < 1 || (NUM_QNS & (NUM_QNS - 1)) != 0) $fatal(1, "rnic_kernel: NUM_QNS must be a power of two");
-    if (NUM_STREAMS * NUM_QNS > 8192) $fatal(1, "rnic_kernel: NUM_STREAMS * NUM_QNS doorbells must fit 8192");
+    if (NUM_QNS < 1 || NUM_QNS > 256 || (NUM_QNS & (NUM_QNS - 1)) != 0)
+      $fatal(1, "rnic_kernel: NUM_QNS must be a power of two in 1..256");
     if (SSN_WINDOW < 2 || SSN_WINDOW > 4096 || (SSN_WINDOW & (SSN_WINDOW - 1)) != 0)
       $fatal(1, "rnic_kernel: SSN_WINDOW must be a power of two in 2..4096");
     if (MAX_SEG_BYTES < 64 || MAX_SEG_BYTES > 65535) $fatal(1, "rnic_kernel: MAX_SEG_BYTES must be 64..65535");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 `include "rnic_defs.svh"
 `include "rnic_assert.svh"
-// AXI4-Lite register file (map: hw.def): identification, commands, doorbells, completion ring, counters.
+// AXI4-Lite register file (map: hw.def): identification, commands, the receive-queue doorbell,
+// completion ring, counters.
 //
 // Behaviour the map leaves open:
 // - 32-bit registers at word addresses; addr[1:0] are ignored. One write and one read are handled
@@ -9,9 +10,9 @@
 //   its own holding register); the write executes once both are held and the previous response
 //   has been accepted.
 // - Responses: OKAY, or SLVERR for an address outside the map (a read then returns 0). Writes to
-//   RO/RC registers are ignored (OKAY); reads of the write-only CMD and doorbells return 0 (OKAY).
-// - wstrb selects the bytes written to RW registers; CMD and doorbell writes take wdata as is.
-//   CQ_LOG2_SIZE keeps bits [4:0] and CQ_CTRL bit 0; their other bits read 0.
+//   RO/RC registers are ignored (OKAY); reads of the write-only CMD and DB_PROD return 0 (OKAY).
+// - wstrb selects the bytes written to RW registers; CMD and DB_PROD writes take wdata as is.
+//   CQ_LOG2_SIZE keeps bits [4:0], CQ_CTRL bit 0 and DB_QUEUE bits [23:0]; their other bits read 0.
 // - The completion ring's configuration (CQ_BASE_LO/HI, CQ_LOG2_SIZE) is taken only while the ring
 //   is disabled and not busy (CQ_CTRL bit 1 = cq_busy_i: a completion write loaded before the
 //   disable is still on the bus or awaits its B); a write at another time is ignored (OKAY), as is a
@@ -27,7 +28,10 @@
 //   item) completes on that pulse. Completion pulses while idle are ignored.
 // - CMD_RESULT: cmd_result_i, latched on cmd_done_i (STAG_WRITE: the STag the card issued); 0 from
 //   the start of every command.
-// - A doorbell write's response is held until db_ready_i accepts the doorbell; later writes wait.
+// - The doorbell (interface 3): a DB_PROD write rings the queue DB_QUEUE names (a register pair
+//   rather than an address per queue: 4096 streams x 4 QNs would fill the 64 KiB window alone). Its
+//   response is held until db_ready_i accepts the doorbell; later writes wait. DB_QUEUE naming no
+//   queue (stream >= NumStreams or QN >= NumQns): DB_PROD answers SLVERR and rings nothing.
 // - A read's R comes two cycles after its AR handshake (decode, then select: the logic-depth
 //   budget). Counter events are registered once before they are counted; a counter read returns
 //   the events up to the cycle of its AR handshake. Reading a counter's _LO word latches its _HI word
@@ -115,8 +119,6 @@ module rnic_regs #(
   // ---- derived constants ------------------------------------------------------------------------
   localparam int NUM_ARGS     = RNIC_CMD_ARGS;         // CMD_ARG staging words
   localparam int NUM_ARGS_OUT = 10;                    // words forwarded on cmd_args_o
-  localparam int NUM_DB       = NumStreams * NumQns;   // doorbells (one per stream and QN)
-  localparam int QN_BITS      = $clog2(NumQns);        // doorbell index bits that select the QN
 
   // Counter slots: the eight named counters, then one per error-table row.
   localparam int CNT_SEGMENTS     = 0;
@@ -133,9 +135,8 @@ module rnic_regs #(
 
   localparam logic [15:0] ARG_SPAN     = 16'(4 * NUM_ARGS);         // bytes of CMD_ARG0..15
   localparam logic [15:0] ERR_CNT_SPAN = 16'(8 * RNIC_NUM_ERRORS);  // bytes of the error counters
-  localparam logic [15:0] DB_BASE      = RNIC_DOORBELL_BASE[15:0];
-  localparam logic [31:0] NUM_DB_W     = NUM_DB;
-  localparam logic [31:0] QN_MASK      = NumQns - 1;
+  localparam logic [16:0] NUM_STREAMS_W = 17'(NumStreams);
+  localparam logic [8:0]  NUM_QNS_W     = 9'(NumQns);
 
   localparam logic [15:0] EXT_BASE     = 16'h0400;                 // the network side's window
   localparam logic [1:0] RESP_OKAY   = 2'b00;
@@ -145,17 +146,11 @@ module rnic_regs #(
     if (DataWidth < 32 || StagEntries < 1 || SsnWindow < 1) begin
       $fatal(1, "rnic_regs: DataWidth >= 32, StagEntries >= 1 and SsnWindow >= 1 required");
     end
-    if (32'(DB_BASE) <= 32'(RNIC_REG_CNT_ERROR0_LO) + 32'(ERR_CNT_SPAN)) begin
-      $fatal(1, "rnic_regs: the doorbell region must lie above every register (write decode)");
-    end
     if (NumStreams < 1 || NumStreams > 65536) begin
       $fatal(1, "rnic_regs: NumStreams must be in 1..65536 (16-bit db_stream_o)");
     end
     if (NumQns < 1 || NumQns > 256 || (NumQns & (NumQns - 1)) != 0) begin
       $fatal(1, "rnic_regs: NumQns must be a power of two in 1..256 (8-bit db_qn_o)");
-    end
-    if (4 * NUM_DB > RNIC_MMIO_BYTES - RNIC_DOORBELL_BASE) begin
-      $fatal(1, "rnic_regs: NumStreams * NumQns doorbells do not fit the MMIO space");
     end
     if (NUM_ARGS < NUM_ARGS_OUT || NUM_ARGS > 16) begin
       $fatal(1, "rnic_regs: RNIC_CMD_ARGS must be in 10..16");
@@ -194,16 +189,6 @@ module rnic_regs #(
   // Word address a is in the network side's window.
   function automatic logic ext_region(logic [15:8] a);
     ext_region = a == EXT_BASE[15:8];
-  endfunction
-
-  // Word address a is at or above the doorbell region.
-  function automatic logic db_region(logic [15:0] a);
-    db_region = a >= DB_BASE;
-  endfunction
-
-  // Doorbell index of a (meaningful when db_region).
-  function automatic logic [31:0] db_index(logic [15:0] a);
-    db_index = {16'b0, 16'(a - DB_BASE)} >> 2;
   endfunction
 
   // Counter decode of a: {hit, hi word, slot}.
@@ -254,14 +239,12 @@ module rnic_regs #(
   logic [15:0] wa;        // word address of the held write
   logic        wr_go;     // the held write executes this cycle
   logic        wr_hit;    // its address is in the map
-  logic        wr_db;     // it is a doorbell in range
-  logic [31:0] wr_db_idx;   // its doorbell index
+  logic        wr_db;     // it is DB_PROD and DB_QUEUE names a queue: it rings
   logic [31:0] wr_mask;   // byte mask of its strobes
 
   assign wa      = {aw_addr_q[15:2], 2'b00};
   assign wr_go   = aw_full_q && w_full_q && !b_valid_q && !db_valid_q;
-  assign wr_db_idx = db_index(wa);
-  assign wr_db   = aw_db_q;
+  assign wr_db   = aw_db_q && db_sel_ok_q;
   assign wr_mask = strb_mask(w_strb_q);
 
   // ---- read channel -----------------------------------------------------------------------------
@@ -301,6 +284,9 @@ module rnic_regs #(
   logic                   cq_en_q, cq_en_d;
   logic                   cq_reset_q, cq_reset_d;
   logic [31:0]            cq_cons_q, cq_cons_d;
+  logic [15:0]            db_sel_stream_q, db_sel_stream_d;  // DB_QUEUE [15:0]
+  logic [7:0]             db_sel_qn_q, db_sel_qn_d;          // DB_QUEUE [23:16]
+  logic                   db_sel_ok_q;                       // DB_QUEUE names a queue
   logic                   cq_busy_q;             // cq_busy_i, registered (it comes from deliver)
   logic                   cq_idle;               // the ring configuration may be written
   assign cq_idle = !cq_en_q && !cq_busy_q;
@@ -332,6 +318,8 @@ module rnic_regs #(
     cq_en_d     = cq_en_q;
     cq_reset_d  = 1'b0;
     cq_cons_d   = cq_cons_q;
+    db_sel_stream_d = db_sel_stream_q;
+    db_sel_qn_d     = db_sel_qn_q;
     cmd_op_d    = cmd_op_q;
     cmd_args_d  = cmd_args_q;
     cmd_valid_d = cmd_valid_q;
@@ -345,8 +333,7 @@ module rnic_regs #(
     if (s_axi_awvalid_i && !aw_full_q) begin
       aw_full_d = 1'b1;
       aw_addr_d = s_axi_awaddr_i;
-      aw_db_d   = db_region({s_axi_awaddr_i[15:2], 2'b00}) &&
-                  db_index({s_axi_awaddr_i[15:2], 2'b00}) < NUM_DB_W;
+      aw_db_d   = {s_axi_awaddr_i[15:2], 2'b00} == RNIC_REG_DB_PROD;
       aw_ext_d  = ext_region(s_axi_awaddr_i[15:8]);
     end
     if (s_axi_wvalid_i && !w_full_q) begin
@@ -384,13 +371,13 @@ module rnic_regs #(
       end
     end
 
-    // Address map of the held write. The doorbell region lies above every register (checked at
-    // elaboration), so a doorbell is decided from its registered decode alone.
+    // Address map of the held write. A doorbell is decided from registers alone (its registered
+    // address decode and DB_QUEUE's registered range check).
     if (wr_db) begin
       if (wr_go) begin
         db_valid_d  = 1'b1;
-        db_stream_d = 16'(wr_db_idx >> QN_BITS);
-        db_qn_d     = 8'(wr_db_idx & QN_MASK);
+        db_stream_d = db_sel_stream_q;
+        db_qn_d     = db_sel_qn_q;
         db_prod_d   = w_data_q;
       end
     end else begin
@@ -437,7 +424,15 @@ module rnic_regs #(
       RNIC_REG_CQ_CONS: begin
         if (wr_go) cq_cons_d = merge(cq_cons_q, w_data_q, w_strb_q);
       end
+      RNIC_REG_DB_QUEUE: begin
+        if (wr_go) begin
+          if (w_strb_q[0]) db_sel_stream_d[7:0] = w_data_q[7:0];
+          if (w_strb_q[1]) db_sel_stream_d[15:8] = w_data_q[15:8];
+          if (w_strb_q[2]) db_sel_qn_d = w_data_q[23:16];
+        end
+      end
       default: begin
+        // DB_PROD lands here when DB_QUEUE names no queue (else wr_db): unmapped, SLVERR, nothing rung.
         if (arg_hit(wa)) begin
           for (int k = 0; k < NUM_ARGS; k++) begin
             if (wr_go && arg_idx(wa) == 4'(k)) begin
@@ -491,6 +486,8 @@ module rnic_regs #(
       RNIC_REG_CQ_CTRL:        rd_data = {30'b0, cq_busy_q, cq_en_q};
       RNIC_REG_CQ_PROD:        rd_data = cq_prod_i;
       RNIC_REG_CQ_CONS:        rd_data = cq_cons_q;
+      RNIC_REG_DB_QUEUE:       rd_data = {8'b0, db_sel_qn_q, db_sel_stream_q};
+      RNIC_REG_DB_PROD:        rd_data = '0;
       default: begin
         if (arg_hit(ra)) begin
           for (int k = 0; k < NUM_ARGS; k++) begin
@@ -498,8 +495,6 @@ module rnic_regs #(
           end
         end else if (rd_cnt[6]) begin
           rd_data = '0;  // a counter: selected in the second read cycle
-        end else if (db_region(ra) && db_index(ra) < NUM_DB_W) begin
-          rd_data = '0;  // doorbells are write-only
         end else begin
           rd_hit = 1'b0;
         end
@@ -623,6 +618,9 @@ module rnic_regs #(
       cq_en_q     <= 1'b0;
       cq_reset_q  <= 1'b0;
       cq_cons_q   <= '0;
+      db_sel_stream_q <= '0;
+      db_sel_qn_q     <= '0;
+      db_sel_ok_q     <= 1'b1;              // queue (0, 0)
       cq_busy_q   <= 1'b0;
       ev_q        <= '0;
       ev_bytes_q  <= '0;
@@ -667,6 +665,9 @@ module rnic_regs #(
       cq_en_q     <= cq_en_d;
       cq_reset_q  <= cq_reset_d;
       cq_cons_q   <= cq_cons_d;
+      db_sel_stream_q <= db_sel_stream_d;
+      db_sel_qn_q     <= db_sel_qn_d;
+      db_sel_ok_q     <= {1'b0, db_sel_stream_d} < NUM_STREAMS_W && {1'b0, db_sel_qn_d} < NUM_QNS_W;
       cq_busy_q   <= cq_busy_i;
       ev_q        <= ev_d;
       ev_bytes_q  <= ev_bytes_d;

@@ -144,7 +144,7 @@ if {$polarity eq ""} { set polarity [ipx::add_bus_parameter POLARITY $rst_if] }
 set_property value ACTIVE_LOW $polarity
 
 # s_axi_control: the register map (generated from hw.def). The address block spans the whole MMIO
-# window (doorbells included), which becomes the control range XRT gives xrt::ip.
+# window, which becomes the control range XRT gives xrt::ip.
 set mmap [ipx::add_memory_map -quiet s_axi_control $core]
 set block [ipx::add_address_block -quiet reg0 $mmap]
 set_property range $rnic_mmio_bytes $block

@@ -102,10 +102,7 @@ Core::Core(std::unique_ptr<Backend> backend, const std::string& device, const Op
   };
   check_cap("CAP_STAGS", info_.stags, 1u << 24);      // STag index: 24 bits
   check_cap("CAP_STREAMS", info_.streams, 1u << 16);  // CQE stream: 16 bits
-  check_cap("CAP_QNS", info_.qns, 1u << 16);
-  if (std::uint64_t{info_.streams} * info_.qns * 4 > kMMIO_BYTES - kDOORBELL_BASE) {
-    throw Error(Errc::kMismatch, device + ": CAP_STREAMS * CAP_QNS doorbells do not fit the register map");
-  }
+  check_cap("CAP_QNS", info_.qns, 1u << 8);           // DB_QUEUE QN: 8 bits
   if (opts_.observer) return;
 
   if (opts_.cq_log2_entries < 1 || opts_.cq_log2_entries > 16) {
@@ -635,7 +632,15 @@ void Core::post_recv(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint6
   store_le(d + kRQD_LENGTH_OFFSET, length, kRQD_LENGTH_BITS / 8);
   store_le(d + kRQD_COOKIE_OFFSET, msn, kRQD_COOKIE_BITS / 8);
   backend().to_device(q.ring, slot, kRQ_DESC_BYTES);
-  wr(doorbell_offset(stream, qn, info_.qns), msn);
+  // The doorbell: DB_QUEUE names the queue (written only when it changes: the driver is the card's only
+  // writer, under mu), DB_PROD rings it.
+  const std::uint32_t sel = db_queue(stream, qn);
+  if (db_selected_ != sel) {
+    db_selected_.reset();  // unknown should the write throw
+    wr(kRegDB_QUEUE, sel);
+    db_selected_ = sel;
+  }
+  wr(kRegDB_PROD, msn);
   q.prod = msn;
   q.posted.push_back(PostedRecv{msn, buffer, offset, length, cookie});
   ++b.posted;

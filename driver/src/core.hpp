@@ -230,6 +230,7 @@ class Core {
 
   std::unique_ptr<Backend> be_;
   DeviceInfo info_;
+  std::optional<std::uint32_t> db_selected_;  // the card's DB_QUEUE as this driver last wrote it
   OpenOptions opts_;
   CommandLimits cmd_limits_;
   DriverStats stats_;

@@ -43,12 +43,6 @@ NetState& Core::net(const char* call) {
 void Core::net_open(const NetOptions& o) {
   if (opts_.observer) throw Error(Errc::kState, "open_net: opened as observer (the owner runs the network side)");
   if (net_) throw Error(Errc::kState, "open_net: the network side is already open");
-  if ((info_.version & 0xFFFFu) < (kVERSION_VALUE & 0xFFFFu)) {  // hw.def VERSION_VALUE 2.2: NRXD names the sender
-    throw Error(Errc::kUnsupported,
-                "open_net: the card's interface is " + num(info_.version >> 16) + "." + num(info_.version & 0xFFFFu) +
-                    ", whose receive descriptors do not name the sender; this driver needs " +
-                    num(kVERSION_VALUE >> 16) + "." + num(kVERSION_VALUE & 0xFFFFu) + " (rebuild the card)");
-  }
   if (o.rx_log2_slots > 15 || o.tx_log2_slots > 15) {
     throw Error(Errc::kInvalidArgument,
                 "open_net: log2 slots " + num(o.rx_log2_slots) + " / " + num(o.tx_log2_slots) + " out of range 0..15");

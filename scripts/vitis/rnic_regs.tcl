@@ -5,13 +5,11 @@
 #
 # The s_axi_control register map of rnic_kernel for its Vitis kernel metadata (scripts/package_xo.tcl).
 # Row: name, byte offset, size in bits, IP-XACT access, description[, AXI master it points into].
-# The doorbell window (rnic_doorbell_base up to rnic_mmio_bytes) is covered by the address block's
-# range, not listed per doorbell.
+# The address block's range is rnic_mmio_bytes.
 
 set rnic_id_value 0x52444450
-set rnic_version_value 0x00020002
+set rnic_version_value 0x00030000
 set rnic_mmio_bytes 0x10000
-set rnic_doorbell_base 0x8000
 set rnic_registers {}
 lappend rnic_registers [list ID 0x0000 32 read-only "ID_VALUE"]
 lappend rnic_registers [list VERSION 0x0004 32 read-only "VERSION_VALUE"]
@@ -45,6 +43,8 @@ lappend rnic_registers [list CQ_LOG2_SIZE 0x0108 32 read-write "completion ring 
 lappend rnic_registers [list CQ_CTRL 0x010C 32 read-write "bit 0 enable; writing 1 resets producer and consumer to 0 and the phase to 1; while disabled, decided completions are discarded (nothing is written). Bit 1 busy (RO): a completion write loaded before the disable is not yet acknowledged; the ring memory is the card's until busy reads 0"]
 lappend rnic_registers [list CQ_PROD 0x0110 32 read-only "completion producer index (free-running, 32 bits)"]
 lappend rnic_registers [list CQ_CONS 0x0114 32 read-write "completion consumer doorbell (free-running, 32 bits)"]
+lappend rnic_registers [list DB_QUEUE 0x0120 32 read-write "the receive queue DB_PROD rings: \[15:0\] stream, \[23:16\] QN; bits \[31:24\] read 0"]
+lappend rnic_registers [list DB_PROD 0x0124 32 write-only "receive-queue doorbell: the MSN of the last buffer posted to the queue DB_QUEUE names (free-running, 32 bits); SLVERR, and nothing rung, when DB_QUEUE names no queue (stream >= CAP_STREAMS or QN >= CAP_QNS)"]
 lappend rnic_registers [list NET_ASSOC_ARG0 0x0400 32 read-write "network side (docs/network.md; rnic_net_regs): association staging words NET_ASSOC_ARG0..6 at 0x400 + 4*i: 0 my IPv4; 1 their IPv4; 2 \[15:0\] my UDP port \[31:16\] their UDP port; 3 \[15:0\] my SCTP port \[31:16\] their SCTP port; 4 my verification tag; 5 \[15:0\] first DDP stream \[31:16\] stream count; 6 \[15:0\] VNx socket"]
 lappend rnic_registers [list NET_ASSOC_ARG1 0x0404 32 read-write "word 1 (see NET_ASSOC_ARG0)"]
 lappend rnic_registers [list NET_ASSOC_ARG2 0x0408 32 read-write "word 2 (see NET_ASSOC_ARG0)"]

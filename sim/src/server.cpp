@@ -141,7 +141,6 @@ class KernelServer final : public Server::Impl {
     const std::uint32_t width = mmio_->read32(hw::kRegCAP_DATA_WIDTH);
     streams_ = mmio_->read32(hw::kRegCAP_STREAMS);
     qns_ = mmio_->read32(hw::kRegCAP_QNS);
-    const std::uint32_t window = mmio_->read32(hw::kRegCAP_SSN_WINDOW);
     if (mmio_->read32(hw::kRegID) != hw::kID_VALUE || width != 8 * kBusBytes) {
       throw std::runtime_error("the Verilated kernel does not identify as rnic_kernel");
     }
@@ -151,8 +150,11 @@ class KernelServer final : public Server::Impl {
     if (net_ && !net_side_) {
       throw std::runtime_error("--udp-port: this kernel was built without its network side (NET = 0)");
     }
-    // After reset the kernel clears its stream tables (CAP_STREAMS * CAP_SSN_WINDOW cycles).
-    const std::uint64_t clear = std::uint64_t{streams_} * window + 1024;
+    // After reset the kernel clears its tables, one row per cycle: lookup the longest of the STag table,
+    // the stream table and the queues (CAP_STAGS, CAP_STREAMS * CAP_QNS), deliver its stream words.
+    // Commands and segments wait meanwhile; the simulator lets it finish before it serves.
+    const std::uint32_t stags = mmio_->read32(hw::kRegCAP_STAGS);
+    const std::uint64_t clear = std::max<std::uint64_t>(stags, std::uint64_t{streams_} * qns_) + 1024;
     for (std::uint64_t i = 0; i < clear; ++i) sim_->tick();
     if (!o.pcap.empty()) {
       pcap_ = std::make_unique<capture::SctpCaptureWriter>(o.pcap, capture::SctpEndpoint{0x0A000001, 5001},
@@ -585,7 +587,7 @@ class KernelServer final : public Server::Impl {
 
   // ---- MMIO ------------------------------------------------------------------------------------------
   // The register map: the RNIC_REG rows, every register of the RNIC_REG_ARRAY rows (CMD_ARG0..15,
-  // NET_ASSOC_ARG0..6, NET_CNT0..9), the per-error counters and the doorbells. A kernel without its
+  // NET_ASSOC_ARG0..6, NET_CNT0..9) and the per-error counters. A kernel without its
   // network side answers that window's rows SLVERR, read as 0, as any row it does not decode: the same
   // on every model, so a reader (rnicctl counters, regs) sees zeros, not an error.
   bool valid_register(std::uint32_t off) const {
@@ -595,8 +597,7 @@ class KernelServer final : public Server::Impl {
     if (std::find(std::begin(kRegRows), std::end(kRegRows), off) != std::end(kRegRows)) return true;
     if (off >= hw::kRegCMD_ARG0 && off < hw::reg_cmd_arg(hw::kCMD_ARGS)) return true;
     const auto rows = static_cast<unsigned>(wire::kAllDdpErrors.size());
-    if (off >= hw::kRegCNT_ERROR0_LO && off < hw::reg_error_counter_lo(rows)) return true;
-    return off >= hw::kDOORBELL_BASE && std::uint64_t{off} - hw::kDOORBELL_BASE < 4ull * streams_ * qns_;
+    return off >= hw::kRegCNT_ERROR0_LO && off < hw::reg_error_counter_lo(rows);
   }
 
   std::uint32_t mmio_read(std::uint32_t off) {

@@ -2,7 +2,7 @@
 // A scripted card for the driver's unit tests: a register file answering ID/VERSION/CAP reads, a
 // command interface that records every command (busy for a chosen number of CMD_STATUS reads,
 // refusing chosen opcodes), recorded doorbells, DMA memory from the heap, and a completion ring the
-// test writes entries into. Like the card (hw.def, interface 2): STAG_WRITE issues the STag from a
+// test writes entries into. Like the card (hw.def, interface 3): STAG_WRITE issues the STag from a
 // per-index key table that advances on every STAG_WRITE and survives owners (it lives in FakeState,
 // so a second Device opened on the same FakeState continues it) and returns it in CMD_RESULT; the
 // fenced commands (STAG_INVALIDATE, STREAM_TEARDOWN, QUEUE_CONFIG) stay busy until the completions
@@ -76,7 +76,7 @@ struct FakeState {
   // Everything else written, and the doorbells.
   std::map<std::uint32_t, std::uint32_t> regs;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> writes;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> doorbells;  // (offset, value)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> doorbells;  // (DB_QUEUE, DB_PROD) of each DB_PROD write
   std::map<std::uint32_t, std::uint64_t> counters;                 // LO offset -> 64-bit value
   std::vector<std::uint32_t> reads;
 
@@ -256,8 +256,8 @@ class FakeBackend : public detail::Backend, public detail::SimPort {
       auto it = s_->busy_reads_for.find(v);
       s_->busy_left = it == s_->busy_reads_for.end() ? 0 : it->second;
       s_->status_reads_at_last_command = s_->status_reads;
-    } else if (off >= kDOORBELL_BASE) {
-      s_->doorbells.emplace_back(off, v);
+    } else if (off == kRegDB_PROD) {
+      s_->doorbells.emplace_back(s_->reg(kRegDB_QUEUE), v);
     } else if ((off == kRegCQ_BASE_LO || off == kRegCQ_BASE_HI || off == kRegCQ_LOG2_SIZE) &&
                ((s_->reg(kRegCQ_CTRL) & 1u) != 0 || s_->cq_busy_reads > 0)) {
       ++s_->cq_config_writes_ignored;

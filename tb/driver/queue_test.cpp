@@ -2,6 +2,7 @@
 // Receive queues, doorbells, the completion ring (phase per lap, demux to clients, cookie mapping)
 // and stream teardown (RFC 5041 6.2) with flushed buffers.
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <chrono>
 #include <cstring>
@@ -148,10 +149,16 @@ TEST_F(Driver, PostWritesDescriptorThenDoorbell) {
     ASSERT_FALSE(fake->to_device_log.empty());
     EXPECT_EQ(fake->to_device_log.back(), std::make_pair(ring + kRQ_DESC_BYTES * ((msn - 1) % 4), std::size_t{16}));
     ASSERT_EQ(fake->doorbells.size(), i + 1);
-    EXPECT_EQ(fake->doorbells.back().first, kDOORBELL_BASE + 4 * (s * 2 + 1));
-    EXPECT_EQ(fake->doorbells.back().second, msn);           // MSN of the last posted buffer
-    EXPECT_EQ(fake->writes.back(), fake->doorbells.back());  // the doorbell is the last write
+    EXPECT_EQ(fake->doorbells.back().first, db_queue(s, 1));           // DB_QUEUE names (stream, QN)
+    EXPECT_EQ(fake->doorbells.back().second, msn);                     // MSN of the last posted buffer
+    EXPECT_EQ(fake->writes.back(), std::make_pair(kRegDB_PROD, msn));  // the doorbell is the last write
   }
+  // DB_QUEUE is written once for the four doorbells of one queue, again when the queue changes.
+  const auto db_queue_writes = [&] {
+    return std::count_if(fake->writes.begin(), fake->writes.end(),
+                         [](const auto& w) { return w.first == kRegDB_QUEUE; });
+  };
+  EXPECT_EQ(db_queue_writes(), 1);
   EXPECT_ERRC(client->post_recv(s, 1, buf.id, 0, 10), Errc::kQueueFull, "all 4 entries");
   // Completing one frees its slot: MSN 5 goes to slot 0.
   fake->push_cqe(untagged(s, 1, 1, 50));
@@ -161,6 +168,15 @@ TEST_F(Driver, PostWritesDescriptorThenDoorbell) {
   const std::uint8_t* d = fake->host(ring, kRQ_DESC_BYTES);
   EXPECT_EQ(load_le(d + kRQD_LENGTH_OFFSET, 4), 77u);
   EXPECT_EQ(fake->doorbells.back().second, 5u);
+  EXPECT_EQ(db_queue_writes(), 1);
+  client->configure_queue(s, 0, 2);
+  client->post_recv(s, 0, buf.id, 0, 10);
+  EXPECT_EQ(fake->doorbells.back(), std::make_pair(db_queue(s, 0), 1u));
+  fake->push_cqe(untagged(s, 1, 2, 50));
+  EXPECT_EQ(client->poll(out), 1u);
+  client->post_recv(s, 1, buf.id, 0, 10);
+  EXPECT_EQ(fake->doorbells.back(), std::make_pair(db_queue(s, 1), 6u));
+  EXPECT_EQ(db_queue_writes(), 3);
 }
 
 TEST_F(Driver, PostRejectsBadArguments) {

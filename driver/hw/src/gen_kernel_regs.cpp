@@ -14,8 +14,8 @@
 //   arguments of kernels it starts;
 // - NET_RX_BASE_LO/_HI and NET_TX_BASE_LO/_HI become NET_RX_BASE and NET_TX_BASE, 64-bit, bound to
 //   m_axi_net (the packet rings' master, docs/network.md) for the same reason.
-// The doorbell window (DOORBELL_BASE up to MMIO_BYTES) is not listed register by register; the
-// address block's range (MMIO_BYTES) covers it.
+// The address block's range is MMIO_BYTES (64 KiB, what XRT 2.13 maps of a compute unit); the
+// registers lie in its first pages.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -94,12 +94,10 @@ int main(int argc, char** argv) {
        "#\n"
        "# The s_axi_control register map of rnic_kernel for its Vitis kernel metadata (scripts/package_xo.tcl).\n"
        "# Row: name, byte offset, size in bits, IP-XACT access, description[, AXI master it points into].\n"
-       "# The doorbell window (rnic_doorbell_base up to rnic_mmio_bytes) is covered by the address block's\n"
-       "# range, not listed per doorbell.\n\n";
+       "# The address block's range is rnic_mmio_bytes.\n\n";
   o << "set rnic_id_value " << hex(hw::kID_VALUE, 8) << "\n";
   o << "set rnic_version_value " << hex(hw::kVERSION_VALUE, 8) << "\n";
   o << "set rnic_mmio_bytes " << hex(hw::kMMIO_BYTES, 5) << "\n";
-  o << "set rnic_doorbell_base " << hex(hw::kDOORBELL_BASE, 4) << "\n";
   o << "set rnic_registers {}\n";
 #define RNIC_CONST(name, value, desc)
 #define RNIC_CMD(name, opcode, desc)

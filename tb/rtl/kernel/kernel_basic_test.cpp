@@ -150,6 +150,40 @@ TEST(KernelBasic, UntaggedSingleSegment) {
   EXPECT_EQ(env.finish(), "");
 }
 
+// Interface 3's doorbell from a hostile or buggy client: DB_QUEUE naming no queue (a stream or QN one
+// past the card's, chosen so that a card keeping only the low bits would ring stream 1's QN 0, and all
+// ones), then DB_PROD: SLVERR, and nothing is rung. Stream 1's QN 0 then has no buffer for MSN 1, and
+// its message fails as the model says (RFC 5041 7.2 untagged type 2, no buffer); a doorbell naming a
+// queue rings it.
+TEST(KernelBasic, DoorbellNamingNoQueueRingsNothing) {
+  Env env(test_config(5));
+  Std s(env);
+  const std::uint32_t streams = env.cfg().params.num_streams, qns = env.cfg().params.num_qns;
+  auto& m = env.mmio();
+  for (const auto& [st, qn] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
+           {streams + 1, 0}, {1, qns}, {streams + 1, qns}, {0xFFFF, 0xFF}}) {
+    m.write32(kRegDB_QUEUE, db_queue(st, qn));
+    EXPECT_EQ(m.last_resp(), 0u) << "DB_QUEUE " << st << "/" << qn;
+    EXPECT_EQ(m.read32(kRegDB_QUEUE), db_queue(st, qn));
+    EXPECT_EQ(m.write32_resp(kRegDB_PROD, 1), 2u) << "DB_PROD with DB_QUEUE " << st << "/" << qn << " (SLVERR)";
+  }
+  env.run(32);
+  const Bytes p = env.random_bytes(100);
+  env.send_all(1, untagged_message(0, 1, 0, p, 2000));
+  ASSERT_TRUE(env.drain()) << env.finish();
+  ASSERT_EQ(env.cqes().size(), 1u);
+  EXPECT_TRUE(env.cqes()[0].error()) << "a doorbell naming no queue rang stream 1's QN 0";
+  const std::uint64_t b = env.alloc(1000);
+  EXPECT_EQ(env.post_recv(2, 0, b, 1000), 1u);
+  env.send_all(2, untagged_message(0, 1, 0, p, 2000));
+  ASSERT_TRUE(env.drain()) << env.finish();
+  ASSERT_EQ(env.cqes().size(), 2u);
+  EXPECT_FALSE(env.cqes()[1].error());
+  EXPECT_EQ(env.cqes()[1].stream, 2u);
+  EXPECT_EQ(diff_bytes(env.host_bytes(b, p.size()), p), "");
+  EXPECT_EQ(env.finish(), "");
+}
+
 // RFC 5041 7.1 tagged #3/#4 and untagged #4/#5 at their limits, which must pass: TO == base,
 // TO + len == base + length, MO + len == buffer length, MO == buffer length for a zero-length segment.
 TEST(KernelBasic, BoundariesThatPass) {

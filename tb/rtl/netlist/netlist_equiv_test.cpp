@@ -367,7 +367,8 @@ TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
     wire::store_le64(&k.mem()[kRing + slot * 16], buf);
     wire::store_le32(&k.mem()[kRing + slot * 16 + 8], 0x1000u);
   }
-  k.mmio({true, hw::doorbell_offset(0, 0, 4), 12, {}});
+  k.mmio({true, hw::kRegDB_QUEUE, hw::db_queue(0, 0), {}});
+  k.mmio({true, hw::kRegDB_PROD, 12, {}});
   for (int i = 0; i < 20000 && !k.idle(); ++i) k.cycle();  // tables programmed before traffic
   ASSERT_TRUE(k.idle()) << "programming did not finish (seed " << s << ")";
 

@@ -47,7 +47,8 @@ constexpr unsigned kNumCounters = kNumNamed + kNumErrors;
 
 constexpr std::uint16_t A(std::uint32_t addr) { return static_cast<std::uint16_t>(addr); }
 constexpr std::uint16_t arg_reg(unsigned i) { return A(hw::reg_cmd_arg(i)); }
-constexpr std::uint16_t db_reg(std::uint32_t q) { return A(hw::kDOORBELL_BASE + 4 * q); }
+// DB_QUEUE's value for doorbell index q (queue q of the test model: stream q / CAP_QNS, QN q % CAP_QNS).
+constexpr std::uint32_t db_sel(std::uint32_t q) { return hw::db_queue(q / kNumQns, q % kNumQns); }
 
 // Counter i of the test model: the eight named ones, then one per error-table row.
 std::uint16_t cnt_lo(unsigned i) {
@@ -97,6 +98,7 @@ std::vector<RwReg> rw_regs() {
   v.push_back({A(hw::kRegCQ_LOG2_SIZE), 0x1Fu});
   v.push_back({A(hw::kRegCQ_CTRL), 0x1u});
   v.push_back({A(hw::kRegCQ_CONS), 0xFFFFFFFFu});
+  v.push_back({A(hw::kRegDB_QUEUE), 0x00FFFFFFu});
   return v;
 }
 
@@ -118,7 +120,7 @@ Kind classify(std::uint32_t a) {
   for (unsigned i = 0; i < kNumCounters; ++i) {
     if (a == cnt_lo(i) || a == cnt_hi(i)) return Kind::kCounter;
   }
-  if (a >= hw::kDOORBELL_BASE && (a - hw::kDOORBELL_BASE) / 4 < kNumDb) return Kind::kDoorbell;
+  if (a == hw::kRegDB_PROD) return Kind::kDoorbell;
   return Kind::kUnmapped;
 }
 
@@ -330,8 +332,8 @@ TEST_F(Regs, EveryWordAddressDecodesAndUnmappedGivesSlverr) {
   tb_.timing = AxiTiming{};
   for (std::uint32_t a = 0; a < hw::kMMIO_BYTES; a += 4) {
     if (classify(a) != Kind::kUnmapped) continue;
-    const bool tail = a >= hw::kDOORBELL_BASE + 4 * kNumDb + 64 && a + 64 < hw::kMMIO_BYTES;
-    if (tail && !tb_.chance(0.05)) continue;  // sample the long tail above the doorbells
+    const bool tail = a >= 0x1000u && a + 64 < hw::kMMIO_BYTES;
+    if (tail && !tb_.chance(0.05)) continue;  // sample the long tail above every register
     const std::uint8_t strb = static_cast<std::uint8_t>(tb_.uniform(0, 15));
     EXPECT_EQ(tb_.write(A(a), 0xFFFFFFFFu, strb).resp, kSlvErr) << "write 0x" << std::hex << a;
     if (::testing::Test::HasFailure()) return;
@@ -712,7 +714,9 @@ TEST_F(Regs, DoorbellDecodeEveryQueue) {
     if (q % 64 == 0) random_timing();
     tb_.db_ready_p = 0.1 + 0.9 * static_cast<double>(tb_.uniform(0, 10)) / 10.0;
     const std::uint32_t prod = tb_.rand32();
-    const AxiResult r = tb_.write(db_reg(q), prod);
+    EXPECT_EQ(tb_.write(A(hw::kRegDB_QUEUE), db_sel(q)).resp, kOkay);
+    EXPECT_EQ(tb_.dbs.size(), q) << "DB_QUEUE rang a doorbell";
+    const AxiResult r = tb_.write(A(hw::kRegDB_PROD), prod);
     EXPECT_EQ(r.resp, kOkay) << "doorbell " << q;
     ASSERT_EQ(tb_.dbs.size(), q + 1) << "doorbell " << q << " lost or duplicated";
     const DbSeen& db = tb_.dbs.back();
@@ -722,13 +726,41 @@ TEST_F(Regs, DoorbellDecodeEveryQueue) {
     EXPECT_GT(r.resp_cycle, db.cycle) << "write response before the doorbell was accepted";
     if (::testing::Test::HasFailure()) return;
   }
-  // Just past the last queue and the top of the address space: SLVERR, nothing emitted.
+  // The same queue rung again needs no DB_QUEUE write.
   fast_timing();
   tb_.db_ready_p = 1.0;
-  EXPECT_EQ(tb_.write(db_reg(kNumDb), 1).resp, kSlvErr);
+  EXPECT_EQ(tb_.write(A(hw::kRegDB_PROD), 7).resp, kOkay);
+  ASSERT_EQ(tb_.dbs.size(), kNumDb + 1);
+  EXPECT_EQ(tb_.dbs.back().stream, (kNumDb - 1) / kNumQns);
+  EXPECT_EQ(tb_.dbs.back().qn, (kNumDb - 1) % kNumQns);
+  EXPECT_EQ(tb_.dbs.back().prod, 7u);
+  // DB_QUEUE naming no queue (stream = CAP_STREAMS, QN = CAP_QNS, both, the largest values): DB_PROD
+  // answers SLVERR and rings nothing; DB_QUEUE keeps bits [23:0] as written.
+  for (std::uint32_t v :
+       {hw::db_queue(kNumStreams, 0), hw::db_queue(0, kNumQns), hw::db_queue(kNumStreams, kNumQns), 0xFFFFFFFFu}) {
+    if (kNumStreams == 0x10000u && (v & 0xFFFFu) == 0 && (v >> 16) == 0) continue;  // stream 65536 wraps to 0
+    EXPECT_EQ(tb_.write(A(hw::kRegDB_QUEUE), v).resp, kOkay);
+    EXPECT_EQ(tb_.rd(A(hw::kRegDB_QUEUE)), v & 0x00FFFFFFu);
+    EXPECT_EQ(tb_.write(A(hw::kRegDB_PROD), 1).resp, kSlvErr) << "DB_QUEUE 0x" << std::hex << v;
+  }
+  // Byte strobes: only the strobed bytes of DB_QUEUE change.
+  EXPECT_EQ(tb_.write(A(hw::kRegDB_QUEUE), 0).resp, kOkay);
+  EXPECT_EQ(tb_.write(A(hw::kRegDB_QUEUE), 0x00FFFFFFu, 0x4).resp, kOkay);  // QN byte only
+  EXPECT_EQ(tb_.rd(A(hw::kRegDB_QUEUE)), 0x00FF0000u);
+  EXPECT_EQ(tb_.write(A(hw::kRegDB_QUEUE), db_sel(0) | 0xFF000000u, 0x4).resp, kOkay);
+  EXPECT_EQ(tb_.rd(A(hw::kRegDB_QUEUE)), db_sel(0) & 0x00FF0000u);
+  EXPECT_EQ(tb_.write(A(hw::kRegDB_PROD), 5).resp, kOkay);  // queue (0, 0) again
+  EXPECT_EQ(tb_.rd(A(hw::kRegDB_PROD)), 0u);                // write-only
+  tb_.step(5);
+  ASSERT_EQ(tb_.dbs.size(), kNumDb + 2);
+  EXPECT_EQ(tb_.dbs.back().stream, 0u);
+  EXPECT_EQ(tb_.dbs.back().qn, 0u);
+  EXPECT_EQ(tb_.dbs.back().prod, 5u);
+  // The old per-queue doorbell addresses (interface 2: 0x8000 + 4 * queue) are unmapped.
+  EXPECT_EQ(tb_.write(A(0x8000), 1).resp, kSlvErr);
   EXPECT_EQ(tb_.write(A(hw::kMMIO_BYTES - 4), 1).resp, kSlvErr);
   tb_.step(5);
-  EXPECT_EQ(tb_.dbs.size(), kNumDb);
+  EXPECT_EQ(tb_.dbs.size(), kNumDb + 2);
 }
 
 TEST_F(Regs, DoorbellBackpressureHoldsResponse) {
@@ -736,9 +768,11 @@ TEST_F(Regs, DoorbellBackpressureHoldsResponse) {
   tb.timing.bready_p = 1.0;
   unsigned bvalid_cycles = 0;
   tb.sample_hook = [&](const Vrnic_regs& d, std::uint64_t) { bvalid_cycles += d.s_axi_bvalid_o; };
-  tb.db_ready_p = 0.0;
   const std::uint32_t q = kNumDb - 1;
-  tb.start_write(db_reg(q), 0xA5A5F00Du);
+  EXPECT_EQ(tb.write(A(hw::kRegDB_QUEUE), db_sel(q)).resp, kOkay);
+  bvalid_cycles = 0;
+  tb.db_ready_p = 0.0;
+  tb.start_write(A(hw::kRegDB_PROD), 0xA5A5F00Du);
   tb.step(200);
   EXPECT_TRUE(tb.write_busy()) << "response given before the doorbell was accepted";
   EXPECT_EQ(bvalid_cycles, 0u);
@@ -759,7 +793,8 @@ TEST_F(Regs, DoorbellBackpressureHoldsResponse) {
   tb.step(10);
   EXPECT_EQ(tb.dbs.size(), 1u);
 
-  // A burst under random backpressure: all arrive, in order, once.
+  // A burst under random backpressure (a DB_QUEUE write before each doorbell, written while the
+  // previous doorbell may still wait): all arrive, in order, once, each to the queue named before it.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> sent;
   for (int n = 0; n < 300; ++n) {
     if (n % 30 == 0) {
@@ -769,7 +804,8 @@ TEST_F(Regs, DoorbellBackpressureHoldsResponse) {
     const std::uint32_t qq = static_cast<std::uint32_t>(tb.uniform(0, kNumDb - 1));
     const std::uint32_t prod = tb.rand32();
     sent.emplace_back(qq, prod);
-    EXPECT_EQ(tb.write(db_reg(qq), prod).resp, kOkay);
+    EXPECT_EQ(tb.write(A(hw::kRegDB_QUEUE), db_sel(qq)).resp, kOkay);
+    EXPECT_EQ(tb.write(A(hw::kRegDB_PROD), prod).resp, kOkay);
   }
   tb.step(10);
   ASSERT_EQ(tb.dbs.size(), sent.size() + 1);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +28,7 @@
 #include "rnic/systest/errors.hpp"
 #include "rnic/systest/raw_client.hpp"
 #include "rnic/systest/sim_process.hpp"
+#include "rnic/wire/bytes.hpp"
 #include "rnic/wire/ddp.hpp"
 
 namespace {
@@ -244,14 +246,14 @@ TEST(SimProtocol, MalformedMessagesGetTheirStatus) {
   expect_serving(sim);
   // MMIO outside the register map or unaligned.
   const std::uint32_t rows_end = hw::reg_error_counter_lo(static_cast<unsigned>(rnic::wire::kAllDdpErrors.size()));
-  const std::uint32_t db_end = hw::kDOORBELL_BASE + 4 * 256 * 4;  // CAP_STREAMS * CAP_QNS at the defaults
-  for (std::uint32_t off : {2u, hw::kRegCMD + 1, 0x20u, hw::reg_cmd_arg(hw::kCMD_ARGS), rows_end, 0x7000u, db_end,
-                            hw::kMMIO_BYTES, 0xFFFFFFFCu}) {
+  // 0x8000: interface 2's first doorbell address, unmapped since interface 3 (DB_QUEUE, DB_PROD).
+  for (std::uint32_t off : {2u, hw::kRegCMD + 1, 0x20u, hw::reg_cmd_arg(hw::kCMD_ARGS), rows_end, 0x7000u, 0x8000u,
+                            hw::kMMIO_BYTES - 4, hw::kMMIO_BYTES, 0xFFFFFFFCu}) {
     EXPECT_EQ(c.read32(off)->status(), Status::kBadAddress) << std::hex << off;
     const proto::MmioReq w{off, 0};
     EXPECT_EQ(c.call(Op::kWrite32, &w, sizeof w)->status(), Status::kBadAddress) << std::hex << off;
   }
-  for (std::uint32_t off : {hw::kRegID, hw::reg_cmd_arg(15), rows_end - 4, hw::kDOORBELL_BASE, db_end - 4}) {
+  for (std::uint32_t off : {hw::kRegID, hw::reg_cmd_arg(15), rows_end - 4, hw::kRegDB_QUEUE, hw::kRegDB_PROD}) {
     EXPECT_EQ(c.read32(off)->status(), Status::kOk) << std::hex << off;
   }
   // Bad arguments.
@@ -260,7 +262,12 @@ TEST(SimProtocol, MalformedMessagesGetTheirStatus) {
     EXPECT_EQ(c.call(Op::kAlloc, &a, sizeof a)->status(), Status::kBadArgument);
     const proto::FreeReq f{0x1234};
     EXPECT_EQ(c.call(Op::kFree, &f, sizeof f)->status(), Status::kNotAllocated);
-    const proto::InjectReq bad_stream{256, 0, 1};
+    auto caps = c.read32(hw::kRegCAP_STREAMS);
+    ASSERT_EQ(caps->status(), Status::kOk);
+    proto::MmioRep streams{};
+    std::memcpy(&streams, caps->payload.data(), sizeof streams);
+    ASSERT_LT(streams.value, 0x10000u);
+    const proto::InjectReq bad_stream{static_cast<std::uint16_t>(streams.value), 0, 1};  // one past the last
     std::vector<std::uint8_t> m(sizeof bad_stream + 1);
     std::memcpy(m.data(), &bad_stream, sizeof bad_stream);
     EXPECT_EQ(c.call(Op::kInject, m.data(), m.size())->status(), Status::kBadArgument);
@@ -466,7 +473,6 @@ TEST(SimHostMemory, OwnerDeathWithAFullRingStillCleansUpPromptly) {
     auto ring = a->alloc(16 * hw::kRQ_DESC_BYTES, 4096);
     auto bufs = a->alloc(kMsgs * kLen, 4096);
     cq_setup(*a, cq.device_addr, 1);  // 2 entries
-    const std::uint32_t qns = a->read32(hw::kRegCAP_QNS);
     ASSERT_FALSE(command(*a, hw::kCmdSTREAM_ENABLE, {0, 1}));
     ASSERT_FALSE(command(*a, hw::kCmdQUEUE_CONFIG, {0, 0, lo(ring.device_addr), hi(ring.device_addr), 4, 1}));
     for (std::uint32_t m = 1; m <= kMsgs; ++m) {
@@ -477,7 +483,8 @@ TEST(SimHostMemory, OwnerDeathWithAFullRingStillCleansUpPromptly) {
       std::memcpy(d + hw::kRQD_COOKIE_OFFSET, &m, 4);
     }
     a->to_device(ring, 0, ring.size);
-    a->write32(hw::doorbell_offset(0, 0, qns), kMsgs);
+    a->write32(hw::kRegDB_QUEUE, hw::db_queue(0, 0));
+    a->write32(hw::kRegDB_PROD, kMsgs);
     rnic::wire::UntaggedHeader h;
     h.last = true;
     for (std::uint32_t m = 1; m <= kMsgs; ++m) {

@@ -30,8 +30,9 @@ constexpr std::uint32_t reg_cmd_arg(unsigned i) { return kRegCMD_ARG0 + 4 * i; }
 constexpr std::uint32_t reg_error_counter_lo(unsigned row) { return kRegCNT_ERROR0_LO + 8 * row; }
 constexpr std::uint32_t reg_net_assoc_arg(unsigned i) { return kRegNET_ASSOC_ARG0 + 4 * i; }
 constexpr std::uint32_t reg_net_counter(unsigned i) { return kRegNET_CNT0 + 4 * i; }
-constexpr std::uint32_t doorbell_offset(std::uint32_t stream, std::uint32_t qn, std::uint32_t num_qns) {
-  return kDOORBELL_BASE + 4 * (stream * num_qns + qn);
+// The value of DB_QUEUE that names the receive queue (stream, qn): [15:0] stream, [23:16] QN.
+constexpr std::uint32_t db_queue(std::uint32_t stream, std::uint32_t qn) {
+  return (qn & 0xFFu) << 16 | (stream & 0xFFFFu);
 }
 
 }  // namespace rnic::hw

@@ -39,8 +39,8 @@ struct Config {
                 "DATA_WIDTH must be 64, 128, 256 or 512");
   static_assert(STAG_ENTRIES_ >= 2 && STAG_ENTRIES_ <= 65536, "STAG_ENTRIES must be 2..65536");
   static_assert(NUM_STREAMS_ >= 1 && NUM_STREAMS_ <= 65536, "NUM_STREAMS must be 1..65536");
-  static_assert(NUM_QNS_ >= 1 && (NUM_QNS_ & (NUM_QNS_ - 1)) == 0, "NUM_QNS must be a power of two");
-  static_assert(NUM_STREAMS_ * NUM_QNS_ <= 8192, "NUM_STREAMS * NUM_QNS doorbells must fit 8192");
+  static_assert(NUM_QNS_ >= 1 && NUM_QNS_ <= 256 && (NUM_QNS_ & (NUM_QNS_ - 1)) == 0,
+                "NUM_QNS must be a power of two in 1..256");
   static_assert(SSN_WINDOW_ >= 2 && SSN_WINDOW_ <= 4096 && (SSN_WINDOW_ & (SSN_WINDOW_ - 1)) == 0,
                 "SSN_WINDOW must be a power of two in 2..4096");
   static_assert(MAX_SEG_BYTES_ >= 64 && MAX_SEG_BYTES_ <= 65535, "MAX_SEG_BYTES must be 64..65535");

@@ -4,7 +4,8 @@
 //   - identification and capabilities (RO, from hw.def and the Config);
 //   - the command interface: CMD_ARG0..15 (RW), CMD (WO: a CmdReq to lookup), CMD_STATUS / CMD_RESULT
 //     (completed by lookup's cmd_done, deliver's fence_done, or both for QUEUE_CONFIG);
-//   - the receive-queue doorbells (WO: a Doorbell to lookup, RFC 5041 5.3 untagged buffers posted);
+//   - the receive-queue doorbell: DB_QUEUE (RW) names the queue, DB_PROD (WO) rings it (a Doorbell to
+//     lookup, RFC 5041 5.3 untagged buffers posted); SLVERR and nothing rung when DB_QUEUE names no queue;
 //   - the completion ring registers (CQ_BASE, CQ_LOG2_SIZE, CQ_CTRL, CQ_PROD, CQ_CONS) toward deliver;
 //   - the 64-bit event counters, one per hw.def CNT_* row and one per RFC 5041 7.2 error row of
 //     driver/wire/include/rnic/wire/ddp_errors.def (CNT_ERROR0 + 8*i), with RC semantics: reading a
@@ -14,9 +15,9 @@
 //     each into its own holding register; the write executes once both are held and the previous write's
 //     response (or doorbell) is gone. One read at a time; its R is offered the cycle after its AR.
 //   - OKAY, or SLVERR for an address outside the map (a read then returns 0). Writes to RO / RC registers
-//     are ignored (OKAY); reads of the WO CMD and of the doorbells return 0 (OKAY).
-//   - wstrb selects the bytes of RW registers; CMD and doorbells take wdata whole; CQ_LOG2_SIZE and CQ_CTRL
-//     are written only with wstrb[0].
+//     are ignored (OKAY); reads of the WO CMD and DB_PROD return 0 (OKAY).
+//   - wstrb selects the bytes of RW registers; CMD and DB_PROD take wdata whole; CQ_LOG2_SIZE and CQ_CTRL
+//     are written only with wstrb[0]; DB_QUEUE keeps bits [23:0].
 //   - A CMD write while CMD_STATUS.busy is ignored (software polls busy first). A doorbell write's B is
 //     sent once lookup has taken the doorbell.
 // Counters are cleared by reset, as the RTL's.
@@ -38,16 +39,6 @@ enum ErrRow : unsigned {
 #undef RNIC_DDP_ERROR
   kNumErrRows
 };
-
-// log2 of a power of two (compile time only).
-constexpr int log2_exact(unsigned v) {
-  int n = 0;
-  while (v > 1) {
-    v >>= 1;
-    ++n;
-  }
-  return n;
-}
 }  // namespace regs_detail
 
 template <class C>
@@ -102,8 +93,6 @@ SC_MODULE(Regs) {
   // ---- the map ------------------------------------------------------------------------------------------
   static constexpr int NUM_ARGS = static_cast<int>(rnic::hw::kCMD_ARGS);
   static constexpr int NUM_ARGS_OUT = 10;  // CmdReq carries CMD_ARG0..9
-  static constexpr int NUM_DB = C::NUM_STREAMS * C::NUM_QNS;
-  static constexpr int QN_BITS = regs_detail::log2_exact(C::NUM_QNS);
   static constexpr int NUM_ERRORS = static_cast<int>(regs_detail::kNumErrRows);
 
   // Counter slots: the eight named counters in hw.def order, then one per error row.
@@ -124,7 +113,6 @@ SC_MODULE(Regs) {
   static constexpr std::uint32_t CNT_BASE = rnic::hw::kRegCNT_SEGMENTS_LO;
   static constexpr std::uint32_t CNT_END = CNT_BASE + 8u * NUM_CNT;  // one past the last counter word
   static constexpr std::uint32_t ARG_END = rnic::hw::kRegCMD_ARG0 + 4u * NUM_ARGS;
-  static constexpr std::uint32_t DB_BASE = rnic::hw::kDOORBELL_BASE;
 
   // The counter block is decoded as one array of 8-byte slots: check the map lays it out so.
   static_assert(rnic::hw::kRegCNT_SEGMENTS_HI == CNT_BASE + 8 * CNT_SEGMENTS + 4, "counter map");
@@ -138,8 +126,6 @@ SC_MODULE(Regs) {
   static_assert(rnic::hw::kRegCNT_ERROR0_LO == CNT_BASE + 8 * CNT_ERROR0, "counter map");
   static_assert(NUM_CNT <= 32, "ev_error_idx is 5 bits");
   static_assert(NUM_ARGS >= NUM_ARGS_OUT && NUM_ARGS <= 16, "CMD_ARGS must be 10..16");
-  static_assert(DB_BASE >= CNT_END && DB_BASE >= ARG_END, "doorbells lie above every register");
-  static_assert(4u * NUM_DB <= rnic::hw::kMMIO_BYTES - DB_BASE, "doorbells fit the MMIO space");
   static_assert(C::NUM_QNS <= 256, "Doorbell.qn is 8 bits");
 
   static constexpr unsigned RESP_OKAY = 0;
@@ -180,6 +166,8 @@ SC_MODULE(Regs) {
     sc_dt::sc_uint<5> cql = 0;
     bool cqe = false;
     sc_dt::sc_uint<32> cqc = 0;
+    // The doorbell's queue (DB_QUEUE).
+    sc_dt::sc_uint<32> dbq = 0;
 
     for (int k = 0; k < NUM_ARGS; ++k) args_[k] = 0;
     for (int k = 0; k < NUM_CNT; ++k) {
@@ -276,15 +264,17 @@ SC_MODULE(Regs) {
       // ---- the held write, once both halves are here and the previous response is gone ----
       if (aw_full && w_full && !b_pend && !db_pend) {
         const std::uint32_t wa = aw_addr.to_uint() & ~3u;
-        const std::uint32_t dbi = (wa - DB_BASE) >> 2;
+        const std::uint32_t db_stream = dbq.range(15, 0).to_uint(), db_qn = dbq.range(23, 16).to_uint();
+        const bool db_ok =
+            db_stream < static_cast<std::uint32_t>(C::NUM_STREAMS) && db_qn < static_cast<std::uint32_t>(C::NUM_QNS);
         bool hit = true;
         aw_full = false;
         w_full = false;
-        if (wa >= DB_BASE && dbi < static_cast<std::uint32_t>(NUM_DB)) {
-          // RQ doorbell: DOORBELL_BASE + 4 * (stream * CAP_QNS + qn); the value is the MSN of the last
-          // buffer posted (RFC 5041 5.3: buffers are consumed in MSN order).
-          db_val.stream = dbi >> QN_BITS;
-          db_val.qn = dbi & (C::NUM_QNS - 1);
+        if (wa == rnic::hw::kRegDB_PROD && db_ok) {
+          // RQ doorbell of the queue DB_QUEUE names; the value is the MSN of the last buffer posted
+          // (RFC 5041 5.3: buffers are consumed in MSN order).
+          db_val.stream = db_stream;
+          db_val.qn = db_qn;
           db_val.prod = w_data;
           db_pend = true;
         } else {
@@ -341,6 +331,12 @@ SC_MODULE(Regs) {
               break;
             case rnic::hw::kRegCQ_CONS:
               cqc = merge(cqc, w_data, w_strb);
+              break;
+            case rnic::hw::kRegDB_QUEUE:
+              dbq = merge(dbq, w_data, w_strb) & 0x00FFFFFFu;
+              break;
+            case rnic::hw::kRegDB_PROD:
+              hit = false;  // DB_QUEUE names no queue: SLVERR, nothing rung
               break;
             default:
               if (wa >= rnic::hw::kRegCMD_ARG0 && wa < ARG_END) {
@@ -419,6 +415,12 @@ SC_MODULE(Regs) {
           case rnic::hw::kRegCQ_CONS:
             d = cqc;
             break;
+          case rnic::hw::kRegDB_QUEUE:
+            d = dbq;
+            break;
+          case rnic::hw::kRegDB_PROD:
+            d = 0;  // write-only
+            break;
           default:
             if (ra >= rnic::hw::kRegCMD_ARG0 && ra < ARG_END) {
               const unsigned k = (ra - rnic::hw::kRegCMD_ARG0) >> 2;
@@ -438,8 +440,6 @@ SC_MODULE(Regs) {
                   }
                 }
               }
-            } else if (ra >= DB_BASE && ((ra - DB_BASE) >> 2) < static_cast<std::uint32_t>(NUM_DB)) {
-              d = 0;  // doorbells are write-only
             } else {
               hit = false;  // outside the map: SLVERR, 0
             }

@@ -218,8 +218,10 @@ class KernelDriver {
     if (ring) ring_doorbell(stream, qn);
     return msn;
   }
+  // DB_QUEUE names the queue, DB_PROD rings it (both written every time: a test may reset the card).
   void ring_doorbell(std::uint32_t stream, std::uint32_t qn) {
-    mmio_.write32(hw::doorbell_offset(stream, qn, num_qns_), rq(stream, qn).prod);
+    mmio_.write32(hw::kRegDB_QUEUE, hw::db_queue(stream, qn));
+    mmio_.write32(hw::kRegDB_PROD, rq(stream, qn).prod);
   }
   std::uint64_t rq_slot_addr(std::uint32_t stream, std::uint32_t qn, std::uint32_t msn) {
     const Rq& q = rq(stream, qn);
