@@ -6,11 +6,11 @@
 module rnic_kernel #(
   parameter int          DATA_WIDTH    = 512,    // AXI-Stream and AXI data width: 64..512 bits
   parameter int          STAG_ENTRIES  = 4096,   // STag table entries (<= 65536)
-  parameter int          NUM_STREAMS   = 256,    // stream table entries (<= 65536)
+  parameter int          NUM_STREAMS   = 4096,   // stream table entries (<= 65536)
   parameter int          NUM_QNS       = 4,      // untagged queues per stream (power of two)
   parameter int          SSN_WINDOW    = 64,     // DDP-SSN reorder window (power of two)
   parameter int          MAX_SEG_BYTES = 16384,  // longest DDP segment kept (header + payload)
-  parameter int          RQ_PREFETCH   = 64,     // receive descriptors cached per queue (power of two)
+  parameter int          RQ_PREFETCH   = 32,     // receive descriptors cached per queue (power of two)
   parameter logic [31:0] BUILD_ID      = 32'h0,  // reported in REG_BUILD_ID
   parameter int          NET           = 0       // 1: the network side (docs/network.md), DATA_WIDTH >= 128
 ) (

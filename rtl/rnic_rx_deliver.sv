@@ -240,6 +240,7 @@ module rnic_rx_deliver #(
   end
 
   // The error records, read with the slot (a release of an error mark takes its stream's record).
+  (* ram_style = "block" *)  // as LUT RAM (4096 streams), Yosys 0.23 stops: "invalid OPTION_ABITS/WIDTH combination"
   logic [RecW-1:0] rec_mem [RamStreams];
   logic rec_we;
   logic [RecW-1:0] rec_wdata, rec_rdata_q;

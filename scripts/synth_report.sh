@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Open synthesis report of rnic_kernel with Yosys 0.23 (docs/synthesis.md).
-#   scripts/synth_report.sh [--config default|stags65536|all] [--quick] [--jobs N] [--json FILE]
+#   scripts/synth_report.sh [--config default|stags65536|streams16384|all] [--quick] [--jobs N] [--json FILE]
 #                           [--workdir DIR]   (keeps the Yosys logs and netlists there)
 # Per configuration, two Yosys runs through scripts/yosys_synth.sh (which fails on any Yosys error or
 # unexpected warning):
@@ -19,7 +19,8 @@
 #     Carry chains count as Vivado counts them (one level per CARRY8 = two CARRY4); abc -lut 6 alone
 #     would ripple a 32-bit adder through ~32 LUTs. ltp would count each CARRY4 as a full level and
 #     treat RAMs as combinational, hence the analysis in Python.
-# Configurations: default = rnic_kernel's defaults; stags65536 = DATA_WIDTH=512 STAG_ENTRIES=65536.
+# Configurations: default = rnic_kernel's defaults; stags65536 = DATA_WIDTH=512 STAG_ENTRIES=65536;
+# streams16384 = NUM_STREAMS=16384 RQ_PREFETCH=8 (issue 33: the largest stream table measured).
 # --quick (for the test): quick64 = STAG_ENTRIES=256 NUM_STREAMS=16 at DATA_WIDTH 64 (the 512-bit
 # synth_xilinx run at those tables is Rtl.YosysSynthXilinxClean's; not repeated in the default run).
 # --jobs N runs up to N configurations at once (Yosys is single-threaded; default 1: the machine is shared).
@@ -60,6 +61,7 @@ command -v python3 > /dev/null || { echo "synth_report.sh: python3 not found" >&
 declare -A cfg_params=(
   [default]=""
   [stags65536]="DATA_WIDTH=512 STAG_ENTRIES=65536"
+  [streams16384]="NUM_STREAMS=16384 RQ_PREFETCH=8"
   [quick64]="STAG_ENTRIES=256 NUM_STREAMS=16 DATA_WIDTH=64"
 )
 if [[ $quick -eq 1 ]]; then
@@ -67,9 +69,9 @@ if [[ $quick -eq 1 ]]; then
   names=(quick64)
 else
   case "$config" in
-    default|stags65536) names=("$config") ;;
-    all) names=(default stags65536) ;;
-    *) echo "synth_report.sh: --config '$config': expected default, stags65536 or all" >&2; exit 2 ;;
+    default|stags65536|streams16384) names=("$config") ;;
+    all) names=(default stags65536 streams16384) ;;
+    *) echo "synth_report.sh: --config '$config': expected default, stags65536, streams16384 or all" >&2; exit 2 ;;
   esac
 fi
 json=${json:-$root/build/synth_report.json}

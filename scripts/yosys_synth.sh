@@ -3,7 +3,7 @@
 # Open synthesis of rnic_kernel with Yosys 0.23 (the check every RTL change must pass).
 #   scripts/yosys_synth.sh [--top MODULE] [--param NAME=VALUE]... [--generic NETLIST.v | --depth]
 #                          [--write-json FILE] [--log FILE]
-# Default: read_verilog -sv -noautowire, synth_xilinx -family xcup, stat. Exit 1 on any Yosys error or
+# Default: read_verilog -sv -noautowire, synth_xilinx -family xcup -uram, stat. Exit 1 on any Yosys error or
 # warning outside the allowlist below ("Resizing cell port": Yosys narrowing the ports of each block
 # RAM it maps, printed for every RAMB18E2/RAMB36E2).
 # --generic writes a flattened generic-cell netlist instead (for re-simulation against the RTL).
@@ -69,7 +69,9 @@ elif [[ $depth -eq 1 ]]; then
   script+=" techmap -map +/techmap.v -D LUT_SIZE=6 -map +/xilinx/arith_map.v; opt -fast; abc -lut 6;"
   script+=" flatten; opt_clean; stat$write_json"
 else
-  script="$read_cmd; synth_xilinx -family xcup -top $top -noiopad; stat$write_json"
+  # -uram: the largest tables (4096 streams' descriptor cache and reorder slots) go to UltraRAM where
+  # Yosys finds it cheaper than block RAM (docs/synthesis.md, "What grows with the stream count").
+  script="$read_cmd; synth_xilinx -family xcup -uram -top $top -noiopad; stat$write_json"
 fi
 if ! yosys -p "$script" > "$log" 2>&1; then
   grep -E "ERROR|Error" "$log" | head -20 >&2

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // rnic_kernel_bench: cycle benchmark of the kernel at its default parameters (DATA_WIDTH 512,
-// STAG_ENTRIES 4096, NUM_STREAMS 256). Not a test: run by hand.
+// STAG_ENTRIES 4096, NUM_STREAMS 4096, RQ_PREFETCH 32). Not a test: run by hand.
 //
 // For each payload size S, tagged and untagged, destination aligned (address % 64 == 0) and unaligned
 // (% 64 == 37): ~N segments of S payload bytes sent back to back (no idle cycles), in messages of
@@ -91,7 +91,7 @@ EnvConfig bench_config(const Options& o) {
   EnvConfig cfg;
   cfg.params.data_width = 512;
   cfg.params.stag_entries = 4096;
-  cfg.params.num_streams = 256;
+  cfg.params.num_streams = 4096;
   cfg.params.num_qns = 4;
   cfg.params.ssn_window = 64;
   cfg.params.max_seg_bytes = 16384;

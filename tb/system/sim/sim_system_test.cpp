@@ -462,6 +462,54 @@ TEST(SimHostMemory, OwnerCleanupOnDisconnect) {
 // fenced STREAM_TEARDOWN finishes at once instead of running into the command timeout (2 M cycles),
 // and the memory is freed (a new owner is given it back) with nothing of the dead owner written into
 // the new owner's ring or memory.
+// Issue 33: the card has 4096 DDP streams by default. The highest stream number, CAP_STREAMS - 1, on
+// its highest QN (DB_QUEUE at its largest stream and QN) carries an untagged message to its completion;
+// one stream past it is refused by the card (STREAM_ENABLE refused: bad index) and by rnic-sim's ingress.
+TEST(SimCard, HighestStreamNumberCarriesAMessage) {
+  SimProcess sim({"--mem-mib", "16"});
+  auto a = make_sim_backend(sim.socket(), false);
+  const std::uint32_t streams = a->read32(hw::kRegCAP_STREAMS), qns = a->read32(hw::kRegCAP_QNS);
+  ASSERT_GE(streams, 4096u);
+  const std::uint32_t s = streams - 1, qn = qns - 1;
+  auto cq = a->alloc(4 * hw::kCQE_BYTES, 4096);
+  auto ring = a->alloc(4 * hw::kRQ_DESC_BYTES, 4096);
+  auto buf = a->alloc(4096, 4096);
+  cq_setup(*a, cq.device_addr, 2);
+  EXPECT_TRUE(command(*a, hw::kCmdSTREAM_ENABLE, {streams, 1})) << "stream CAP_STREAMS enabled";
+  ASSERT_FALSE(command(*a, hw::kCmdSTREAM_ENABLE, {s, 1}));
+  ASSERT_FALSE(command(*a, hw::kCmdQUEUE_CONFIG, {s, qn, lo(ring.device_addr), hi(ring.device_addr), 2, 1}));
+  const std::uint32_t len = 300, cookie = 77;
+  std::memcpy(ring.host + hw::kRQD_ADDR_OFFSET, &buf.device_addr, 8);
+  std::memcpy(ring.host + hw::kRQD_LENGTH_OFFSET, &len, 4);
+  std::memcpy(ring.host + hw::kRQD_COOKIE_OFFSET, &cookie, 4);
+  a->to_device(ring, 0, ring.size);
+  a->write32(hw::kRegDB_QUEUE, hw::db_queue(s, qn));
+  a->write32(hw::kRegDB_PROD, 1);
+  rnic::wire::UntaggedHeader h;
+  h.last = true;
+  h.qn = qn;
+  h.msn = 1;
+  const std::vector<std::uint8_t> msg = pattern(len, 3);
+  a->sim()->inject(static_cast<std::uint16_t>(s), 0, rnic::wire::encode_segment(h, msg).value());
+  try {
+    a->sim()->inject(static_cast<std::uint16_t>(streams), 0, rnic::wire::encode_segment(h, msg).value());
+    ADD_FAILURE() << "rnic-sim took a segment for stream CAP_STREAMS";
+  } catch (const rnic::Error& e) {
+    EXPECT_EQ(e.code(), rnic::Errc::kInvalidArgument) << e.what();
+  }
+  a->sim()->sync();
+  ASSERT_EQ(a->read32(hw::kRegCQ_PROD), 1u);
+  a->from_device(cq, 0, hw::kCQE_BYTES);
+  const std::uint8_t* e = cq.host;
+  EXPECT_EQ(rnic::wire::load_le16(e + hw::kCQE_STREAM_OFFSET), s);
+  EXPECT_EQ(e[hw::kCQE_FLAGS_OFFSET] & (hw::kCqeFlagError | hw::kCqeFlagTagged), 0u);
+  EXPECT_EQ(rnic::wire::load_le32(e + hw::kCQE_STAG_QN_OFFSET), qn);
+  EXPECT_EQ(rnic::wire::load_le32(e + hw::kCQE_MSN_OFFSET), 1u);
+  EXPECT_EQ(rnic::wire::load_le32(e + hw::kCQE_LENGTH_OFFSET), len);
+  a->from_device(buf, 0, len);
+  EXPECT_TRUE(std::equal(msg.begin(), msg.end(), buf.host));
+}
+
 TEST(SimHostMemory, OwnerDeathWithAFullRingStillCleansUpPromptly) {
   SimProcess sim({"--mem-mib", "16"});
   constexpr std::uint32_t kMsgs = 12, kLen = 256;

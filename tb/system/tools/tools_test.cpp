@@ -165,6 +165,13 @@ TEST_F(ToolsOnSim, RnicctlJsonBeforeOrAfterTheCommand) {
   const Json info = Json::parse(r.out);
   EXPECT_EQ(info["device"], dev);
   EXPECT_EQ(info["backend"], "sim");
+  // Issue 33: the card's default has 4096 DDP streams, and info says so (JSON and text).
+  EXPECT_EQ(info["streams"], 4096);
+  EXPECT_EQ(info["qns"], 4);
+  const std::vector<std::string> text{"info", "--device", dev};
+  const Result t = rnicctl(text);
+  ASSERT_EQ(t.code, 0) << show(text, t);
+  EXPECT_TRUE(contains(t.out, "streams     4096\n")) << show(text, t);
 }
 
 // Issue 37: a register array of hw.def (RNIC_REG_ARRAY) is listed register by register: the network

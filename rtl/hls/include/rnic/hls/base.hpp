@@ -21,8 +21,8 @@
 namespace rnic::hls {
 
 // ---- parameters --------------------------------------------------------------------------------------
-template <int DATA_WIDTH_ = 512, int STAG_ENTRIES_ = 4096, int NUM_STREAMS_ = 256, int NUM_QNS_ = 4,
-          int SSN_WINDOW_ = 64, int MAX_SEG_BYTES_ = 16384, int RQ_PREFETCH_ = 64, std::uint32_t BUILD_ID_ = 0>
+template <int DATA_WIDTH_ = 512, int STAG_ENTRIES_ = 4096, int NUM_STREAMS_ = 4096, int NUM_QNS_ = 4,
+          int SSN_WINDOW_ = 64, int MAX_SEG_BYTES_ = 16384, int RQ_PREFETCH_ = 32, std::uint32_t BUILD_ID_ = 0>
 struct Config {
   static constexpr int DATA_WIDTH = DATA_WIDTH_;
   static constexpr int BYTES = DATA_WIDTH_ / 8;
