@@ -98,7 +98,7 @@ std::vector<RwReg> rw_regs() {
   v.push_back({A(hw::kRegCQ_LOG2_SIZE), 0x1Fu});
   v.push_back({A(hw::kRegCQ_CTRL), 0x1u});
   v.push_back({A(hw::kRegCQ_CONS), 0xFFFFFFFFu});
-  v.push_back({A(hw::kRegDB_QUEUE), 0x00FFFFFFu});
+  v.push_back({A(hw::kRegDB_QUEUE), hw::kDbQueueBits});
   return v;
 }
 
@@ -740,7 +740,7 @@ TEST_F(Regs, DoorbellDecodeEveryQueue) {
        {hw::db_queue(kNumStreams, 0), hw::db_queue(0, kNumQns), hw::db_queue(kNumStreams, kNumQns), 0xFFFFFFFFu}) {
     if (kNumStreams == 0x10000u && (v & 0xFFFFu) == 0 && (v >> 16) == 0) continue;  // stream 65536 wraps to 0
     EXPECT_EQ(tb_.write(A(hw::kRegDB_QUEUE), v).resp, kOkay);
-    EXPECT_EQ(tb_.rd(A(hw::kRegDB_QUEUE)), v & 0x00FFFFFFu);
+    EXPECT_EQ(tb_.rd(A(hw::kRegDB_QUEUE)), v & hw::kDbQueueBits);
     EXPECT_EQ(tb_.write(A(hw::kRegDB_PROD), 1).resp, kSlvErr) << "DB_QUEUE 0x" << std::hex << v;
   }
   // Byte strobes: only the strobed bytes of DB_QUEUE change.

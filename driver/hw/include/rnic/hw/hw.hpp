@@ -30,7 +30,10 @@ constexpr std::uint32_t reg_cmd_arg(unsigned i) { return kRegCMD_ARG0 + 4 * i; }
 constexpr std::uint32_t reg_error_counter_lo(unsigned row) { return kRegCNT_ERROR0_LO + 8 * row; }
 constexpr std::uint32_t reg_net_assoc_arg(unsigned i) { return kRegNET_ASSOC_ARG0 + 4 * i; }
 constexpr std::uint32_t reg_net_counter(unsigned i) { return kRegNET_CNT0 + 4 * i; }
-// The value of DB_QUEUE that names the receive queue (stream, qn): [15:0] stream, [23:16] QN.
+// DB_QUEUE's fields: [15:0] stream, [23:16] QN; the bits it keeps; the value naming (stream, qn).
+inline constexpr std::uint32_t kDbQueueBits = 0x00FFFFFFu;
+constexpr std::uint32_t db_queue_stream(std::uint32_t v) { return v & 0xFFFFu; }
+constexpr std::uint32_t db_queue_qn(std::uint32_t v) { return (v >> 16) & 0xFFu; }
 constexpr std::uint32_t db_queue(std::uint32_t stream, std::uint32_t qn) {
   return (qn & 0xFFu) << 16 | (stream & 0xFFFFu);
 }

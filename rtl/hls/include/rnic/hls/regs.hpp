@@ -264,7 +264,8 @@ SC_MODULE(Regs) {
       // ---- the held write, once both halves are here and the previous response is gone ----
       if (aw_full && w_full && !b_pend && !db_pend) {
         const std::uint32_t wa = aw_addr.to_uint() & ~3u;
-        const std::uint32_t db_stream = dbq.range(15, 0).to_uint(), db_qn = dbq.range(23, 16).to_uint();
+        const std::uint32_t db_stream = rnic::hw::db_queue_stream(dbq.to_uint()),
+                            db_qn = rnic::hw::db_queue_qn(dbq.to_uint());
         const bool db_ok =
             db_stream < static_cast<std::uint32_t>(C::NUM_STREAMS) && db_qn < static_cast<std::uint32_t>(C::NUM_QNS);
         bool hit = true;
@@ -333,7 +334,7 @@ SC_MODULE(Regs) {
               cqc = merge(cqc, w_data, w_strb);
               break;
             case rnic::hw::kRegDB_QUEUE:
-              dbq = merge(dbq, w_data, w_strb) & 0x00FFFFFFu;
+              dbq = merge(dbq, w_data, w_strb) & rnic::hw::kDbQueueBits;
               break;
             case rnic::hw::kRegDB_PROD:
               hit = false;  // DB_QUEUE names no queue: SLVERR, nothing rung
