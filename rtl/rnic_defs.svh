@@ -2,7 +2,7 @@
 // Types and constants shared by the rnic_kernel stages. $unit-scope, include-guarded (Yosys 0.23
 // rejects packages with imports; see ../shared/docs/toolchain-notes.md). The packed types the stages
 // hand each other (rnic_seg_t, rnic_lookup_t, rnic_verdict_t, rnic_dlv_t, their enums and the
-// consume-channel kinds) are generated into rnic_structs.svh from driver/hw/include/rnic/hw/structs.def,
+// consume-channel kinds) are generated into rnic_structs.svh from hw/include/rnic/hw/structs.def,
 // the source the testbenches' C++ packing is expanded from too: change them there, not here.
 `ifndef RNIC_DEFS_SVH
 `define RNIC_DEFS_SVH

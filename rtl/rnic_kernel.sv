@@ -290,7 +290,9 @@ module rnic_kernel #(
   logic [4:0] ev_error_idx;
 
   rnic_regs #(.DataWidth(DATA_WIDTH), .StagEntries(STAG_ENTRIES), .NumStreams(NUM_STREAMS),
-              .NumQns(NUM_QNS), .SsnWindow(SSN_WINDOW), .BuildId(BUILD_ID)) u_regs (
+              .NumQns(NUM_QNS), .SsnWindow(SSN_WINDOW), .MaxSegBytes(MAX_SEG_BYTES),
+              .NetAssocs(NET == 1 ? RNIC_NET_ASSOC_ENTRIES : 0),
+              .NetMaxPacket(NET == 1 ? RNIC_NET_MAX_PACKET_BYTES : 0), .BuildId(BUILD_ID)) u_regs (
     .clk_i(clk), .rst_ni(rst_n),
     .s_axi_awaddr_i(s_axi_control_awaddr), .s_axi_awvalid_i(s_axi_control_awvalid),
     .s_axi_awready_o(s_axi_control_awready), .s_axi_wdata_i(s_axi_control_wdata),

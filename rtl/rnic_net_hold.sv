@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 `include "rnic_assert.svh"
+`include "rnic_hw.svh"
 // The hold FIFO of the network receive front end (issue 14, docs/network.md; interface: section 1 of
 // the front end's unit interfaces): every SCTP packet (one AXI-Stream packet, the UDP payload, meta in
 // tuser sampled on its first beat) is stored in a block RAM of DepthBeats beats and released on m_axis
@@ -34,7 +35,7 @@
 module rnic_net_hold #(
   parameter int DataWidth = 512,       // 64..512, a power of two
   parameter int DepthBeats = 512,      // the buffer, in beats; a power of two >= 2 * MaxBeats
-  parameter int MaxPacketBytes = 9216  // longer packets are dropped (drop_size_o)
+  parameter int MaxPacketBytes = RNIC_NET_MAX_PACKET_BYTES  // longer packets are dropped (drop_size_o)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,

@@ -167,9 +167,27 @@ module rnic_net_regs #(
   function automatic logic [31:0] merge(logic [31:0] old, logic [31:0] d, logic [3:0] s);
     merge = (old & ~strb_mask(s)) | (d & strb_mask(s));
   endfunction
-  // A SIZE value within the ring's limits: log2 slots 0..15, log2 slot bytes 12..16.
+  // The SIZE and CTRL words of a ring from their fields (hw.def: NET_RX_* and NET_TX_* have one layout).
+  function automatic logic [31:0] size_word(logic [4:0] slots, logic [4:0] slot);
+    size_word = '0;
+    size_word[RNIC_NET_RX_SIZE_LOG2_SLOTS_LSB +: RNIC_NET_RX_SIZE_LOG2_SLOTS_BITS] = slots;
+    size_word[RNIC_NET_RX_SIZE_LOG2_SLOT_BYTES_LSB +: RNIC_NET_RX_SIZE_LOG2_SLOT_BYTES_BITS] = slot;
+  endfunction
+  function automatic logic [31:0] ctrl_word(logic en, logic busy);
+    ctrl_word = '0;
+    ctrl_word[RNIC_NET_RX_CTRL_ENABLE_LSB] = en;
+    ctrl_word[RNIC_NET_RX_CTRL_BUSY_LSB]   = busy;
+  endfunction
+  if (RNIC_NET_TX_SIZE_LOG2_SLOTS_LSB != RNIC_NET_RX_SIZE_LOG2_SLOTS_LSB ||
+      RNIC_NET_TX_SIZE_LOG2_SLOT_BYTES_LSB != RNIC_NET_RX_SIZE_LOG2_SLOT_BYTES_LSB ||
+      RNIC_NET_TX_CTRL_ENABLE_LSB != RNIC_NET_RX_CTRL_ENABLE_LSB ||
+      RNIC_NET_TX_CTRL_BUSY_LSB != RNIC_NET_RX_CTRL_BUSY_LSB) begin : g_layout
+    $fatal(1, "rnic_net_regs: NET_TX_SIZE / NET_TX_CTRL must have the layout of NET_RX_SIZE / NET_RX_CTRL");
+  end
+  // A SIZE value within the ring's limits (hw.def NET_LOG2_SLOTS_MAX, NET_LOG2_SLOT_MIN / _MAX).
   function automatic logic size_ok(logic [4:0] slots, logic [4:0] slot);
-    size_ok = slots <= 5'd15 && slot >= 5'd12 && slot <= 5'd16;
+    size_ok = slots <= 5'(RNIC_NET_LOG2_SLOTS_MAX) && slot >= 5'(RNIC_NET_LOG2_SLOT_MIN) &&
+              slot <= 5'(RNIC_NET_LOG2_SLOT_MAX);
   endfunction
 
   assign reg_whit_o = hit(wa);
@@ -193,7 +211,8 @@ module rnic_net_regs #(
   logic [31:0]           entered_d, left_diff;
   logic                  cmd_go;
 
-  assign cmd_go    = wr_at(W_CMD) && !busy_q && 32'(reg_wdata_i[3:0]) < Entries;
+  assign cmd_go    = wr_at(W_CMD) && !busy_q &&
+                     32'(reg_wdata_i[RNIC_NET_ASSOC_CMD_INDEX_LSB +: RNIC_NET_ASSOC_CMD_INDEX_BITS]) < Entries;
   assign entered_d = entered_q + 32'(in_ev_q);
   assign left_diff = left_q - snap_q;  // >= 0 (as a signed number): every packet up to W has left
 
@@ -221,11 +240,11 @@ module rnic_net_regs #(
       entered_q <= entered_d;
       left_q    <= left_q + 32'(left_ev_q);
       wr_q      <= cmd_go;
-      clr1_q    <= cmd_go && !reg_wdata_i[8];
+      clr1_q    <= cmd_go && !reg_wdata_i[RNIC_NET_ASSOC_CMD_WRITE_LSB];
       clr2_q    <= clr1_q;
       if (cmd_go) begin
-        wr_valid_q <= reg_wdata_i[8];
-        wr_idx_q   <= IdxW'(reg_wdata_i[3:0]);
+        wr_valid_q <= reg_wdata_i[RNIC_NET_ASSOC_CMD_WRITE_LSB];
+        wr_idx_q   <= IdxW'(reg_wdata_i[RNIC_NET_ASSOC_CMD_INDEX_LSB +: RNIC_NET_ASSOC_CMD_INDEX_BITS]);
         busy_q     <= 1'b1;
       end
       if (wr_q && wr_valid_q) busy_q <= 1'b0;  // a write: done in its wr_o cycle
@@ -258,16 +277,18 @@ module rnic_net_regs #(
   // ---- live bits ------------------------------------------------------------------------------------
   logic        live_q, live_value_q;
   logic [15:0] live_index_q;
+  logic [15:0] live_stream;  // NET_STREAM_LIVE STREAM of the write
+  assign live_stream = reg_wdata_i[RNIC_NET_STREAM_LIVE_STREAM_LSB +: RNIC_NET_STREAM_LIVE_STREAM_BITS];
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       live_q       <= 1'b0;
       live_index_q <= '0;
       live_value_q <= 1'b0;
     end else begin
-      live_q <= wr_at(W_LIVE) && 32'(reg_wdata_i[15:0]) < NumStreams;
+      live_q <= wr_at(W_LIVE) && 32'(live_stream) < NumStreams;
       if (wr_at(W_LIVE)) begin
-        live_index_q <= reg_wdata_i[15:0];
-        live_value_q <= reg_wdata_i[31];
+        live_index_q <= live_stream;
+        live_value_q <= reg_wdata_i[RNIC_NET_STREAM_LIVE_LIVE_LSB];
       end
     end
   end
@@ -284,45 +305,56 @@ module rnic_net_regs #(
   logic [31:0]  rx_size_w, tx_size_w, rx_blo_w, tx_blo_w;
   assign rx_idle   = !rx_en_q && !rx_busy_i;
   assign tx_idle   = !tx_en_q && !tx_busy_i;
-  assign rx_size_w = merge({19'b0, rx_slot_q, 3'b0, rx_slots_q}, reg_wdata_i, reg_wstrb_i);
-  assign tx_size_w = merge({19'b0, tx_slot_q, 3'b0, tx_slots_q}, reg_wdata_i, reg_wstrb_i);
+  assign rx_size_w = merge(size_word(rx_slots_q, rx_slot_q), reg_wdata_i, reg_wstrb_i);
+  assign tx_size_w = merge(size_word(tx_slots_q, tx_slot_q), reg_wdata_i, reg_wstrb_i);
   assign rx_blo_w  = merge({rx_base_q[31:12], 12'b0}, reg_wdata_i, reg_wstrb_i);
   assign tx_blo_w  = merge({tx_base_q[31:12], 12'b0}, reg_wdata_i, reg_wstrb_i);
+  logic [4:0] rx_w_slots, rx_w_slot, tx_w_slots, tx_w_slot;  // the SIZE fields a write would leave
+  assign rx_w_slots = rx_size_w[RNIC_NET_RX_SIZE_LOG2_SLOTS_LSB +: RNIC_NET_RX_SIZE_LOG2_SLOTS_BITS];
+  assign rx_w_slot  = rx_size_w[RNIC_NET_RX_SIZE_LOG2_SLOT_BYTES_LSB +: RNIC_NET_RX_SIZE_LOG2_SLOT_BYTES_BITS];
+  assign tx_w_slots = tx_size_w[RNIC_NET_TX_SIZE_LOG2_SLOTS_LSB +: RNIC_NET_TX_SIZE_LOG2_SLOTS_BITS];
+  assign tx_w_slot  = tx_size_w[RNIC_NET_TX_SIZE_LOG2_SLOT_BYTES_LSB +: RNIC_NET_TX_SIZE_LOG2_SLOT_BYTES_BITS];
+  logic rx_w_en, tx_w_en;  // CTRL ENABLE of the write, when its byte is written
+  logic rx_w_en_go, tx_w_en_go;
+  assign rx_w_en    = reg_wdata_i[RNIC_NET_RX_CTRL_ENABLE_LSB];
+  assign tx_w_en    = reg_wdata_i[RNIC_NET_TX_CTRL_ENABLE_LSB];
+  assign rx_w_en_go = wr_at(W_RX_CTL) && reg_wstrb_i[RNIC_NET_RX_CTRL_ENABLE_LSB / 8];
+  assign tx_w_en_go = wr_at(W_TX_CTL) && reg_wstrb_i[RNIC_NET_TX_CTRL_ENABLE_LSB / 8];
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       rx_base_q  <= '0;
       rx_slots_q <= '0;
-      rx_slot_q  <= 5'd12;
+      rx_slot_q  <= 5'(RNIC_NET_RX_SIZE_LOG2_SLOT_BYTES_RESET);
       rx_en_q    <= 1'b0;
       rx_cons_q  <= '0;
       tx_base_q  <= '0;
       tx_slots_q <= '0;
-      tx_slot_q  <= 5'd12;
+      tx_slot_q  <= 5'(RNIC_NET_TX_SIZE_LOG2_SLOT_BYTES_RESET);
       tx_en_q    <= 1'b0;
       tx_prod_q  <= '0;
     end else begin
       if (wr_at(W_RX_BLO) && rx_idle) rx_base_q[31:12] <= rx_blo_w[31:12];
       if (wr_at(W_RX_BHI) && rx_idle) rx_base_q[63:32] <= merge(rx_base_q[63:32], reg_wdata_i, reg_wstrb_i);
-      if (wr_at(W_RX_SZ) && rx_idle && size_ok(rx_size_w[4:0], rx_size_w[12:8])) begin
-        rx_slots_q <= rx_size_w[4:0];
-        rx_slot_q  <= rx_size_w[12:8];
+      if (wr_at(W_RX_SZ) && rx_idle && size_ok(rx_w_slots, rx_w_slot)) begin
+        rx_slots_q <= rx_w_slots;
+        rx_slot_q  <= rx_w_slot;
       end
       if (wr_at(W_RX_CON)) rx_cons_q <= merge(rx_cons_q, reg_wdata_i, reg_wstrb_i);
-      if (wr_at(W_RX_CTL) && reg_wstrb_i[0]) begin
-        rx_en_q <= reg_wdata_i[0];
-        if (reg_wdata_i[0]) rx_cons_q <= '0;
+      if (rx_w_en_go) begin
+        rx_en_q <= rx_w_en;
+        if (rx_w_en) rx_cons_q <= '0;
       end
       if (wr_at(W_TX_BLO) && tx_idle) tx_base_q[31:12] <= tx_blo_w[31:12];
       if (wr_at(W_TX_BHI) && tx_idle) tx_base_q[63:32] <= merge(tx_base_q[63:32], reg_wdata_i, reg_wstrb_i);
-      if (wr_at(W_TX_SZ) && tx_idle && size_ok(tx_size_w[4:0], tx_size_w[12:8])) begin
-        tx_slots_q <= tx_size_w[4:0];
-        tx_slot_q  <= tx_size_w[12:8];
+      if (wr_at(W_TX_SZ) && tx_idle && size_ok(tx_w_slots, tx_w_slot)) begin
+        tx_slots_q <= tx_w_slots;
+        tx_slot_q  <= tx_w_slot;
       end
       if (wr_at(W_TX_PRD)) tx_prod_q <= merge(tx_prod_q, reg_wdata_i, reg_wstrb_i);
-      if (wr_at(W_TX_CTL) && reg_wstrb_i[0]) begin
-        tx_en_q <= reg_wdata_i[0];
-        if (reg_wdata_i[0]) tx_prod_q <= '0;
+      if (tx_w_en_go) begin
+        tx_en_q <= tx_w_en;
+        if (tx_w_en) tx_prod_q <= '0;
       end
     end
   end
@@ -330,8 +362,8 @@ module rnic_net_regs #(
   // Offsets are word aligned; of the fence's difference only the sign counts; BASE_LO [11:0] reads 0;
   // SIZE keeps its two fields.
   logic unused;
-  assign unused = ^{reg_waddr_i[1:0], reg_raddr_i[1:0], left_diff[30:0], rx_blo_w[11:0], tx_blo_w[11:0],
-                    rx_size_w[31:13], rx_size_w[7:5], tx_size_w[31:13], tx_size_w[7:5]};
+  assign unused = ^{reg_waddr_i[1:0], reg_raddr_i[1:0], left_diff[30:0], rx_blo_w, tx_blo_w, rx_size_w,
+                    tx_size_w};
 
   assign rx_enable_o     = rx_en_q;
   assign rx_base_o       = {rx_base_q, 12'b0};
@@ -368,17 +400,17 @@ module rnic_net_regs #(
     rd_data = '0;
     for (int k = 0; k < NumArgs; k++) rd_data |= pick(is_arg(ra, 6'(k)), args_q[32*k +: 32]);
     for (int k = 0; k < NumCnt; k++) rd_data |= pick(is_cnt(ra, 6'(k)), cnt_q[32*k +: 32]);
-    rd_data |= pick(ra == W_STATUS, {31'b0, busy_q});
+    rd_data |= pick(ra == W_STATUS, 32'(busy_q) << RNIC_NET_ASSOC_STATUS_BUSY_LSB);
     rd_data |= pick(ra == W_RX_BLO, {rx_base_q[31:12], 12'b0});
     rd_data |= pick(ra == W_RX_BHI, rx_base_q[63:32]);
-    rd_data |= pick(ra == W_RX_SZ, {19'b0, rx_slot_q, 3'b0, rx_slots_q});
-    rd_data |= pick(ra == W_RX_CTL, {30'b0, rx_busy_i, rx_en_q});
+    rd_data |= pick(ra == W_RX_SZ, size_word(rx_slots_q, rx_slot_q));
+    rd_data |= pick(ra == W_RX_CTL, ctrl_word(rx_en_q, rx_busy_i));
     rd_data |= pick(ra == W_RX_PRD, rx_prod_i);
     rd_data |= pick(ra == W_RX_CON, rx_cons_q);
     rd_data |= pick(ra == W_TX_BLO, {tx_base_q[31:12], 12'b0});
     rd_data |= pick(ra == W_TX_BHI, tx_base_q[63:32]);
-    rd_data |= pick(ra == W_TX_SZ, {19'b0, tx_slot_q, 3'b0, tx_slots_q});
-    rd_data |= pick(ra == W_TX_CTL, {30'b0, tx_busy_i, tx_en_q});
+    rd_data |= pick(ra == W_TX_SZ, size_word(tx_slots_q, tx_slot_q));
+    rd_data |= pick(ra == W_TX_CTL, ctrl_word(tx_en_q, tx_busy_i));
     rd_data |= pick(ra == W_TX_PRD, tx_prod_q);
     rd_data |= pick(ra == W_TX_CON, tx_cons_i);
   end

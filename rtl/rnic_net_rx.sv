@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 `include "rnic_assert.svh"
+`include "rnic_hw.svh"
 // The network receive front end (issue 14, docs/network.md): one SCTP packet per AXI-Stream packet in
 // (the UDP payload, RFC 6951; meta in tuser as VNx's networklayer gives it), DDP segments out to
 // rnic_kernel.s_axis_rx (tuser.net = 1), and per packet the host copy, its patch list and its summary
@@ -34,7 +35,7 @@ module rnic_net_rx #(
   parameter int NumStreams     = 256,   // DDP streams with a live bit
   parameter int Entries        = 16,    // association table entries (<= 16)
   parameter int HoldBeats      = 512,   // rnic_net_hold's buffer, beats
-  parameter int MaxPacketBytes = 9216,  // longer packets are dropped
+  parameter int MaxPacketBytes = RNIC_NET_MAX_PACKET_BYTES,  // longer packets are dropped
   parameter int MaxSegments    = 32,    // DDP segments per packet; later candidates become PAD
   parameter int BeatFifoDepth  = 16,    // how far the walker may run ahead of the splitter, beats
   parameter int DescFifoDepth  = 32,    // walker items waiting for the splitter

@@ -515,15 +515,15 @@ module rnic_net_rxring #(
 
   // The descriptor (hw.def NRXD, little-endian).
   logic [127:0] desc;
-  logic [7:0]   assoc, flags;
+  logic [7:0]   assoc;
   assign assoc = t_hit_q ? {4'h0, t_idx_q} : 8'(RNIC_NET_ASSOC_MISS);
-  assign flags = {6'h0, t_mal_q, (t_j_q[15:0] & lap_q) == '0};
   always_comb begin
     desc = '0;
     desc[RNIC_NRXD_COPY_LEN_LSB +: RNIC_NRXD_COPY_LEN_BITS] = t_clen_q;
     desc[RNIC_NRXD_WIRE_LEN_LSB +: RNIC_NRXD_WIRE_LEN_BITS] = t_len_q;
     desc[RNIC_NRXD_ASSOC_LSB +: RNIC_NRXD_ASSOC_BITS] = assoc;
-    desc[RNIC_NRXD_FLAGS_LSB +: RNIC_NRXD_FLAGS_BITS] = flags;
+    desc[RNIC_NRXD_FLAGS_PHASE_LSB] = (t_j_q[15:0] & lap_q) == '0;
+    desc[RNIC_NRXD_FLAGS_MALFORMED_LSB] = t_mal_q;
     desc[RNIC_NRXD_TAKEN_LSB +: RNIC_NRXD_TAKEN_BITS] = t_taken_q;
     desc[RNIC_NRXD_DUP_LSB +: RNIC_NRXD_DUP_BITS] = t_dup_q;
     desc[RNIC_NRXD_DECLINED_LSB +: RNIC_NRXD_DECLINED_BITS] = t_decl_q;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 `include "rnic_assert.svh"
+`include "rnic_hw.svh"
 // The network side of rnic_kernel (issue 14, docs/network.md "How the kernel top joins the parts"):
 //
 //   s_axis_net --> rnic_net_rx --m_seg--> [fate credit] --+
@@ -93,7 +94,7 @@ module rnic_net_side #(
   output logic                   m_axi_rready_o,
   output logic                   error_o  // sticky: the fate FIFO overflowed (a bug)
 );
-  localparam int Entries = 16;
+  localparam int Entries = RNIC_NET_ASSOC_ENTRIES;
   localparam int Cw = $clog2(FateDepth) + 1;
 
   initial begin

@@ -34,7 +34,7 @@
 // outstanding R beats, if any, are taken and ignored while in reset: rready stays 1).
 module rnic_net_tx #(
   parameter int DataWidth      = 512,   // 128..512, a power of two
-  parameter int MaxPacketBytes = 9216,
+  parameter int MaxPacketBytes = RNIC_NET_MAX_PACKET_BYTES,
   parameter int BufBeats       = 512    // packet buffer, beats (power of two, >= two maximum packets)
 ) (
   input  logic                   clk_i,

@@ -12,7 +12,7 @@
 // - Responses: OKAY, or SLVERR for an address outside the map (a read then returns 0). Writes to
 //   RO/RC registers are ignored (OKAY); reads of the write-only CMD and DB_PROD return 0 (OKAY).
 // - wstrb selects the bytes written to RW registers; CMD and DB_PROD writes take wdata as is.
-//   CQ_LOG2_SIZE keeps bits [4:0], CQ_CTRL bit 0 and DB_QUEUE bits [23:0]; their other bits read 0.
+//   CQ_LOG2_SIZE, CQ_CTRL and DB_QUEUE keep the bits of their fields (hw.def); their other bits read 0.
 // - The completion ring's configuration (CQ_BASE_LO/HI, CQ_LOG2_SIZE) is taken only while the ring
 //   is disabled and not busy (CQ_CTRL bit 1 = cq_busy_i: a completion write loaded before the
 //   disable is still on the bus or awaits its B); a write at another time is ignored (OKAY), as is a
@@ -51,6 +51,9 @@ module rnic_regs #(
   parameter int          NumStreams  = 256,   // stream table entries (CAP_STREAMS)
   parameter int          NumQns      = 4,     // untagged queues per stream, power of two (CAP_QNS)
   parameter int          SsnWindow   = 64,    // DDP-SSN reorder window (CAP_SSN_WINDOW)
+  parameter int          MaxSegBytes = RNIC_MAX_SEG_BYTES,  // longest segment kept (CAP_MAX_SEG_BYTES)
+  parameter int          NetAssocs   = 0,     // network side's association entries, 0: none (CAP_NET_ASSOCS)
+  parameter int          NetMaxPacket = 0,    // its longest packet, 0: no network side (CAP_NET_MAX_PACKET)
   parameter logic [31:0] BuildId     = 32'h0  // build identifier (BUILD_ID)
 ) (
   input  logic              clk_i,
@@ -243,6 +246,18 @@ module rnic_regs #(
   logic [31:0] wr_mask;   // byte mask of its strobes
 
   assign wa      = {aw_addr_q[15:2], 2'b00};
+  // The fields of the held write (hw.def RNIC_BITS rows).
+  logic [7:0]  w_op;    // CMD OP
+  logic [4:0]  w_log2;  // CQ_LOG2_SIZE LOG2
+  logic [31:0] w_dbq;   // DB_QUEUE after the write's strobes
+  assign w_op   = w_data_q[RNIC_CMD_OP_LSB +: RNIC_CMD_OP_BITS];
+  assign w_log2 = w_data_q[RNIC_CQ_LOG2_SIZE_LOG2_LSB +: RNIC_CQ_LOG2_SIZE_LOG2_BITS];
+  always_comb begin
+    w_dbq = '0;
+    w_dbq[RNIC_DB_QUEUE_STREAM_LSB +: RNIC_DB_QUEUE_STREAM_BITS] = db_sel_stream_q;
+    w_dbq[RNIC_DB_QUEUE_QN_LSB +: RNIC_DB_QUEUE_QN_BITS]         = db_sel_qn_q;
+    w_dbq = merge(w_dbq, w_data_q, w_strb_q);
+  end
   assign wr_go   = aw_full_q && w_full_q && !b_valid_q && !db_valid_q;
   assign wr_db   = aw_db_q && db_sel_ok_q;
   assign wr_mask = strb_mask(w_strb_q);
@@ -383,7 +398,8 @@ module rnic_regs #(
     end else begin
     unique case (wa)
       RNIC_REG_ID, RNIC_REG_VERSION, RNIC_REG_BUILD_ID, RNIC_REG_CAP_DATA_WIDTH, RNIC_REG_CAP_STAGS,
-      RNIC_REG_CAP_STREAMS, RNIC_REG_CAP_QNS, RNIC_REG_CAP_SSN_WINDOW, RNIC_REG_CMD_STATUS,
+      RNIC_REG_CAP_STREAMS, RNIC_REG_CAP_QNS, RNIC_REG_CAP_SSN_WINDOW, RNIC_REG_CAP_MAX_SEG_BYTES,
+      RNIC_REG_CAP_NET_ASSOCS, RNIC_REG_CAP_NET_MAX_PACKET, RNIC_REG_CMD_STATUS,
       RNIC_REG_CMD_RESULT, RNIC_REG_CQ_PROD: begin
         // read-only: ignored
       end
@@ -392,12 +408,10 @@ module rnic_regs #(
           busy_d      = 1'b1;
           cmd_valid_d = 1'b1;
           refused_d   = 1'b0;
-          cmd_op_d    = w_data_q[7:0];
-          fence_d     = w_data_q[7:0] == RNIC_CMD_STAG_INVALIDATE ||
-                        w_data_q[7:0] == RNIC_CMD_STREAM_TEARDOWN ||
-                        w_data_q[7:0] == RNIC_CMD_QUEUE_CONFIG;
-          done_d      = w_data_q[7:0] != RNIC_CMD_STAG_INVALIDATE &&
-                        w_data_q[7:0] != RNIC_CMD_STREAM_TEARDOWN;
+          cmd_op_d    = w_op;
+          fence_d     = w_op == RNIC_CMD_STAG_INVALIDATE || w_op == RNIC_CMD_STREAM_TEARDOWN ||
+                        w_op == RNIC_CMD_QUEUE_CONFIG;
+          done_d      = w_op != RNIC_CMD_STAG_INVALIDATE && w_op != RNIC_CMD_STREAM_TEARDOWN;
           result_d    = '0;
           cmd_args_d  = args_q[32*NUM_ARGS_OUT-1:0];
         end
@@ -409,13 +423,13 @@ module rnic_regs #(
         if (wr_go && cq_idle) cq_base_d[63:32] = merge(cq_base_q[63:32], w_data_q, w_strb_q);
       end
       RNIC_REG_CQ_LOG2_SIZE: begin
-        if (wr_go && cq_idle && w_strb_q[0] && w_data_q[4:0] != 5'd0 && w_data_q[4:0] <= 5'd16)
-          cq_log2_d = w_data_q[4:0];
+        if (wr_go && cq_idle && w_strb_q[0] && w_log2 != 5'd0 && w_log2 <= 5'(RNIC_CQ_LOG2_MAX))
+          cq_log2_d = w_log2;
       end
       RNIC_REG_CQ_CTRL: begin
-        if (wr_go && w_strb_q[0]) begin
-          cq_en_d = w_data_q[0];
-          if (w_data_q[0]) begin
+        if (wr_go && w_strb_q[RNIC_CQ_CTRL_ENABLE_LSB / 8]) begin
+          cq_en_d = w_data_q[RNIC_CQ_CTRL_ENABLE_LSB];
+          if (w_data_q[RNIC_CQ_CTRL_ENABLE_LSB]) begin
             cq_reset_d = 1'b1;
             cq_cons_d  = '0;
           end
@@ -426,9 +440,8 @@ module rnic_regs #(
       end
       RNIC_REG_DB_QUEUE: begin
         if (wr_go) begin
-          if (w_strb_q[0]) db_sel_stream_d[7:0] = w_data_q[7:0];
-          if (w_strb_q[1]) db_sel_stream_d[15:8] = w_data_q[15:8];
-          if (w_strb_q[2]) db_sel_qn_d = w_data_q[23:16];
+          db_sel_stream_d = w_dbq[RNIC_DB_QUEUE_STREAM_LSB +: RNIC_DB_QUEUE_STREAM_BITS];
+          db_sel_qn_d     = w_dbq[RNIC_DB_QUEUE_QN_LSB +: RNIC_DB_QUEUE_QN_BITS];
         end
       end
       default: begin
@@ -477,16 +490,29 @@ module rnic_regs #(
       RNIC_REG_CAP_STREAMS:    rd_data = NumStreams;
       RNIC_REG_CAP_QNS:        rd_data = NumQns;
       RNIC_REG_CAP_SSN_WINDOW: rd_data = SsnWindow;
+      RNIC_REG_CAP_MAX_SEG_BYTES:  rd_data = MaxSegBytes;
+      RNIC_REG_CAP_NET_ASSOCS:     rd_data = NetAssocs;
+      RNIC_REG_CAP_NET_MAX_PACKET: rd_data = NetMaxPacket;
       RNIC_REG_CMD:            rd_data = '0;
-      RNIC_REG_CMD_STATUS:     rd_data = {16'b0, cmd_op_q, 6'b0, refused_q, busy_q};
+      RNIC_REG_CMD_STATUS: begin
+        rd_data[RNIC_CMD_STATUS_BUSY_LSB]                            = busy_q;
+        rd_data[RNIC_CMD_STATUS_REFUSED_LSB]                         = refused_q;
+        rd_data[RNIC_CMD_STATUS_OP_LSB +: RNIC_CMD_STATUS_OP_BITS]   = cmd_op_q;
+      end
       RNIC_REG_CMD_RESULT:     rd_data = result_q;
       RNIC_REG_CQ_BASE_LO:     rd_data = cq_base_q[31:0];
       RNIC_REG_CQ_BASE_HI:     rd_data = cq_base_q[63:32];
-      RNIC_REG_CQ_LOG2_SIZE:   rd_data = {27'b0, cq_log2_q};
-      RNIC_REG_CQ_CTRL:        rd_data = {30'b0, cq_busy_q, cq_en_q};
+      RNIC_REG_CQ_LOG2_SIZE:   rd_data[RNIC_CQ_LOG2_SIZE_LOG2_LSB +: RNIC_CQ_LOG2_SIZE_LOG2_BITS] = cq_log2_q;
+      RNIC_REG_CQ_CTRL: begin
+        rd_data[RNIC_CQ_CTRL_ENABLE_LSB] = cq_en_q;
+        rd_data[RNIC_CQ_CTRL_BUSY_LSB]   = cq_busy_q;
+      end
       RNIC_REG_CQ_PROD:        rd_data = cq_prod_i;
       RNIC_REG_CQ_CONS:        rd_data = cq_cons_q;
-      RNIC_REG_DB_QUEUE:       rd_data = {8'b0, db_sel_qn_q, db_sel_stream_q};
+      RNIC_REG_DB_QUEUE: begin
+        rd_data[RNIC_DB_QUEUE_STREAM_LSB +: RNIC_DB_QUEUE_STREAM_BITS] = db_sel_stream_q;
+        rd_data[RNIC_DB_QUEUE_QN_LSB +: RNIC_DB_QUEUE_QN_BITS]         = db_sel_qn_q;
+      end
       RNIC_REG_DB_PROD:        rd_data = '0;
       default: begin
         if (arg_hit(ra)) begin

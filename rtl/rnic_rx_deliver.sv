@@ -915,12 +915,15 @@ module rnic_rx_deliver #(
 
   always_comb begin
     cqe = '0;
-    cqe[RNIC_CQE_STREAM_LSB +: 16] = wr_q[CeStreamLsb +: 16];
-    cqe[RNIC_CQE_FLAGS_LSB +: 8] = {4'b0, wr_q[CeOrder], wr_q[CeTagged], wr_q[CeErr], wr_phase_q};
-    cqe[RNIC_CQE_SSN_LSB +: 16] = wr_q[CeSsnLsb +: 16];
+    cqe[RNIC_CQE_STREAM_LSB +: RNIC_CQE_STREAM_BITS] = wr_q[CeStreamLsb +: 16];
+    cqe[RNIC_CQE_FLAGS_PHASE_LSB]  = wr_phase_q;
+    cqe[RNIC_CQE_FLAGS_ERROR_LSB]  = wr_q[CeErr];
+    cqe[RNIC_CQE_FLAGS_TAGGED_LSB] = wr_q[CeTagged];
+    cqe[RNIC_CQE_FLAGS_ORDER_LSB]  = wr_q[CeOrder];
+    cqe[RNIC_CQE_SSN_LSB +: RNIC_CQE_SSN_BITS] = wr_q[CeSsnLsb +: 16];
     if (wr_q[CeErr]) begin
-      cqe[RNIC_CQE_ERR_TYPE_LSB +: 8] = {4'b0, wr_q[CeTypeLsb +: 4]};
-      cqe[RNIC_CQE_ERR_CODE_LSB +: 8] = wr_q[CeCodeLsb +: 8];
+      cqe[RNIC_CQE_ERR_TYPE_LSB +: 4] = wr_q[CeTypeLsb +: 4];
+      cqe[RNIC_CQE_ERR_CODE_LSB +: RNIC_CQE_ERR_CODE_BITS] = wr_q[CeCodeLsb +: 8];
       cqe[RNIC_CQE_LENGTH_LSB +: 32] = wr_q[CeLenLsb +: 32];
       if (wr_q[CeOrder]) begin  // order error: QN and MSN, no header
         cqe[RNIC_CQE_STAG_QN_LSB +: 32] = wr_q[CeAuxLsb +: 32];

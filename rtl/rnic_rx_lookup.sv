@@ -122,8 +122,11 @@ module rnic_rx_lookup #(
   logic                land_we;
 
   // ---- command decoding ---------------------------------------------------------------------------
-  logic [31:0] a0, a1, a2, a3, a4, a5, a6, a7, a8, a9;
-  assign {a9, a8, a7, a6, a5, a4, a3, a2, a1, a0} = cmd_args_i;
+  logic [31:0] a0, a1, a2, a3, a4, a5;  // the words the commands other than STAG_WRITE read
+  assign {a5, a4, a3, a2, a1, a0} = cmd_args_i[32*6-1:0];
+  // Argument NAME of a command (hw.def RNIC_ARG rows): its bits of cmd_args_i.
+`define RNIC_LOOKUP_ARG(NAME) \
+    cmd_args_i[32 * RNIC_ARG_``NAME``_WORD + RNIC_ARG_``NAME``_LSB +: RNIC_ARG_``NAME``_BITS]
 
   // ---- the STag table (with its key table): read by the segment pipeline, written by commands
   logic        stag_hit, stag_bound, stag_rw, stag_done;
@@ -141,16 +144,19 @@ module rnic_rx_lookup #(
     .rsp_remote_read_o(stag_unused), .rsp_base_to_o(stag_base), .rsp_length_o(stag_len),
     .rsp_addr_o(stag_addr),
     .wr_valid_i(stag_wr), .wr_set_i(stag_set), .wr_index_i(stag_windex),
-    .wr_remote_write_i(a1[8]), .wr_remote_read_i(a1[9]), .wr_bound_i(a1[10]),
-    .wr_pd_i(a2[15:0]), .wr_stream_i(a3[15:0]), .wr_base_to_i({a5, a4}), .wr_length_i({a7, a6}),
-    .wr_addr_i({a9, a8}), .wr_ready_o(stag_wr_ready), .wr_done_o(stag_done), .wr_stag_o(stag_result));
+    .wr_remote_write_i(`RNIC_LOOKUP_ARG(STAG_WRITE_REMOTE_WRITE)),
+    .wr_remote_read_i(`RNIC_LOOKUP_ARG(STAG_WRITE_REMOTE_READ)), .wr_bound_i(`RNIC_LOOKUP_ARG(STAG_WRITE_BOUND)),
+    .wr_pd_i(`RNIC_LOOKUP_ARG(STAG_WRITE_PD)), .wr_stream_i(`RNIC_LOOKUP_ARG(STAG_WRITE_STREAM)),
+    .wr_base_to_i({`RNIC_LOOKUP_ARG(STAG_WRITE_BASE_TO_HI), `RNIC_LOOKUP_ARG(STAG_WRITE_BASE_TO_LO)}),
+    .wr_length_i({`RNIC_LOOKUP_ARG(STAG_WRITE_LENGTH_HI), `RNIC_LOOKUP_ARG(STAG_WRITE_LENGTH_LO)}),
+    .wr_addr_i({`RNIC_LOOKUP_ARG(STAG_WRITE_ADDR_HI), `RNIC_LOOKUP_ARG(STAG_WRITE_ADDR_LO)}), .wr_ready_o(stag_wr_ready), .wr_done_o(stag_done), .wr_stag_o(stag_result));
 
   logic cmd_index_ok;
   always_comb begin
     unique case (cmd_op_i)
       RNIC_CMD_STAG_WRITE, RNIC_CMD_STAG_INVALIDATE: cmd_index_ok = a0 < StagEntries;
       RNIC_CMD_STREAM_ENABLE, RNIC_CMD_STREAM_TEARDOWN: cmd_index_ok = a0 < NumStreams;
-      RNIC_CMD_QUEUE_CONFIG: cmd_index_ok = a0 < NumStreams && a1 < NumQns && a4 <= 32'd16;
+      RNIC_CMD_QUEUE_CONFIG: cmd_index_ok = a0 < NumStreams && a1 < NumQns && a4 <= RNIC_RQ_LOG2_MAX;
       RNIC_CMD_NOP: cmd_index_ok = 1'b1;
       default: cmd_index_ok = 1'b0;
     endcase

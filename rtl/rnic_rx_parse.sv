@@ -17,7 +17,7 @@
 // oversize.
 module rnic_rx_parse #(
   parameter int DataWidth   = 512,    // AXI-Stream data width in bits (64..512)
-  parameter int MaxSegBytes = 16384   // longest packet kept; longer ones are cut, flagged oversize
+  parameter int MaxSegBytes = RNIC_MAX_SEG_BYTES  // longest packet kept; longer ones are cut, flagged oversize
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,

@@ -61,7 +61,9 @@ Limits with_defaults(const Limits& l) {
   throw Error(Errc::kQuota, "client limit " + limit + " (" + std::to_string(value) + ") reached");
 }
 
-constexpr PdId kMaxPd = 0xFFFF;  // STAG_WRITE / STREAM_ENABLE carry the PD in 16 bits
+// STAG_WRITE / STREAM_ENABLE carry the PD in their PD arguments.
+constexpr PdId kMaxPd = kArgSTAG_WRITE_PD.mask() >> kArgSTAG_WRITE_PD.lsb;
+static_assert(kArgSTAG_WRITE_PD.bits == kArgSTREAM_ENABLE_PD.bits);
 
 StreamState::State state_of(const StreamRec& s) {
   if (s.torn_down) return StreamState::State::kTornDown;
@@ -82,10 +84,11 @@ Core::Core(std::unique_ptr<Backend> backend, const std::string& device, const Op
     throw Error(Errc::kMismatch, device + ": REG_ID is " + hex(info_.id) + ", expected " + hex(kID_VALUE) +
                                      " ('RDDP'): not an rnic kernel");
   }
-  if ((info_.version >> 16) != (kVERSION_VALUE >> 16)) {
-    throw Error(Errc::kMismatch, device + ": interface version " + std::to_string(info_.version >> 16) + "." +
-                                     std::to_string(info_.version & 0xFFFF) + " (REG_VERSION " + hex(info_.version) +
-                                     "), this driver needs major " + std::to_string(kVERSION_VALUE >> 16));
+  if (kVERSION_MAJOR.get(info_.version) != kVERSION_MAJOR.reset) {
+    throw Error(Errc::kMismatch, device + ": interface version " + std::to_string(kVERSION_MAJOR.get(info_.version)) +
+                                     "." + std::to_string(kVERSION_MINOR.get(info_.version)) + " (REG_VERSION " +
+                                     hex(info_.version) + "), this driver needs major " +
+                                     std::to_string(kVERSION_MAJOR.reset));
   }
   info_.build_id = rd(kRegBUILD_ID);
   info_.data_width = rd(kRegCAP_DATA_WIDTH);
@@ -93,21 +96,36 @@ Core::Core(std::unique_ptr<Backend> backend, const std::string& device, const Op
   info_.streams = rd(kRegCAP_STREAMS);
   info_.qns = rd(kRegCAP_QNS);
   info_.ssn_window = rd(kRegCAP_SSN_WINDOW);
-  info_.max_segment_bytes = kKernelMaxSegBytes;
+  info_.max_segment_bytes = rd(kRegCAP_MAX_SEG_BYTES);
+  info_.net_assocs = rd(kRegCAP_NET_ASSOCS);
+  info_.net_max_packet = rd(kRegCAP_NET_MAX_PACKET);
   auto check_cap = [&](const char* name, std::uint32_t v, std::uint32_t max) {
     if (v == 0 || v > max) {
       throw Error(Errc::kMismatch,
                   device + ": " + name + " = " + std::to_string(v) + ", expected 1.." + std::to_string(max));
     }
   };
-  check_cap("CAP_STAGS", info_.stags, 1u << 24);      // STag index: 24 bits
-  check_cap("CAP_STREAMS", info_.streams, 1u << 16);  // CQE stream: 16 bits
-  check_cap("CAP_QNS", info_.qns, 1u << 8);           // DB_QUEUE QN: 8 bits
+  check_cap("CAP_STAGS", info_.stags, 1u << kCMD_RESULT_INDEX.bits);  // the STag's index
+  check_cap("CAP_STREAMS", info_.streams, 1u << kCQE_STREAM_BITS);
+  check_cap("CAP_QNS", info_.qns, 1u << kDB_QUEUE_QN.bits);
+  // A segment holds at least an untagged header; its length is 16 bits (RFC 5043 5.1: one SCTP chunk).
+  if (info_.max_segment_bytes < 18 || info_.max_segment_bytes > 0xFFFF) {
+    throw Error(Errc::kMismatch,
+                device + ": CAP_MAX_SEG_BYTES = " + std::to_string(info_.max_segment_bytes) + ", expected 18..65535");
+  }
+  // A card has the network side of this contract or none.
+  if (info_.net_assocs != 0 &&
+      (info_.net_assocs != kNET_ASSOC_ENTRIES || info_.net_max_packet != kNET_MAX_PACKET_BYTES)) {
+    throw Error(Errc::kMismatch, device + ": CAP_NET_ASSOCS = " + std::to_string(info_.net_assocs) +
+                                     ", CAP_NET_MAX_PACKET = " + std::to_string(info_.net_max_packet) + ", expected " +
+                                     std::to_string(kNET_ASSOC_ENTRIES) + " and " +
+                                     std::to_string(kNET_MAX_PACKET_BYTES) + " (or 0: no network side)");
+  }
   if (opts_.observer) return;
 
-  if (opts_.cq_log2_entries < 1 || opts_.cq_log2_entries > 16) {
-    throw Error(Errc::kInvalidArgument,
-                "cq_log2_entries " + std::to_string(opts_.cq_log2_entries) + " out of range 1..16");
+  if (opts_.cq_log2_entries < 1 || opts_.cq_log2_entries > kCQ_LOG2_MAX) {
+    throw Error(Errc::kInvalidArgument, "cq_log2_entries " + std::to_string(opts_.cq_log2_entries) +
+                                            " out of range 1.." + std::to_string(kCQ_LOG2_MAX));
   }
   for (std::uint32_t i = 0; i < info_.stags; ++i) free_stags_.push_back(i);
   for (std::uint32_t s = 0; s < info_.streams; ++s) free_streams_.push_back(s);
@@ -135,15 +153,17 @@ void Core::setup_cq() {
     throw Error(Errc::kBackend, "the card did not take the completion ring configuration (base " + hex(base) +
                                     ", log2 " + std::to_string(rd(kRegCQ_LOG2_SIZE)) + ")");
   }
-  wr(kRegCQ_CTRL, 1);  // resets producer and consumer to 0, phase 1
+  wr(kRegCQ_CTRL, kCQ_CTRL_ENABLE.put(1));  // resets producer and consumer to 0, phase 1
   cq_enabled_ = true;
   cq_cons_ = cq_cons_written_ = 0;
 }
 
 // A card keeps its tables across processes: a new owner invalidates whatever an earlier one left.
 void Core::scrub_tables() {
-  for (std::uint32_t i = 0; i < info_.stags; ++i) command(kCmdSTAG_INVALIDATE, {i});
-  for (std::uint32_t s = 0; s < info_.streams; ++s) command(kCmdSTREAM_TEARDOWN, {s});
+  for (std::uint32_t i = 0; i < info_.stags; ++i)
+    command(kCmdSTAG_INVALIDATE, hw::CmdArgs().set(kArgSTAG_INVALIDATE_INDEX, i));
+  for (std::uint32_t s = 0; s < info_.streams; ++s)
+    command(kCmdSTREAM_TEARDOWN, hw::CmdArgs().set(kArgSTREAM_TEARDOWN_STREAM, s));
 }
 
 void Core::close() noexcept {
@@ -237,11 +257,10 @@ Counters Core::counters() {
 
 bool Core::disable_cq_and_wait() {
   wr(kRegCQ_CTRL, 0);
-  return poll_until([&] { return (rd(kRegCQ_CTRL) & 3u) == 0; }, [] {});  // disabled, not busy
+  return poll_until([&] { return rd(kRegCQ_CTRL) == 0; }, [] {});  // disabled, not busy
 }
 
-void Core::command(std::uint32_t op, const std::vector<std::uint32_t>& args) {
-  if (args.size() > kCMD_ARGS) throw std::logic_error("too many command arguments");
+void Core::command(std::uint32_t op, const hw::CmdArgs& args) {
   const auto read = [this](std::uint32_t off) { return rd(off); };
   // Fenced commands stay busy until the completions decided before them are written: drain the ring
   // meanwhile, or a full ring would never let the command finish.
@@ -469,14 +488,21 @@ Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
   // The card issues the key (STAG_WRITE ignores ARG1[7:0] and advances the index's key, a table that
   // survives owners and resets) and returns the STag in CMD_RESULT.
   const std::uint32_t index = free_stags_.front();
-  std::uint32_t flags = 0;
-  if ((req.access & kRemoteWrite) != 0) flags |= kStagArgRemoteWrite;
-  if ((req.access & kRemoteRead) != 0) flags |= kStagArgRemoteRead;
-  if (req.bind_stream) flags |= kStagArgBound;
   const std::uint64_t addr = b.region.device_addr + req.offset;
   try {
-    command(kCmdSTAG_WRITE, {index, flags, req.pd, req.bind_stream.value_or(0), lo32(req.base_to), hi32(req.base_to),
-                             lo32(req.length), hi32(req.length), lo32(addr), hi32(addr)});
+    command(kCmdSTAG_WRITE, hw::CmdArgs()
+                                .set(kArgSTAG_WRITE_INDEX, index)
+                                .set(kArgSTAG_WRITE_REMOTE_WRITE, (req.access & kRemoteWrite) != 0)
+                                .set(kArgSTAG_WRITE_REMOTE_READ, (req.access & kRemoteRead) != 0)
+                                .set(kArgSTAG_WRITE_BOUND, req.bind_stream.has_value())
+                                .set(kArgSTAG_WRITE_PD, req.pd)
+                                .set(kArgSTAG_WRITE_STREAM, req.bind_stream.value_or(0))
+                                .set(kArgSTAG_WRITE_BASE_TO_LO, lo32(req.base_to))
+                                .set(kArgSTAG_WRITE_BASE_TO_HI, hi32(req.base_to))
+                                .set(kArgSTAG_WRITE_LENGTH_LO, lo32(req.length))
+                                .set(kArgSTAG_WRITE_LENGTH_HI, hi32(req.length))
+                                .set(kArgSTAG_WRITE_ADDR_LO, lo32(addr))
+                                .set(kArgSTAG_WRITE_ADDR_HI, hi32(addr)));
   } catch (const Error& e) {
     free_stags_.pop_front();
     // Timeout: the entry may yet become valid, never reuse this index. Refused: nothing was written.
@@ -485,16 +511,16 @@ Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
   }
   free_stags_.pop_front();
   const Stag stag = rd(kRegCMD_RESULT);
-  if ((stag >> 8) != index) {
+  if (kCMD_RESULT_INDEX.get(stag) != index) {
     // The card and the driver disagree on what was written: the entry at `index` may be valid with a
     // key the driver does not know. Invalidate it (best effort) and never hand the index out again.
     try {
-      command(kCmdSTAG_INVALIDATE, {index});
+      command(kCmdSTAG_INVALIDATE, hw::CmdArgs().set(kArgSTAG_INVALIDATE_INDEX, index));
     } catch (const Error&) {
     }
     throw Error(Errc::kMismatch, "register_memory: STAG_WRITE of index " + std::to_string(index) + " returned STag " +
-                                     hex(stag) + " in CMD_RESULT (index " + std::to_string(stag >> 8) +
-                                     "); index retired");
+                                     hex(stag) + " in CMD_RESULT (index " +
+                                     std::to_string(kCMD_RESULT_INDEX.get(stag)) + "); index retired");
   }
   c.stags[stag] = StagRec{req.pd, req.buffer, req.offset, req.length, req.base_to, req.access, req.bind_stream};
   ++p.stags;
@@ -516,8 +542,8 @@ void Core::invalidate(ClientRec& c, Stag stag) {
 // 7.1 Invalid STag).
 void Core::invalidate_locked(ClientRec& c, std::map<Stag, StagRec>::iterator it) {
   const Stag stag = it->first;
-  const std::uint32_t index = stag >> 8;
-  command(kCmdSTAG_INVALIDATE, {index});
+  const std::uint32_t index = kCMD_RESULT_INDEX.get(stag);
+  command(kCmdSTAG_INVALIDATE, hw::CmdArgs().set(kArgSTAG_INVALIDATE_INDEX, index));
   // Fenced: every completion that names the STag is in the ring now; dispatch them while it is known.
   poll_hw();
   const StagRec& r = it->second;
@@ -540,7 +566,7 @@ StreamId Core::create_stream(ClientRec& c, PdId pd) {
   }
   const StreamId sn = free_streams_.front();
   try {
-    command(kCmdSTREAM_ENABLE, {sn, pd});
+    command(kCmdSTREAM_ENABLE, hw::CmdArgs().set(kArgSTREAM_ENABLE_STREAM, sn).set(kArgSTREAM_ENABLE_PD, pd));
   } catch (const Error& e) {
     if (e.code() == Errc::kTimeout) {
       free_streams_.pop_front();  // state unknown: never reuse this number
@@ -566,9 +592,9 @@ void Core::configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std:
     throw Error(Errc::kInvalidArgument,
                 "configure_queue: qn " + std::to_string(qn) + " out of range 0.." + std::to_string(info_.qns - 1));
   }
-  if (log2_entries > 16) {
-    throw Error(Errc::kInvalidArgument,
-                "configure_queue: log2_entries " + std::to_string(log2_entries) + " out of range 0..16");
+  if (log2_entries > kRQ_LOG2_MAX) {
+    throw Error(Errc::kInvalidArgument, "configure_queue: log2_entries " + std::to_string(log2_entries) +
+                                            " out of range 0.." + std::to_string(kRQ_LOG2_MAX));
   }
   if (first_msn == 0) {
     // hw.def QUEUE_CONFIG: ARG5 0 means 1. RFC 5041 4.3: MSNs start at 1; 0 follows 0xFFFFFFFF.
@@ -583,7 +609,13 @@ void Core::configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std:
   }
   const DmaRegion ring = backend().alloc(std::size_t{kRQ_DESC_BYTES} << log2_entries, 64);
   try {
-    command(kCmdQUEUE_CONFIG, {stream, qn, lo32(ring.device_addr), hi32(ring.device_addr), log2_entries, first_msn});
+    command(kCmdQUEUE_CONFIG, hw::CmdArgs()
+                                  .set(kArgQUEUE_CONFIG_STREAM, stream)
+                                  .set(kArgQUEUE_CONFIG_QN, qn)
+                                  .set(kArgQUEUE_CONFIG_RING_LO, lo32(ring.device_addr))
+                                  .set(kArgQUEUE_CONFIG_RING_HI, hi32(ring.device_addr))
+                                  .set(kArgQUEUE_CONFIG_LOG2, log2_entries)
+                                  .set(kArgQUEUE_CONFIG_FIRST_MSN, first_msn));
   } catch (const Error& e) {
     if (e.code() != Errc::kTimeout) be_->free(ring);  // timeout: the card may yet read it
     throw;
@@ -694,7 +726,7 @@ void Core::teardown_stream(ClientRec& c, StreamId stream, Teardown how) {
       wr(kRegNET_STREAM_LIVE, stream);
       s.live = false;
     }
-    command(kCmdSTREAM_TEARDOWN, {stream});
+    command(kCmdSTREAM_TEARDOWN, hw::CmdArgs().set(kArgSTREAM_TEARDOWN_STREAM, stream));
   } catch (const Error&) {
     s.hw_quiet = false;  // the card may still read its rings and write its buffers
     publish();
@@ -741,7 +773,7 @@ void Core::poll_hw() {
     const std::size_t off = std::size_t{cq_cons_ & mask} * kCQE_BYTES;
     backend().from_device(cq_, off, kCQE_BYTES);
     const std::uint8_t* e = cq_.host + off;
-    const bool phase = (load_le(e + kCQE_FLAGS_OFFSET, 1) & kCqeFlagPhase) != 0;
+    const bool phase = (load_le(e + kCQE_FLAGS_OFFSET, 1) & kCQE_FLAGS_PHASE.mask()) != 0;
     const bool want = ((cq_cons_ >> cq_log2_) & 1u) == 0;  // 1 on the first lap, flipping per lap
     if (phase != want) break;
     std::atomic_thread_fence(std::memory_order_acquire);  // the entry is read after its phase
@@ -783,17 +815,17 @@ void Core::dispatch(const std::uint8_t* e) {
   k.length = static_cast<std::uint32_t>(f(kCQE_LENGTH_OFFSET, kCQE_LENGTH_BITS));
   k.rsvd_ulp = f(kCQE_RSVD_ULP_OFFSET, kCQE_RSVD_ULP_BITS);
   const auto stag_qn = static_cast<std::uint32_t>(f(kCQE_STAG_QN_OFFSET, kCQE_STAG_QN_BITS));
-  const bool tagged = (flags & kCqeFlagTagged) != 0;
+  const bool tagged = (flags & kCQE_FLAGS_TAGGED.mask()) != 0;
   // Every entry changes the published tables (a consumed buffer, a pending completion, an error
   // state): poll_hw publishes once it has read the ring.
   publish_dirty_ = true;
-  if ((flags & kCqeFlagError) != 0) {
+  if ((flags & kCQE_FLAGS_ERROR.mask()) != 0) {
     // RFC 5041 7.2: type and code, the failing segment's SSN and length, its DDP header. An order
     // error (found at delivery) carries the segment's QN and MSN instead of a header.
     k.kind = Completion::Kind::kError;
     k.err_type = static_cast<std::uint8_t>(f(kCQE_ERR_TYPE_OFFSET, kCQE_ERR_TYPE_BITS));
     k.err_code = static_cast<std::uint8_t>(f(kCQE_ERR_CODE_OFFSET, kCQE_ERR_CODE_BITS));
-    k.order = (flags & kCqeFlagOrder) != 0;
+    k.order = (flags & kCQE_FLAGS_ORDER.mask()) != 0;
     if (k.order) {
       k.qn = stag_qn;
       k.msn = static_cast<std::uint32_t>(f(kCQE_MSN_OFFSET, kCQE_MSN_BITS));
@@ -897,8 +929,8 @@ std::string Core::state_json(bool tables) const {
       if ((s.access & kRemoteWrite) != 0) access.push_back("remote_write");
       if ((s.access & kRemoteRead) != 0) access.push_back("remote_read");
       stags.push_back({{"stag", stag},
-                       {"index", stag >> 8},
-                       {"key", stag & 0xFFu},
+                       {"index", kCMD_RESULT_INDEX.get(stag)},
+                       {"key", kCMD_RESULT_KEY.get(stag)},
                        {"pd", s.pd},
                        {"buffer", s.buffer},
                        {"offset", s.offset},

@@ -20,6 +20,7 @@
 
 #include "backend.hpp"
 #include "rnic/driver/rnic.hpp"
+#include "rnic/hw/command.hpp"
 
 namespace rnic::detail {
 
@@ -218,7 +219,7 @@ class Core {
     }
   }
   void scrub_tables();
-  void command(std::uint32_t op, const std::vector<std::uint32_t>& args);
+  void command(std::uint32_t op, const hw::CmdArgs& args);
   void dispatch(const std::uint8_t* cqe);
   void unmatched(StreamRec* s) noexcept;
   void flush_stream(ClientRec& c, StreamId stream, StreamRec& s);
@@ -264,12 +265,6 @@ struct ClientHandle {
 
 // "sim:<path>" / "xrt:<index>" split and checked (kInvalidArgument otherwise). "" is not accepted here:
 // Device::open resolves it first.
-// The longest DDP segment (header + payload) rnic_kernel keeps: its MAX_SEG_BYTES parameter at the
-// default the simulator and the xclbin are built with (rtl/rnic_kernel.sv; rnic_rx_parse cuts a
-// longer packet and validate fails it Local Catastrophic). Not in a capability register (hw.def has
-// none), so DeviceInfo::max_segment_bytes reports this.
-inline constexpr std::uint32_t kKernelMaxSegBytes = 16384;
-
 struct DeviceSpec {
   std::string kind;  // "sim" or "xrt"
   std::string path;

@@ -15,16 +15,11 @@ namespace {
 
 using namespace rnic::hw;
 
-constexpr std::uint32_t kNetSockets = kNetEntries;  // VNx's socket table: one socket per entry
-constexpr std::uint32_t kMinPacket = 12;            // the SCTP common header
-constexpr std::uint32_t kMaxPacket = 9216;          // the card's limit (NET_CNT2 / NET_CNT8)
-constexpr std::uint32_t kCtrlEnable = 1u << 0;      // NET_RX_CTRL / NET_TX_CTRL
-constexpr std::uint32_t kCtrlBusy = 1u << 1;
-constexpr std::uint32_t kAssocWrite = 1u << 8;  // NET_ASSOC_CMD
-constexpr std::uint32_t kAssocBusy = 1u << 0;   // NET_ASSOC_STATUS
-constexpr std::uint32_t kLive = 1u << 31;       // NET_STREAM_LIVE
-constexpr std::uint32_t kFlagPhase = 1u << 0;   // NRXD_FLAGS
-constexpr std::uint32_t kFlagMalformed = 1u << 1;
+// The two rings have one SIZE and one CTRL layout (hw.def); the code below uses NET_RX_*'s fields for both.
+static_assert(kNET_TX_SIZE_LOG2_SLOTS.mask() == kNET_RX_SIZE_LOG2_SLOTS.mask() &&
+              kNET_TX_SIZE_LOG2_SLOT_BYTES.mask() == kNET_RX_SIZE_LOG2_SLOT_BYTES.mask() &&
+              kNET_TX_CTRL_ENABLE.mask() == kNET_RX_CTRL_ENABLE.mask() &&
+              kNET_TX_CTRL_BUSY.mask() == kNET_RX_CTRL_BUSY.mask());
 
 // hw.def fields are whole little-endian bytes.
 std::uint32_t field(const std::uint8_t* p, unsigned offset, unsigned bits) {
@@ -43,12 +38,17 @@ NetState& Core::net(const char* call) {
 void Core::net_open(const NetOptions& o) {
   if (opts_.observer) throw Error(Errc::kState, "open_net: opened as observer (the owner runs the network side)");
   if (net_) throw Error(Errc::kState, "open_net: the network side is already open");
-  if (o.rx_log2_slots > 15 || o.tx_log2_slots > 15) {
-    throw Error(Errc::kInvalidArgument,
-                "open_net: log2 slots " + num(o.rx_log2_slots) + " / " + num(o.tx_log2_slots) + " out of range 0..15");
+  if (info_.net_assocs == 0) {
+    throw Error(Errc::kUnsupported,
+                "open_net: the card has no network side (CAP_NET_ASSOCS reads 0: built with NET = 0)");
   }
-  if (o.log2_slot_bytes < 12 || o.log2_slot_bytes > 16) {
-    throw Error(Errc::kInvalidArgument, "open_net: log2 slot bytes " + num(o.log2_slot_bytes) + " out of range 12..16");
+  if (o.rx_log2_slots > kNET_LOG2_SLOTS_MAX || o.tx_log2_slots > kNET_LOG2_SLOTS_MAX) {
+    throw Error(Errc::kInvalidArgument, "open_net: log2 slots " + num(o.rx_log2_slots) + " / " + num(o.tx_log2_slots) +
+                                            " out of range 0.." + num(kNET_LOG2_SLOTS_MAX));
+  }
+  if (o.log2_slot_bytes < kNET_LOG2_SLOT_MIN || o.log2_slot_bytes > kNET_LOG2_SLOT_MAX) {
+    throw Error(Errc::kInvalidArgument, "open_net: log2 slot bytes " + num(o.log2_slot_bytes) + " out of range " +
+                                            num(kNET_LOG2_SLOT_MIN) + ".." + num(kNET_LOG2_SLOT_MAX));
   }
   NetState n;
   n.log2_slot_bytes = o.log2_slot_bytes;
@@ -73,7 +73,8 @@ void Core::net_open(const NetOptions& o) {
       }
       wr(g.base_lo, static_cast<std::uint32_t>(g.r->mem.device_addr));
       wr(g.base_hi, static_cast<std::uint32_t>(g.r->mem.device_addr >> 32));
-      const std::uint32_t size = (o.log2_slot_bytes << 8) | g.log2;
+      const std::uint32_t size =
+          kNET_RX_SIZE_LOG2_SLOT_BYTES.put(o.log2_slot_bytes) | kNET_RX_SIZE_LOG2_SLOTS.put(g.log2);
       wr(g.size, size);
       const std::uint64_t base = (std::uint64_t{rd(g.base_hi)} << 32) | rd(g.base_lo);
       if (base != g.r->mem.device_addr || rd(g.size) != size) {
@@ -82,14 +83,15 @@ void Core::net_open(const NetOptions& o) {
                                             " did not take the packet ring configuration: it has no network side "
                                             "(a kernel built with NET = 0?)");
       }
-      wr(g.ctrl, kCtrlEnable);  // producer and consumer to 0, phase 1
+      wr(g.ctrl, kNET_RX_CTRL_ENABLE.mask());  // producer and consumer to 0, phase 1
     }
   } catch (...) {
     // The receive ring may have been enabled (and written) before the transmit ring failed: its memory
     // is the driver's again only once both rings read idle; otherwise it stays allocated.
     wr(kRegNET_RX_CTRL, 0);
     wr(kRegNET_TX_CTRL, 0);
-    const bool idle = poll_until([&] { return ((rd(kRegNET_RX_CTRL) | rd(kRegNET_TX_CTRL)) & kCtrlBusy) == 0; }, [] {});
+    const bool idle = poll_until(
+        [&] { return ((rd(kRegNET_RX_CTRL) | rd(kRegNET_TX_CTRL)) & kNET_RX_CTRL_BUSY.mask()) == 0; }, [] {});
     if (idle) {
       for (const DmaRegion& r : allocated) be_->free(r);
     }
@@ -103,13 +105,14 @@ bool Core::net_close() noexcept {
   bool clean = true;
   try {
     for (std::uint32_t idx : net_->associations) {
-      if (!poll_until([&] { return (rd(kRegNET_ASSOC_STATUS) & kAssocBusy) == 0; }, [] {})) clean = false;
-      wr(kRegNET_ASSOC_CMD, idx);
+      if (!poll_until([&] { return (rd(kRegNET_ASSOC_STATUS) & kNET_ASSOC_STATUS_BUSY.mask()) == 0; }, [] {}))
+        clean = false;
+      wr(kRegNET_ASSOC_CMD, kNET_ASSOC_CMD_INDEX.put(idx));  // WRITE 0: clear
     }
     wr(kRegNET_RX_CTRL, 0);
     wr(kRegNET_TX_CTRL, 0);
     for (std::uint32_t reg : {kRegNET_RX_CTRL, kRegNET_TX_CTRL}) {
-      if (!poll_until([&] { return (rd(reg) & kCtrlBusy) == 0; }, [] {})) clean = false;
+      if (!poll_until([&] { return (rd(reg) & kNET_RX_CTRL_BUSY.mask()) == 0; }, [] {})) clean = false;
     }
     if (clean) {
       be_->free(net_->rx.mem);
@@ -136,7 +139,7 @@ std::size_t Core::net_receive(std::vector<NetRxPacket>& out, std::size_t max) {
     // The phase bit of lap L is 1 on even laps: the descriptor is the card's last write to a slot.
     const bool phase = ((r.index >> r.log2_slots) & 1u) == 0;
     const std::uint32_t flags = field(d, kNRXD_FLAGS_OFFSET, kNRXD_FLAGS_BITS);
-    if (((flags & kFlagPhase) != 0) != phase) break;
+    if ((kNRXD_FLAGS_PHASE.get(flags) != 0) != phase) break;
     std::atomic_thread_fence(std::memory_order_acquire);  // the rest of the slot is read after its phase
     const std::uint32_t copy = field(d, kNRXD_COPY_LEN_OFFSET, kNRXD_COPY_LEN_BITS);
     if (copy > slot_bytes - kNET_SLOT_DESC_BYTES) {
@@ -149,7 +152,7 @@ std::size_t Core::net_receive(std::vector<NetRxPacket>& out, std::size_t max) {
     p.wire_length = field(d, kNRXD_WIRE_LEN_OFFSET, kNRXD_WIRE_LEN_BITS);
     const std::uint32_t assoc = field(d, kNRXD_ASSOC_OFFSET, kNRXD_ASSOC_BITS);
     if (assoc != kNET_ASSOC_MISS) p.association = static_cast<std::uint8_t>(assoc);
-    p.malformed = (flags & kFlagMalformed) != 0;
+    p.malformed = kNRXD_FLAGS_MALFORMED.get(flags) != 0;
     p.taken = static_cast<std::uint8_t>(field(d, kNRXD_TAKEN_OFFSET, kNRXD_TAKEN_BITS));
     p.duplicates = static_cast<std::uint8_t>(field(d, kNRXD_DUP_OFFSET, kNRXD_DUP_BITS));
     p.declined = static_cast<std::uint8_t>(field(d, kNRXD_DECLINED_OFFSET, kNRXD_DECLINED_BITS));
@@ -165,12 +168,14 @@ std::size_t Core::net_receive(std::vector<NetRxPacket>& out, std::size_t max) {
 void Core::net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket) {
   NetState& n = net("NetPort::send");
   const std::size_t room = (std::size_t{1} << n.log2_slot_bytes) - kNET_SLOT_DESC_BYTES;
-  if (packet.size() < kMinPacket || packet.size() > kMaxPacket || packet.size() > room) {
-    throw Error(Errc::kInvalidArgument, "NetPort::send: " + num(packet.size()) + " bytes, expected " + num(kMinPacket) +
-                                            ".." + num(std::min<std::size_t>(kMaxPacket, room)));
+  if (packet.size() < kNET_MIN_PACKET_BYTES || packet.size() > kNET_MAX_PACKET_BYTES || packet.size() > room) {
+    throw Error(Errc::kInvalidArgument, "NetPort::send: " + num(packet.size()) + " bytes, expected " +
+                                            num(kNET_MIN_PACKET_BYTES) + ".." +
+                                            num(std::min<std::size_t>(kNET_MAX_PACKET_BYTES, room)));
   }
-  if (socket >= kNetSockets) {
-    throw Error(Errc::kInvalidArgument, "NetPort::send: socket " + num(socket) + " out of range 0..15");
+  if (socket >= kNET_SOCKETS) {
+    throw Error(Errc::kInvalidArgument,
+                "NetPort::send: socket " + num(socket) + " out of range 0.." + num(kNET_SOCKETS - 1));
   }
   NetRing& r = n.tx;
   const std::uint32_t slots = 1u << r.log2_slots;
@@ -201,41 +206,45 @@ std::uint32_t Core::net_tx_pending() {
 void Core::net_set_association(std::uint32_t index, const NetAssociation& a) {
   NetState& n = net("NetPort::set_association");
   if (index >= kNetEntries) {
-    throw Error(Errc::kInvalidArgument, "set_association: index " + num(index) + " out of range 0..15");
+    throw Error(Errc::kInvalidArgument,
+                "set_association: index " + num(index) + " out of range 0.." + num(kNetEntries - 1));
   }
   if (a.stream_count == 0 || a.stream_count > 0x10000 ||
       std::uint64_t{a.first_stream} + a.stream_count > info_.streams) {
     throw Error(Errc::kInvalidArgument, "set_association: streams " + num(a.first_stream) + " + " +
                                             num(a.stream_count) + " beyond CAP_STREAMS " + num(info_.streams));
   }
-  if (a.socket >= kNetSockets) {
-    throw Error(Errc::kInvalidArgument, "set_association: socket " + num(a.socket) + " out of range 0..15");
+  if (a.socket >= kNET_SOCKETS) {
+    throw Error(Errc::kInvalidArgument,
+                "set_association: socket " + num(a.socket) + " out of range 0.." + num(kNET_SOCKETS - 1));
   }
-  if (!poll_until([&] { return (rd(kRegNET_ASSOC_STATUS) & kAssocBusy) == 0; }, [] {})) {
+  if (!poll_until([&] { return (rd(kRegNET_ASSOC_STATUS) & kNET_ASSOC_STATUS_BUSY.mask()) == 0; }, [] {})) {
     throw Error(Errc::kTimeout, "set_association: the card's last association command never finished");
   }
-  const std::uint32_t args[kNET_ASSOC_ARGS] = {a.my_ip,
-                                               a.their_ip,
-                                               (std::uint32_t{a.their_udp_port} << 16) | a.my_udp_port,
-                                               (std::uint32_t{a.their_sctp_port} << 16) | a.my_sctp_port,
-                                               a.my_verification_tag,
-                                               ((a.stream_count & 0xFFFFu) << 16) | (a.first_stream & 0xFFFFu),
-                                               a.socket};
+  const std::uint32_t args[kNET_ASSOC_ARGS] = {
+      kNET_ASSOC_ARG0_MY_IP.put(a.my_ip),
+      kNET_ASSOC_ARG1_THEIR_IP.put(a.their_ip),
+      kNET_ASSOC_ARG2_THEIR_UDP_PORT.put(a.their_udp_port) | kNET_ASSOC_ARG2_MY_UDP_PORT.put(a.my_udp_port),
+      kNET_ASSOC_ARG3_THEIR_SCTP_PORT.put(a.their_sctp_port) | kNET_ASSOC_ARG3_MY_SCTP_PORT.put(a.my_sctp_port),
+      kNET_ASSOC_ARG4_MY_VTAG.put(a.my_verification_tag),
+      kNET_ASSOC_ARG5_STREAM_COUNT.put(a.stream_count) | kNET_ASSOC_ARG5_FIRST_STREAM.put(a.first_stream),
+      kNET_ASSOC_ARG6_SOCKET.put(a.socket)};
   for (unsigned i = 0; i < kNET_ASSOC_ARGS; ++i) wr(reg_net_assoc_arg(i), args[i]);
-  wr(kRegNET_ASSOC_CMD, kAssocWrite | index);
+  wr(kRegNET_ASSOC_CMD, kNET_ASSOC_CMD_WRITE.put(1) | kNET_ASSOC_CMD_INDEX.put(index));
   n.associations.insert(index);
 }
 
 void Core::net_clear_association(std::uint32_t index) {
   NetState& n = net("NetPort::clear_association");
   if (index >= kNetEntries) {
-    throw Error(Errc::kInvalidArgument, "clear_association: index " + num(index) + " out of range 0..15");
+    throw Error(Errc::kInvalidArgument,
+                "clear_association: index " + num(index) + " out of range 0.." + num(kNetEntries - 1));
   }
-  const auto idle = [&] { return (rd(kRegNET_ASSOC_STATUS) & kAssocBusy) == 0; };
+  const auto idle = [&] { return (rd(kRegNET_ASSOC_STATUS) & kNET_ASSOC_STATUS_BUSY.mask()) == 0; };
   if (!poll_until(idle, [] {})) {
     throw Error(Errc::kTimeout, "clear_association: the card's last association command never finished");
   }
-  wr(kRegNET_ASSOC_CMD, index);
+  wr(kRegNET_ASSOC_CMD, kNET_ASSOC_CMD_INDEX.put(index));  // WRITE 0: clear
   // The fence: busy until every packet that reached the card before the clear has left the front end.
   if (!poll_until(idle, [] {})) throw Error(Errc::kTimeout, "clear_association: the fence never finished");
   n.associations.erase(index);
@@ -243,8 +252,9 @@ void Core::net_clear_association(std::uint32_t index) {
 
 void Core::net_set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port) {
   net("NetPort::set_socket");
-  if (index >= kNetSockets) {
-    throw Error(Errc::kInvalidArgument, "set_socket: index " + num(index) + " out of range 0..15");
+  if (index >= kNET_SOCKETS) {
+    throw Error(Errc::kInvalidArgument,
+                "set_socket: index " + num(index) + " out of range 0.." + num(kNET_SOCKETS - 1));
   }
   SimPort* sim = be_->sim();
   if (sim == nullptr) {
@@ -274,7 +284,7 @@ void Core::set_stream_live(ClientRec& c, StreamId stream, bool live) {
   if (live && s.torn_down) {
     throw Error(Errc::kState, "set_stream_live: stream " + num(stream) + " is torn down");
   }
-  wr(kRegNET_STREAM_LIVE, (live ? kLive : 0u) | stream);
+  wr(kRegNET_STREAM_LIVE, kNET_STREAM_LIVE_LIVE.put(live ? 1u : 0u) | kNET_STREAM_LIVE_STREAM.put(stream));
   s.live = live;
 }
 
@@ -285,8 +295,8 @@ namespace rnic {
 // NET_CNT0..9 in hw.def's order (the row's description says what each counts).
 std::vector<NetCounters::Row> NetCounters::rows() const {
   return {{"received", "packets received", received},
-          {"crc_drops", "dropped: bad CRC32c or shorter than 12 bytes", crc_drops},
-          {"size_drops", "dropped: longer than 9216 bytes", size_drops},
+          {"crc_drops", "dropped: bad CRC32c or shorter than the SCTP common header", crc_drops},
+          {"size_drops", "dropped: longer than the largest packet (CAP_NET_MAX_PACKET)", size_drops},
           {"frame_drops", "dropped: broken framing", frame_drops},
           {"copy_drops_ring_full", "host copies dropped: receive ring full or disabled", copy_drops_full},
           {"copy_drops_size", "host copies dropped: longer than the slot", copy_drops_size},

@@ -197,7 +197,9 @@ Json info_json(rnic::Device& dev) {
               {"streams", i.streams},
               {"qns", i.qns},
               {"ssn_window", i.ssn_window},
-              {"max_segment_bytes", i.max_segment_bytes}};
+              {"max_segment_bytes", i.max_segment_bytes},
+              {"net_assocs", i.net_assocs},
+              {"net_max_packet", i.net_max_packet}};
 }
 
 void print_info(const Json& j) {
@@ -211,7 +213,8 @@ void print_info(const Json& j) {
   fmt::print("device      {}\n", j["device"].get<std::string>());
   fmt::print("backend     {}\n", j["backend"].get<std::string>());
   fmt::print("id          {} ({}){}\n", hex32(id), ascii, id == rnic::hw::kID_VALUE ? "" : " UNEXPECTED");
-  fmt::print("version     {}.{} ({})\n", ver >> 16, ver & 0xFFFF, hex32(ver));
+  fmt::print("version     {}.{} ({})\n", rnic::hw::kVERSION_MAJOR.get(ver), rnic::hw::kVERSION_MINOR.get(ver),
+             hex32(ver));
   fmt::print("build id    {}\n", hex32(j["build_id"].get<std::uint32_t>()));
   fmt::print("data width  {} bits\n", j["data_width"].get<std::uint32_t>());
   fmt::print("stags       {}\n", j["stags"].get<std::uint32_t>());
@@ -219,6 +222,12 @@ void print_info(const Json& j) {
   fmt::print("qns         {} per stream\n", j["qns"].get<std::uint32_t>());
   fmt::print("ssn window  {} segments\n", j["ssn_window"].get<std::uint32_t>());
   fmt::print("max segment {} bytes (DDP header included)\n", j["max_segment_bytes"].get<std::uint32_t>());
+  if (const auto assocs = j["net_assocs"].get<std::uint32_t>(); assocs != 0) {
+    fmt::print("network     {} associations, packets up to {} bytes\n", assocs,
+               j["net_max_packet"].get<std::uint32_t>());
+  } else {
+    fmt::print("network     none (built without the network side)\n");
+  }
 }
 
 Json regs_json(rnic::Device& dev) {

@@ -44,9 +44,6 @@ namespace proto = rnic::sim::proto;
 using proto::Op;
 using proto::Status;
 
-// rnic_kernel's MAX_SEG_BYTES at its default parameters (not a register): longer packets are cut
-// and reported by the kernel, so the ingress takes up to this plus the largest header.
-constexpr std::uint32_t kMaxSegBytes = 16384;
 constexpr std::size_t kIngressCapacity = 1024;  // segments waiting at the ingress (then kBusy)
 constexpr std::size_t kMaxClients = 64;
 constexpr unsigned kBatch = 64;                     // cycles between two looks at the sockets
@@ -100,15 +97,8 @@ struct Client {
 
 // Offsets of the RNIC_REG rows of hw.def.
 constexpr std::uint32_t kRegRows[] = {
-#define RNIC_CONST(...)
-#define RNIC_CMD(...)
-#define RNIC_FIELD(...)
 #define RNIC_REG(name, offset, access, desc) offset,
 #include "rnic/hw/hw.def"
-#undef RNIC_CONST
-#undef RNIC_CMD
-#undef RNIC_FIELD
-#undef RNIC_REG
 };
 
 }  // namespace
@@ -140,13 +130,15 @@ class KernelServer final : public Server::Impl {
     sim_->reset();
     const std::uint32_t width = mmio_->read32(hw::kRegCAP_DATA_WIDTH);
     streams_ = mmio_->read32(hw::kRegCAP_STREAMS);
+    // Longer segments are cut and reported by the kernel, so the ingress takes up to this plus the
+    // largest header.
+    max_seg_bytes_ = mmio_->read32(hw::kRegCAP_MAX_SEG_BYTES);
     qns_ = mmio_->read32(hw::kRegCAP_QNS);
     if (mmio_->read32(hw::kRegID) != hw::kID_VALUE || width != 8 * kBusBytes) {
       throw std::runtime_error("the Verilated kernel does not identify as rnic_kernel");
     }
-    // The kernel's network side (NET = 1) answers its register window; without it the window is SLVERR.
-    mmio_->read32(hw::kRegNET_RX_CTRL);
-    net_side_ = mmio_->last_resp() == 0;
+    // The kernel's network side (NET = 1): CAP_NET_ASSOCS reads 0 without it.
+    net_side_ = mmio_->read32(hw::kRegCAP_NET_ASSOCS) != 0;
     if (net_ && !net_side_) {
       throw std::runtime_error("--udp-port: this kernel was built without its network side (NET = 0)");
     }
@@ -542,7 +534,7 @@ class KernelServer final : public Server::Impl {
     if (len < sizeof r) return reply(c, h, Status::kBadLength);
     std::memcpy(&r, p, sizeof r);
     if (len - sizeof r != r.bytes) return reply(c, h, Status::kBadLength);
-    if (r.bytes == 0 || r.bytes > kMaxSegBytes + wire::kUntaggedHeaderSize || r.stream >= streams_) {
+    if (r.bytes == 0 || r.bytes > max_seg_bytes_ + wire::kUntaggedHeaderSize || r.stream >= streams_) {
       return reply(c, h, Status::kBadArgument);
     }
     if (axis_->pending() >= kIngressCapacity) return reply(c, h, Status::kBusy);
@@ -626,11 +618,13 @@ class KernelServer final : public Server::Impl {
   }
 
   // What the owner set on the network side, for owner_gone(): association entries written and streams
-  // made live (NET_ASSOC_CMD bit 8, NET_STREAM_LIVE bit 31, as hw.def has them).
+  // made live (NET_ASSOC_CMD WRITE, NET_STREAM_LIVE LIVE).
   void snoop_net(std::uint32_t off, std::uint32_t v) {
     if (!net_side_) return;
-    if (off == hw::kRegNET_ASSOC_CMD && (v & 0x100u) != 0) owner_assocs_.insert(v & 0xFu);
-    if (off == hw::kRegNET_STREAM_LIVE && (v & 0x8000'0000u) != 0) owner_live_.insert(v & 0xFFFFu);
+    if (off == hw::kRegNET_ASSOC_CMD && hw::kNET_ASSOC_CMD_WRITE.get(v) != 0)
+      owner_assocs_.insert(hw::kNET_ASSOC_CMD_INDEX.get(v));
+    if (off == hw::kRegNET_STREAM_LIVE && hw::kNET_STREAM_LIVE_LIVE.get(v) != 0)
+      owner_live_.insert(hw::kNET_STREAM_LIVE_STREAM.get(v));
   }
 
   // The network side's part of owner_gone(): both packet rings off (their memory is the owner's: free
@@ -642,14 +636,16 @@ class KernelServer final : public Server::Impl {
     bool clean = true;
     mmio_write(hw::kRegNET_RX_CTRL, 0);
     mmio_write(hw::kRegNET_TX_CTRL, 0);
-    for (std::uint32_t stream : owner_live_) mmio_write(hw::kRegNET_STREAM_LIVE, stream);
-    for (std::uint32_t idx : owner_assocs_) {
-      clean = wait_clear(hw::kRegNET_ASSOC_STATUS, 1u) && clean;
-      mmio_write(hw::kRegNET_ASSOC_CMD, idx);
+    for (std::uint32_t stream : owner_live_) {
+      mmio_write(hw::kRegNET_STREAM_LIVE, hw::kNET_STREAM_LIVE_STREAM.put(stream));  // LIVE 0
     }
-    clean = wait_clear(hw::kRegNET_ASSOC_STATUS, 1u) && clean;
+    for (std::uint32_t idx : owner_assocs_) {
+      clean = wait_clear(hw::kRegNET_ASSOC_STATUS, hw::kNET_ASSOC_STATUS_BUSY.mask()) && clean;
+      mmio_write(hw::kRegNET_ASSOC_CMD, hw::kNET_ASSOC_CMD_INDEX.put(idx));  // WRITE 0: clear
+    }
+    clean = wait_clear(hw::kRegNET_ASSOC_STATUS, hw::kNET_ASSOC_STATUS_BUSY.mask()) && clean;
     for (std::uint32_t reg : {hw::kRegNET_RX_CTRL, hw::kRegNET_TX_CTRL}) {
-      if (!wait_clear(reg, 2u)) {
+      if (!wait_clear(reg, hw::kNET_RX_CTRL_BUSY.mask())) {
         fmt::print(stderr, "rnic-sim: packet ring (0x{:x}) still busy after {} cycles\n", reg, kCmdTimeoutCycles);
         clean = false;
       }
@@ -706,7 +702,7 @@ class KernelServer final : public Server::Impl {
       for (std::uint32_t idx : owner_stags_) clean = command(hw::kCmdSTAG_INVALIDATE, idx) && clean;
       for (std::uint32_t s : owner_streams_) clean = command(hw::kCmdSTREAM_TEARDOWN, s) && clean;
       // The ring is the owner's memory: free only once no completion write is in flight.
-      if (!wait_clear(hw::kRegCQ_CTRL, 2u)) {
+      if (!wait_clear(hw::kRegCQ_CTRL, hw::kCQ_CTRL_BUSY.mask())) {
         fmt::print(stderr, "rnic-sim: completion ring still busy after {} cycles\n", kCmdTimeoutCycles);
         clean = false;
       }
@@ -741,7 +737,7 @@ class KernelServer final : public Server::Impl {
   std::uint32_t owner_arg0_ = 0;
   std::set<std::uint32_t> owner_stags_, owner_streams_;
   std::string published_;
-  std::uint32_t streams_ = 0, qns_ = 0;
+  std::uint32_t streams_ = 0, qns_ = 0, max_seg_bytes_ = 0;
   std::uint64_t injected_ = 0, last_mmio_ = 0;
   std::uint64_t out_seen_ = 0, beats_at_out_ = 0;  // check_syncs: the last host-memory or send activity seen
   std::uint64_t interactive_until_ = 0;

@@ -290,12 +290,36 @@ TEST(Device, StatsCountMmioAndCommands) {
   EXPECT_EQ(s1.mmio_writes, fake->writes.size());
 }
 
-// DeviceInfo::max_segment_bytes: rnic_kernel's MAX_SEG_BYTES, header included (no capability
-// register yet; tb/system/driver checks it against what the simulated card takes).
+// DeviceInfo::max_segment_bytes and the network side's capabilities are what the card reports
+// (CAP_MAX_SEG_BYTES, CAP_NET_ASSOCS, CAP_NET_MAX_PACKET; tb/system/driver checks the first against what
+// the simulated card takes).
 TEST(DeviceOpen, ReportsTheLargestSegmentTheCardTakes) {
   auto fake = std::make_shared<FakeState>();
   auto dev = open_fake(fake);
-  EXPECT_EQ(dev->info().max_segment_bytes, 16384u);
+  EXPECT_EQ(dev->info().max_segment_bytes, 4000u);
+  EXPECT_EQ(dev->info().net_assocs, 0u);
+  fake->net_assocs = rnic::hw::kNET_ASSOC_ENTRIES;
+  fake->net_max_packet = rnic::hw::kNET_MAX_PACKET_BYTES;
+  fake->max_seg_bytes = 18;  // the shortest that holds an untagged header
+  auto dev2 = open_fake(fake);
+  EXPECT_EQ(dev2->info().max_segment_bytes, 18u);
+  EXPECT_EQ(dev2->info().net_assocs, rnic::hw::kNET_ASSOC_ENTRIES);
+  EXPECT_EQ(dev2->info().net_max_packet, rnic::hw::kNET_MAX_PACKET_BYTES);
+}
+
+// Capabilities the driver cannot work with are a mismatch at open, before anything is written.
+TEST(DeviceOpen, CapabilitiesOutOfContractAreMismatch) {
+  for (const std::uint32_t bytes : {17u, 0x10000u}) {  // no room for an untagged header; not a 16-bit length
+    auto fake = std::make_shared<FakeState>();
+    fake->max_seg_bytes = bytes;
+    EXPECT_ERRC(open_fake(fake), Errc::kMismatch, "CAP_MAX_SEG_BYTES");
+    EXPECT_TRUE(fake->writes.empty());
+  }
+  auto fake = std::make_shared<FakeState>();
+  fake->net_assocs = rnic::hw::kNET_ASSOC_ENTRIES * 2;  // a network side of another contract
+  fake->net_max_packet = rnic::hw::kNET_MAX_PACKET_BYTES;
+  EXPECT_ERRC(open_fake(fake), Errc::kMismatch, "CAP_NET_ASSOCS");
+  EXPECT_TRUE(fake->writes.empty());
 }
 
 // inject/sync/cycles are the simulator's: a card has no SimControl, and require_sim says why.

@@ -50,6 +50,8 @@ struct FakeState {
   // Identification and capabilities.
   std::uint32_t id = hw::kID_VALUE, version = hw::kVERSION_VALUE, build_id = 0x1234;
   std::uint32_t data_width = 128, stags = 16, streams = 8, qns = 2, ssn_window = 32;
+  // CAP_MAX_SEG_BYTES, CAP_NET_ASSOCS, CAP_NET_MAX_PACKET: a card without a network side by default.
+  std::uint32_t max_seg_bytes = 4000, net_assocs = 0, net_max_packet = 0;
 
   // Command interface.
   std::array<std::uint32_t, hw::kCMD_ARGS> args{};
@@ -149,10 +151,10 @@ struct FakeState {
     std::uint8_t* e = host(cq_base() + std::uint64_t{kCQE_BYTES} * (cq_prod & ((1u << log2) - 1u)), kCQE_BYTES);
     std::memset(e, 0, kCQE_BYTES);
     auto put = [e](std::uint32_t off, std::uint32_t bits, std::uint64_t v) { wire::store_le(e + off, v, bits / 8); };
-    std::uint32_t flags = ((cq_prod >> log2) & 1u) == 0 ? kCqeFlagPhase : 0u;
-    if (c.error) flags |= kCqeFlagError;
-    if (c.tagged) flags |= kCqeFlagTagged;
-    if (c.order) flags |= kCqeFlagOrder;
+    std::uint32_t flags = ((cq_prod >> log2) & 1u) == 0 ? kCQE_FLAGS_PHASE.mask() : 0u;
+    if (c.error) flags |= kCQE_FLAGS_ERROR.mask();
+    if (c.tagged) flags |= kCQE_FLAGS_TAGGED.mask();
+    if (c.order) flags |= kCQE_FLAGS_ORDER.mask();
     put(kCQE_STREAM_OFFSET, kCQE_STREAM_BITS, c.stream);
     put(kCQE_FLAGS_OFFSET, kCQE_FLAGS_BITS, flags);
     put(kCQE_ERR_TYPE_OFFSET, kCQE_ERR_TYPE_BITS, c.err_type);
@@ -201,12 +203,18 @@ class FakeBackend : public detail::Backend, public detail::SimPort {
         return s_->qns;
       case kRegCAP_SSN_WINDOW:
         return s_->ssn_window;
+      case kRegCAP_MAX_SEG_BYTES:
+        return s_->max_seg_bytes;
+      case kRegCAP_NET_ASSOCS:
+        return s_->net_assocs;
+      case kRegCAP_NET_MAX_PACKET:
+        return s_->net_max_packet;
       case kRegCQ_PROD:
         return s_->cq_prod;
       case kRegCQ_CTRL: {
         const bool busy = s_->cq_busy_reads > 0;
         if (busy && s_->cq_busy_reads != UINT64_MAX) --s_->cq_busy_reads;
-        return (s_->reg(kRegCQ_CTRL) & 1u) | (busy ? 2u : 0u);
+        return (s_->reg(kRegCQ_CTRL) & kCQ_CTRL_ENABLE.mask()) | kCQ_CTRL_BUSY.put(busy);
       }
       case kRegCMD_RESULT:
         return s_->cmd_result ^ s_->result_xor;

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""Dependencies run one way: tb -> sim -> (rtl, driver), rtl -> driver, host -> driver.
+"""Dependencies run one way: tb -> sim -> (rtl, driver) -> hw, host -> driver.
 
 Reads the build's compile_commands.json: a source file of the product may see (-I, -isystem) only the
-folders its layer may depend on. driver/ sees driver/ only; host/ sees host/ (its shared libraries,
-such as host/ulp) and driver/; rtl/ (the SystemC model, rtl/hls) sees rtl/ and driver/ (the hw.def
-contract); sim/ sees sim/, rtl/ and driver/ (and the Verilated model in the build tree). Nothing of
-the product sees tb/.
+folders its layer may depend on. hw/ (the contract) sees hw/ only; driver/ sees driver/ and hw/; rtl/
+(the SystemC model, rtl/hls) sees rtl/ and hw/; host/ sees host/ (its shared libraries, such as
+host/ulp), driver/ and hw/; sim/ sees sim/, rtl/, driver/ and hw/ (and the Verilated model in the build
+tree). Nothing of the product sees tb/.
   check_deps.py SOURCE_DIR BUILD_DIR [--expect-offenders N]
 --expect-offenders: the check of the check (exit 0 only when exactly N files break the rule).
 """
@@ -15,19 +15,19 @@ import os
 import shlex
 import sys
 
+import check_args
+
 
 def main():
-    args = sys.argv[1:]
-    expect = None
-    if "--expect-offenders" in args:
-        i = args.index("--expect-offenders")
-        expect = int(args[i + 1])
-        del args[i:i + 2]
-    if len(args) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
+    args, expect = check_args.parse(__doc__, 2)
     src, build = (os.path.realpath(a) for a in args)
-    allowed = {"driver": ["driver"], "host": ["host", "driver"], "rtl": ["rtl", "driver"], "sim": ["sim", "rtl", "driver"]}
+    allowed = {
+        "hw": ["hw"],
+        "driver": ["driver", "hw"],
+        "host": ["host", "driver", "hw"],
+        "rtl": ["rtl", "hw"],
+        "sim": ["sim", "rtl", "driver", "hw"],
+    }
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as f:
         entries = json.load(f)
     offenders = 0
@@ -58,14 +58,12 @@ def main():
         if bad:
             offenders += 1
             print(f"deps: {rel} ({layer}/) sees {', '.join(sorted(set(bad)))}: {layer}/ may depend on "
-                  f"{' and '.join(allowed[layer])} only (tb -> sim -> (rtl, driver), rtl -> driver, host -> driver)")
+                  f"{' and '.join(allowed[layer])} only (tb -> sim -> (rtl, driver) -> hw, host -> driver)")
     if checked == 0:
         print("deps: no product source in compile_commands.json: nothing was checked", file=sys.stderr)
         return 1
     if expect is not None:
-        ok = offenders == expect
-        print(f"deps: {offenders} offending files, expected {expect}: {'ok' if ok else 'WRONG'}")
-        return 0 if ok else 1
+        return check_args.verdict("deps", offenders, expect)
     if offenders:
         return 1
     print(f"deps: {checked} product source files checked: every one sees only the layers it may depend on")

@@ -33,7 +33,7 @@ const char* error_name(DdpError e) noexcept {
 #define RNIC_DDP_ERROR(name, type, code, desc) \
   case DdpError::k##name:                      \
     return #name;
-#include "rnic/wire/ddp_errors.def"
+#include "rnic/hw/ddp_errors.def"
 #undef RNIC_DDP_ERROR
   }
   return "?";
@@ -44,7 +44,7 @@ const char* error_description(DdpError e) noexcept {
 #define RNIC_DDP_ERROR(name, type, code, desc) \
   case DdpError::k##name:                      \
     return desc;
-#include "rnic/wire/ddp_errors.def"
+#include "rnic/hw/ddp_errors.def"
 #undef RNIC_DDP_ERROR
   }
   return "?";

@@ -189,7 +189,7 @@ struct ExpCons {
 Entry delivery_entry(const Item& it, std::uint16_t ssn) {
   Entry e{};
   put_le(e, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8, it.stream);
-  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, it.tagged ? hw::kCqeFlagTagged : 0);
+  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, it.tagged ? hw::kCQE_FLAGS_TAGGED.mask() : 0);
   put_le(e, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8, ssn);
   put_le(e, hw::kCQE_STAG_QN_OFFSET, hw::kCQE_STAG_QN_BITS / 8, it.stag_qn);
   if (it.tagged) {
@@ -205,7 +205,7 @@ Entry delivery_entry(const Item& it, std::uint16_t ssn) {
 Entry error_entry(const Item& it) {
   Entry e{};
   put_le(e, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8, it.stream);
-  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, hw::kCqeFlagError | (it.tagged ? hw::kCqeFlagTagged : 0));
+  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, hw::kCQE_FLAGS_ERROR.mask() | (it.tagged ? hw::kCQE_FLAGS_TAGGED.mask() : 0));
   put_le(e, hw::kCQE_ERR_TYPE_OFFSET, 1, it.err_type & 0xFU);
   put_le(e, hw::kCQE_ERR_CODE_OFFSET, 1, it.err_code);
   put_le(e, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8, it.ssn);
@@ -219,7 +219,7 @@ Entry error_entry(const Item& it) {
 Entry order_entry(const Item& it, std::uint16_t ssn) {
   Entry e{};
   put_le(e, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8, it.stream);
-  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, hw::kCqeFlagError | hw::kCqeFlagOrder);
+  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, hw::kCQE_FLAGS_ERROR.mask() | hw::kCQE_FLAGS_ORDER.mask());
   put_le(e, hw::kCQE_ERR_TYPE_OFFSET, 1, 0x2);
   put_le(e, hw::kCQE_ERR_CODE_OFFSET, 1, 0x03);
   put_le(e, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8, ssn);

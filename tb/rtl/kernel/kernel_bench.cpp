@@ -94,7 +94,7 @@ EnvConfig bench_config(const Options& o) {
   cfg.params.num_streams = 4096;
   cfg.params.num_qns = 4;
   cfg.params.ssn_window = 64;
-  cfg.params.max_seg_bytes = 16384;
+  cfg.params.max_seg_bytes = rnic::hw::kMAX_SEG_BYTES;
   cfg.use_model = false;
   cfg.seed = 1;
   cfg.mem.b_latency_min = cfg.mem.b_latency_max = o.b_latency;

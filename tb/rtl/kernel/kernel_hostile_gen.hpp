@@ -493,7 +493,7 @@ class HostileRun {
     }
     Stream& s = streams_[k.stream];
     if (k.error()) {
-      const bool order = (k.flags & hw::kCqeFlagOrder) != 0;
+      const bool order = (k.flags & hw::kCQE_FLAGS_ORDER.mask()) != 0;
       ++st_.codes[code_key(k.err_type, k.err_code, order)];
       s.errored = true;
       return;
@@ -1205,7 +1205,7 @@ class HostileRun {
       if (i < lasts.size() && (k.error() || k.ssn != lasts[i]))
         why = "completion " + std::to_string(i) + " is not the delivery of the message ending at DDP-SSN " +
               std::to_string(lasts[i]) + ": " + k.str();
-      if (i == lasts.size() && (!k.error() || k.ssn != bad.ssn || (k.flags & hw::kCqeFlagOrder) != 0))
+      if (i == lasts.size() && (!k.error() || k.ssn != bad.ssn || (k.flags & hw::kCQE_FLAGS_ORDER.mask()) != 0))
         why = "completion " + std::to_string(i) + " is not the error at DDP-SSN " + std::to_string(bad.ssn) + ": " +
               k.str();
       if (i > lasts.size()) why = "a completion after the error: " + k.str();
@@ -1280,7 +1280,7 @@ class HostileRun {
     for (const Cqe& k : window_) {
       if (k.stream != s) continue;
       if (k.error()) {
-        outs.insert(code_key(k.err_type, k.err_code, (k.flags & hw::kCqeFlagOrder) != 0));
+        outs.insert(code_key(k.err_type, k.err_code, (k.flags & hw::kCQE_FLAGS_ORDER.mask()) != 0));
       } else {
         outs.insert("delivered");
       }

@@ -29,7 +29,7 @@ struct ThreeBuffers {
 // The order error completion: 2/0x03 with the order flag, the segment's QN, MSN and DDP-SSN.
 void expect_order_error(const Cqe& c, std::uint16_t stream, std::uint16_t ssn, std::uint32_t qn, std::uint32_t msn) {
   EXPECT_TRUE(c.error()) << c.str();
-  EXPECT_TRUE((c.flags & kCqeFlagOrder) != 0) << "FLAGS bit 3 (order) " << c.str();
+  EXPECT_TRUE((c.flags & kCQE_FLAGS_ORDER.mask()) != 0) << "FLAGS bit 3 (order) " << c.str();
   EXPECT_EQ(c.err_type, rnic::wire::error_type(DdpError::kUntaggedMsnRange)) << c.str();
   EXPECT_EQ(c.err_code, rnic::wire::error_code(DdpError::kUntaggedMsnRange)) << c.str();
   EXPECT_EQ(c.stream, stream);
@@ -80,7 +80,7 @@ TEST(KernelOrder, RepeatAfterCompletionIsMsnRangeAtLookup) {
   ASSERT_EQ(env.cqes().size(), 2u);
   const Cqe& c = env.cqes()[1];
   EXPECT_TRUE(c.error()) << c.str();
-  EXPECT_FALSE((c.flags & kCqeFlagOrder) != 0) << c.str();
+  EXPECT_FALSE((c.flags & kCQE_FLAGS_ORDER.mask()) != 0) << c.str();
   EXPECT_EQ(c.err_type, rnic::wire::error_type(DdpError::kUntaggedMsnRange));
   EXPECT_EQ(c.err_code, rnic::wire::error_code(DdpError::kUntaggedMsnRange));
   EXPECT_EQ(diff_bytes(env.host_bytes(b.buf[0], 100), before), "") << "completed buffer changed";

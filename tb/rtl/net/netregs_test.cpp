@@ -468,16 +468,19 @@ TEST(NETREGS_SUITE, ResetValues) {
   Bench b;
   EXPECT_EQ(b.dut().rx_base_o, 0U);
   EXPECT_EQ(b.dut().rx_log2_slots_o, 0U);
-  EXPECT_EQ(b.dut().rx_slot_log2_o, 12U);
+  EXPECT_EQ(b.dut().rx_slot_log2_o, rnic::hw::kNET_RX_SIZE_LOG2_SLOT_BYTES.reset);
   EXPECT_EQ(b.dut().rx_enable_o, 0U);
-  EXPECT_EQ(b.dut().tx_slot_log2_o, 12U);
+  EXPECT_EQ(b.dut().tx_slot_log2_o, rnic::hw::kNET_TX_SIZE_LOG2_SLOT_BYTES.reset);
   EXPECT_EQ(b.dut().assoc_busy_o, 0U);
   for (const Word& w : words()) {
     bool hit = false;
     const std::uint32_t v = b.read(w.offset, &hit);
     EXPECT_TRUE(hit) << w.name;
+    // The fields' reset values (hw.def RNIC_BITS rows; write-only fields read 0).
     std::uint32_t want = 0;
-    if (w.offset == kRxSize || w.offset == kTxSize) want = 12U << 8;
+#define RNIC_BITS(reg, field, lsb, bits, access, reset, desc) \
+  if (w.name == #reg && std::string(#access) != "WO") want |= rnic::hw::k##reg##_##field.put(reset);
+#include "rnic/hw/hw.def"
     if (w.name.rfind("NET_CNT", 0) == 0) want = kCountInit;
     EXPECT_EQ(v, want) << w.name;
   }

@@ -354,8 +354,8 @@ TEST(NetlistEquivalence, YosysNetlistMatchesRtlCycleByCycle) {
   // key 1, which CMD_RESULT confirms.
   for (std::uint32_t i = 1; i <= 3; ++i) {
     command(k, hw::kCmdSTAG_WRITE,
-            {i, hw::kStagArgRemoteWrite | (i == 3 ? hw::kStagArgBound : 0), 7, 1, 0x1000, 0, 0x10000, 0,
-             static_cast<std::uint32_t>(kTagged + i * 0x20000), 0});
+            {i, hw::kArgSTAG_WRITE_REMOTE_WRITE.mask() | (i == 3 ? hw::kArgSTAG_WRITE_BOUND.mask() : 0), 7, 1, 0x1000,
+             0, 0x10000, 0, static_cast<std::uint32_t>(kTagged + i * 0x20000), 0});
     k.mmio({false, hw::kRegCMD_RESULT, 0, [i](std::uint32_t v) {
               EXPECT_EQ(v, i << 8 | 1u) << "CMD_RESULT after STAG_WRITE " << i;
               return true;

@@ -66,7 +66,7 @@ using Clock = std::chrono::steady_clock;
 // sim/README.md, Host memory: device address = mem_base + offset, mem_base = 0x10_0000_0000; every client
 // of the owner maps the whole memfd, so Buffer::data - offset is the owner's view of all host memory.
 constexpr std::uint64_t kMemBase = 0x10'0000'0000ull;
-constexpr std::size_t kMaxSegBytes = 16384;  // sim/README.md: MAX_SEG_BYTES of the default kernel
+constexpr std::size_t kMaxSegBytes = rnic::hw::kMAX_SEG_BYTES;  // the default kernel's (CAP_MAX_SEG_BYTES)
 constexpr std::size_t kMaxPacket = kMaxSegBytes + 18;
 
 std::uint64_t env_u64(const char* name, std::uint64_t dflt) {

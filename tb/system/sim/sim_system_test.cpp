@@ -77,8 +77,8 @@ bool command(Backend& b, std::uint32_t op, const std::vector<std::uint32_t>& arg
 std::optional<std::uint32_t> stag_write(Backend& b, std::uint32_t index, std::uint64_t base_to, std::uint64_t length,
                                         std::uint64_t host_addr) {
   if (command(b, hw::kCmdSTAG_WRITE,
-              {index, hw::kStagArgRemoteWrite, 1, 0, lo(base_to), hi(base_to), lo(length), hi(length), lo(host_addr),
-               hi(host_addr)})) {
+              {index, hw::kArgSTAG_WRITE_REMOTE_WRITE.mask(), 1, 0, lo(base_to), hi(base_to), lo(length), hi(length),
+               lo(host_addr), hi(host_addr)})) {
     return std::nullopt;
   }
   return b.read32(hw::kRegCMD_RESULT);
@@ -247,8 +247,8 @@ TEST(SimProtocol, MalformedMessagesGetTheirStatus) {
   // MMIO outside the register map or unaligned.
   const std::uint32_t rows_end = hw::reg_error_counter_lo(static_cast<unsigned>(rnic::wire::kAllDdpErrors.size()));
   // 0x8000: interface 2's first doorbell address, unmapped since interface 3 (DB_QUEUE, DB_PROD).
-  for (std::uint32_t off : {2u, hw::kRegCMD + 1, 0x20u, hw::reg_cmd_arg(hw::kCMD_ARGS), rows_end, 0x7000u, 0x8000u,
-                            hw::kMMIO_BYTES - 4, hw::kMMIO_BYTES, 0xFFFFFFFCu}) {
+  for (std::uint32_t off : {2u, hw::kRegCMD + 1, hw::kRegCAP_NET_MAX_PACKET + 4, hw::reg_cmd_arg(hw::kCMD_ARGS),
+                            rows_end, 0x7000u, 0x8000u, hw::kMMIO_BYTES - 4, hw::kMMIO_BYTES, 0xFFFFFFFCu}) {
     EXPECT_EQ(c.read32(off)->status(), Status::kBadAddress) << std::hex << off;
     const proto::MmioReq w{off, 0};
     EXPECT_EQ(c.call(Op::kWrite32, &w, sizeof w)->status(), Status::kBadAddress) << std::hex << off;
@@ -502,7 +502,7 @@ TEST(SimCard, HighestStreamNumberCarriesAMessage) {
   a->from_device(cq, 0, hw::kCQE_BYTES);
   const std::uint8_t* e = cq.host;
   EXPECT_EQ(rnic::wire::load_le16(e + hw::kCQE_STREAM_OFFSET), s);
-  EXPECT_EQ(e[hw::kCQE_FLAGS_OFFSET] & (hw::kCqeFlagError | hw::kCqeFlagTagged), 0u);
+  EXPECT_EQ(e[hw::kCQE_FLAGS_OFFSET] & (hw::kCQE_FLAGS_ERROR.mask() | hw::kCQE_FLAGS_TAGGED.mask()), 0u);
   EXPECT_EQ(rnic::wire::load_le32(e + hw::kCQE_STAG_QN_OFFSET), qn);
   EXPECT_EQ(rnic::wire::load_le32(e + hw::kCQE_MSN_OFFSET), 1u);
   EXPECT_EQ(rnic::wire::load_le32(e + hw::kCQE_LENGTH_OFFSET), len);

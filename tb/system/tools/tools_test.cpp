@@ -168,10 +168,22 @@ TEST_F(ToolsOnSim, RnicctlJsonBeforeOrAfterTheCommand) {
   // Issue 33: the card's default has 4096 DDP streams, and info says so (JSON and text).
   EXPECT_EQ(info["streams"], 4096);
   EXPECT_EQ(info["qns"], 4);
+  // Issue 32: the capabilities the card reports (CAP_MAX_SEG_BYTES, CAP_NET_ASSOCS, CAP_NET_MAX_PACKET):
+  // rnic-sim's RTL kernel has the network side, the SystemC model none.
+  EXPECT_EQ(info["max_segment_bytes"], rnic::hw::kMAX_SEG_BYTES);
+  const char* model = std::getenv("RNIC_SIM_MODEL");
+  const bool net = model == nullptr || std::string(model) != "systemc";
+  EXPECT_EQ(info["net_assocs"], net ? rnic::hw::kNET_ASSOC_ENTRIES : 0u);
+  EXPECT_EQ(info["net_max_packet"], net ? rnic::hw::kNET_MAX_PACKET_BYTES : 0u);
   const std::vector<std::string> text{"info", "--device", dev};
   const Result t = rnicctl(text);
   ASSERT_EQ(t.code, 0) << show(text, t);
   EXPECT_TRUE(contains(t.out, "streams     4096\n")) << show(text, t);
+  const std::string net_line = net ? "network     " + std::to_string(rnic::hw::kNET_ASSOC_ENTRIES) +
+                                         " associations, packets up to " +
+                                         std::to_string(rnic::hw::kNET_MAX_PACKET_BYTES) + " bytes\n"
+                                   : "network     none (built without the network side)\n";
+  EXPECT_TRUE(contains(t.out, net_line)) << show(text, t);
 }
 
 // Issue 37: a register array of hw.def (RNIC_REG_ARRAY) is listed register by register: the network

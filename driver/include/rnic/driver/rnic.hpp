@@ -35,6 +35,8 @@
 #include <string>
 #include <vector>
 
+#include "rnic/hw/hw.hpp"
+
 namespace rnic {
 
 enum class Errc {
@@ -69,11 +71,12 @@ struct DeviceInfo {
   std::uint32_t id = 0, version = 0, build_id = 0;
   std::uint32_t data_width = 0, stags = 0, streams = 0, qns = 0, ssn_window = 0;
   // The longest DDP segment the card takes, header included (RFC 5041 4.2/4.3 headers: 14 bytes
-  // tagged, 18 untagged): rnic_kernel's MAX_SEG_BYTES. A longer segment fails Local Catastrophic
-  // (RFC 5041 7.2, type 0 code 0) and nothing of it is placed. The card has no capability register
-  // for it yet: the driver reports the kernel's parameter as built (rtl/rnic_kernel.sv default), the
-  // same for rnic-sim and the xclbin. A ULP sizes its MULPDU (RFC 5043 9) from it.
+  // tagged, 18 untagged): CAP_MAX_SEG_BYTES. A longer segment fails Local Catastrophic (RFC 5041 7.2,
+  // type 0 code 0) and nothing of it is placed. A ULP sizes its MULPDU (RFC 5043 9) from it.
   std::uint32_t max_segment_bytes = 0;
+  // The network side (docs/network.md): association table entries (CAP_NET_ASSOCS, kNetEntries) and the
+  // longest SCTP packet it takes or sends (CAP_NET_MAX_PACKET); both 0 when the card has none (NET = 0).
+  std::uint32_t net_assocs = 0, net_max_packet = 0;
 };
 
 struct OpenOptions {
@@ -241,7 +244,7 @@ class NetPort;
 struct NetOptions {
   std::uint32_t rx_log2_slots = 8;     // 256 slots (the card keeps about 10 in flight): 0..15
   std::uint32_t tx_log2_slots = 6;     // 0..15
-  std::uint32_t log2_slot_bytes = 14;  // 16 KiB: the longest packet (9216 bytes) and its descriptor fit; 12..16
+  std::uint32_t log2_slot_bytes = 14;  // 16 KiB: the longest packet (CAP_NET_MAX_PACKET) and its descriptor fit; 12..16
 };
 
 // One packet of the receive ring: what the card copied for the host (trimmed: each DATA chunk the card
@@ -256,8 +259,10 @@ struct NetRxPacket {
   std::uint16_t source_port = 0;                         // and UDP port: where an answer goes
 };
 
-// Entries of the card's association table (NET_ASSOC_CMD [3:0]) and sockets of the network layer (VNx).
-inline constexpr std::uint32_t kNetEntries = 16;
+// Entries of the card's association table (hw.def NET_ASSOC_ENTRIES; a card with a network side
+// reports it in CAP_NET_ASSOCS) and sockets of the network layer (VNx's, hw.def NET_SOCKETS).
+inline constexpr std::uint32_t kNetEntries = hw::kNET_ASSOC_ENTRIES;
+inline constexpr std::uint32_t kNetSockets = hw::kNET_SOCKETS;
 
 // One entry of the card's association table (hw.def NET_ASSOC_ARG0..6): packets whose addresses,
 // ports and verification tag match have their PPID 16 chunks on live streams offloaded (RFC 5043).
@@ -344,8 +349,8 @@ class NetPort {
   // replaced by them); the slots go back to the card.
   std::size_t receive(std::vector<NetRxPacket>& out, std::size_t max = 64);
   // One SCTP packet into the transmit ring; the card fills in the CRC32c (bytes 8..11) and sends it
-  // through `socket`. kInvalidArgument: length outside 12..9216 or longer than a slot holds, socket
-  // above 15; kQueueFull: every slot is still the card's.
+  // through `socket`. kInvalidArgument: length outside hw::kNET_MIN_PACKET_BYTES..kNET_MAX_PACKET_BYTES or
+  // longer than a slot holds, socket not below kNetSockets; kQueueFull: every slot is still the card's.
   void send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t socket);
   // Packets sent that the card has not read from the transmit ring yet (one MMIO read). A packet's
   // socket is looked up as it leaves: a socket pointed elsewhere while any is pending misdirects it.

@@ -31,6 +31,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "rnic/hw/hw.hpp"
+
 namespace rnic::sim::proto {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the protocol is little-endian on the wire");
@@ -72,7 +74,7 @@ enum class Op : std::uint16_t {
   kNetSocket = 11,
 };
 inline constexpr Op kLastOp = Op::kNetSocket;
-inline constexpr std::uint32_t kNetSockets = 16;  // VNx's socket table
+inline constexpr std::uint32_t kNetSockets = hw::kNET_SOCKETS;  // VNx's socket table
 
 enum class Status : std::uint16_t {
   kOk = 0,

@@ -10,14 +10,14 @@ namespace rnic::wire {
 
 enum class DdpError : std::uint16_t {
 #define RNIC_DDP_ERROR(name, type, code, desc) k##name = ((type) << 8) | (code),
-#include "rnic/wire/ddp_errors.def"
+#include "rnic/hw/ddp_errors.def"
 #undef RNIC_DDP_ERROR
 };
 
 // Every row of the table, in RFC order.
 inline constexpr std::array kAllDdpErrors{
 #define RNIC_DDP_ERROR(name, type, code, desc) DdpError::k##name,
-#include "rnic/wire/ddp_errors.def"
+#include "rnic/hw/ddp_errors.def"
 #undef RNIC_DDP_ERROR
 };
 

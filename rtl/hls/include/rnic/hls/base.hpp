@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The SystemC-HLS model of rnic_kernel: what every stage shares.
 //   - Config: the kernel's parameters as compile-time constants (the RTL's module parameters);
-//   - the items the stages hand each other, expanded from driver/hw/include/rnic/hw/structs.def (the one
+//   - the items the stages hand each other, expanded from hw/include/rnic/hw/structs.def (the one
 //     source of their members) into bit-accurate sc_uint / sc_biguint structs;
 //   - the side channels and the kernel-boundary bundles (AXI4-Lite, AXI4, AXI-Stream);
 //   - p2p_in / p2p_out: a valid/ready point-to-point channel (the Stratus p2p / Catapult Connections
@@ -22,7 +22,8 @@ namespace rnic::hls {
 
 // ---- parameters --------------------------------------------------------------------------------------
 template <int DATA_WIDTH_ = 512, int STAG_ENTRIES_ = 4096, int NUM_STREAMS_ = 4096, int NUM_QNS_ = 4,
-          int SSN_WINDOW_ = 64, int MAX_SEG_BYTES_ = 16384, int RQ_PREFETCH_ = 32, std::uint32_t BUILD_ID_ = 0>
+          int SSN_WINDOW_ = 64, int MAX_SEG_BYTES_ = static_cast<int>(rnic::hw::kMAX_SEG_BYTES), int RQ_PREFETCH_ = 32,
+          std::uint32_t BUILD_ID_ = 0>
 struct Config {
   static constexpr int DATA_WIDTH = DATA_WIDTH_;
   static constexpr int BYTES = DATA_WIDTH_ / 8;

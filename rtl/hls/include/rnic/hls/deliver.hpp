@@ -53,7 +53,7 @@
 #include <systemc.h>
 
 #include "rnic/hls/base.hpp"
-#include "rnic/wire/ddp_errors.hpp"
+#include "rnic/hw/hw.hpp"
 
 namespace rnic::hls {
 
@@ -117,8 +117,8 @@ SC_MODULE(Deliver) {
   static_assert(rnic::hw::kCQE_BYTES == 64, "a completion entry is 64 bytes");
 
   // RFC 5041 7.2 Invalid MSN range: the order error (docs/rtl-architecture.md, "What the card reports").
-  static constexpr unsigned kOrderType = rnic::wire::error_type(rnic::wire::DdpError::kUntaggedMsnRange);
-  static constexpr unsigned kOrderCode = rnic::wire::error_code(rnic::wire::DdpError::kUntaggedMsnRange);
+  static constexpr unsigned kOrderType = hw::ddp_error::kType[hw::ddp_error::kUntaggedMsnRange];
+  static constexpr unsigned kOrderCode = hw::ddp_error::kCode[hw::ddp_error::kUntaggedMsnRange];
 
   // What a filled DDP-SSN slot keeps for its completion, or an error mark (err: the stream's error
   // record is the report of the failing segment at this DDP-SSN).

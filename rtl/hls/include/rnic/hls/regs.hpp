@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Regs: the AXI4-Lite control slave of the SystemC-HLS kernel (the model of rnic_regs). The register map
-// is driver/hw/include/rnic/hw/hw.def; this stage holds every piece of state the map names:
+// is hw/include/rnic/hw/hw.def; this stage holds every piece of state the map names:
 //   - identification and capabilities (RO, from hw.def and the Config);
 //   - the command interface: CMD_ARG0..15 (RW), CMD (WO: a CmdReq to lookup), CMD_STATUS / CMD_RESULT
 //     (completed by lookup's cmd_done, deliver's fence_done, or both for QUEUE_CONFIG);
@@ -8,7 +8,7 @@
 //     lookup, RFC 5041 5.3 untagged buffers posted); SLVERR and nothing rung when DB_QUEUE names no queue;
 //   - the completion ring registers (CQ_BASE, CQ_LOG2_SIZE, CQ_CTRL, CQ_PROD, CQ_CONS) toward deliver;
 //   - the 64-bit event counters, one per hw.def CNT_* row and one per RFC 5041 7.2 error row of
-//     driver/wire/include/rnic/wire/ddp_errors.def (CNT_ERROR0 + 8*i), with RC semantics: reading a
+//     hw/include/rnic/hw/ddp_errors.def (CNT_ERROR0 + 8*i), with RC semantics: reading a
 //     counter's _LO word latches its _HI word.
 // Bus behaviour (as rnic_regs, the map leaves it open):
 //   - 32-bit registers at word addresses, addr[1:0] ignored. AW and W are taken in any order or together,
@@ -29,17 +29,6 @@
 #include "rnic/hw/hw.hpp"
 
 namespace rnic::hls {
-
-namespace regs_detail {
-// The rows of the RFC 5041 7.2 table, in ddp_errors.def order: the per-error counter of row i is at
-// CNT_ERROR0_LO + 8*i, and validate's ev_error_idx is that row number.
-enum ErrRow : unsigned {
-#define RNIC_DDP_ERROR(name, type, code, desc) kRow##name,
-#include "rnic/wire/ddp_errors.def"
-#undef RNIC_DDP_ERROR
-  kNumErrRows
-};
-}  // namespace regs_detail
 
 template <class C>
 SC_MODULE(Regs) {
@@ -93,7 +82,7 @@ SC_MODULE(Regs) {
   // ---- the map ------------------------------------------------------------------------------------------
   static constexpr int NUM_ARGS = static_cast<int>(rnic::hw::kCMD_ARGS);
   static constexpr int NUM_ARGS_OUT = 10;  // CmdReq carries CMD_ARG0..9
-  static constexpr int NUM_ERRORS = static_cast<int>(regs_detail::kNumErrRows);
+  static constexpr int NUM_ERRORS = static_cast<int>(hw::ddp_error::kRows);
 
   // Counter slots: the eight named counters in hw.def order, then one per error row.
   static constexpr int CNT_SEGMENTS = 0;
@@ -108,7 +97,7 @@ SC_MODULE(Regs) {
   static constexpr int NUM_CNT = CNT_ERROR0 + NUM_ERRORS;
   // Deliver's order errors (an untagged segment without its queue's expected MSN, found in DDP-SSN order)
   // are RFC 5041 7.2 type 2 code 3, "MSN range is not valid": they count in that row, as the data sink's.
-  static constexpr int ORDER_SLOT = CNT_ERROR0 + static_cast<int>(regs_detail::kRowUntaggedMsnRange);
+  static constexpr int ORDER_SLOT = CNT_ERROR0 + static_cast<int>(hw::ddp_error::kUntaggedMsnRange);
 
   static constexpr std::uint32_t CNT_BASE = rnic::hw::kRegCNT_SEGMENTS_LO;
   static constexpr std::uint32_t CNT_END = CNT_BASE + 8u * NUM_CNT;  // one past the last counter word
@@ -264,8 +253,8 @@ SC_MODULE(Regs) {
       // ---- the held write, once both halves are here and the previous response is gone ----
       if (aw_full && w_full && !b_pend && !db_pend) {
         const std::uint32_t wa = aw_addr.to_uint() & ~3u;
-        const std::uint32_t db_stream = rnic::hw::db_queue_stream(dbq.to_uint()),
-                            db_qn = rnic::hw::db_queue_qn(dbq.to_uint());
+        const std::uint32_t db_stream = rnic::hw::kDB_QUEUE_STREAM.get(dbq.to_uint()),
+                            db_qn = rnic::hw::kDB_QUEUE_QN.get(dbq.to_uint());
         const bool db_ok =
             db_stream < static_cast<std::uint32_t>(C::NUM_STREAMS) && db_qn < static_cast<std::uint32_t>(C::NUM_QNS);
         bool hit = true;
@@ -288,6 +277,9 @@ SC_MODULE(Regs) {
             case rnic::hw::kRegCAP_STREAMS:
             case rnic::hw::kRegCAP_QNS:
             case rnic::hw::kRegCAP_SSN_WINDOW:
+            case rnic::hw::kRegCAP_MAX_SEG_BYTES:
+            case rnic::hw::kRegCAP_NET_ASSOCS:
+            case rnic::hw::kRegCAP_NET_MAX_PACKET:
             case rnic::hw::kRegCMD_STATUS:
             case rnic::hw::kRegCMD_RESULT:
             case rnic::hw::kRegCQ_PROD:
@@ -297,7 +289,7 @@ SC_MODULE(Regs) {
                 busy = true;
                 refused = false;
                 result = 0;
-                cmd_op = w_data.range(7, 0);
+                cmd_op = rnic::hw::kCMD_OP.get(w_data.to_uint());
                 {
                   const unsigned op = cmd_op.to_uint();
                   wait_fence = op == rnic::hw::kCmdSTAG_INVALIDATE || op == rnic::hw::kCmdSTREAM_TEARDOWN ||
@@ -316,14 +308,15 @@ SC_MODULE(Regs) {
               if (cq_idle) cqb.range(63, 32) = merge(cqb.range(63, 32), w_data, w_strb);
               break;
             case rnic::hw::kRegCQ_LOG2_SIZE: {
-              const sc_dt::sc_uint<5> v = w_data.range(4, 0);
-              if (cq_idle && w_strb[0] && v != 0 && v <= 16) cql = v;
+              const std::uint32_t v = rnic::hw::kCQ_LOG2_SIZE_LOG2.get(w_data.to_uint());
+              if (cq_idle && w_strb[rnic::hw::kCQ_LOG2_SIZE_LOG2.lsb / 8] && v != 0 && v <= rnic::hw::kCQ_LOG2_MAX)
+                cql = v;
               break;
             }
             case rnic::hw::kRegCQ_CTRL:
-              if (w_strb[0]) {
-                cqe = w_data[0];
-                if (w_data[0]) {
+              if (w_strb[rnic::hw::kCQ_CTRL_ENABLE.lsb / 8]) {
+                cqe = rnic::hw::kCQ_CTRL_ENABLE.get(w_data.to_uint()) != 0;
+                if (cqe) {
                   // Enable: producer and consumer restart at 0, the phase at 1 (deliver, on cq_reset).
                   cq_rst = true;
                   cqc = 0;
@@ -386,13 +379,19 @@ SC_MODULE(Regs) {
           case rnic::hw::kRegCAP_SSN_WINDOW:
             d = C::SSN_WINDOW;
             break;
+          case rnic::hw::kRegCAP_MAX_SEG_BYTES:
+            d = C::MAX_SEG_BYTES;
+            break;
+          case rnic::hw::kRegCAP_NET_ASSOCS:
+          case rnic::hw::kRegCAP_NET_MAX_PACKET:
+            d = 0;  // no network side in this model
+            break;
           case rnic::hw::kRegCMD:
             d = 0;  // write-only
             break;
           case rnic::hw::kRegCMD_STATUS:
-            d.range(15, 8) = cmd_op;
-            d[1] = refused;
-            d[0] = busy;
+            d = rnic::hw::kCMD_STATUS_OP.put(cmd_op.to_uint()) | rnic::hw::kCMD_STATUS_REFUSED.put(refused) |
+                rnic::hw::kCMD_STATUS_BUSY.put(busy);
             break;
           case rnic::hw::kRegCMD_RESULT:
             d = result;
@@ -407,8 +406,7 @@ SC_MODULE(Regs) {
             d = cql;
             break;
           case rnic::hw::kRegCQ_CTRL:
-            d[1] = cq_busy.read();
-            d[0] = cqe;
+            d = rnic::hw::kCQ_CTRL_BUSY.put(cq_busy.read()) | rnic::hw::kCQ_CTRL_ENABLE.put(cqe);
             break;
           case rnic::hw::kRegCQ_PROD:
             d = cq_prod.read();

@@ -9,7 +9,7 @@
 //     (below);
 //   - otherwise the checks in the order of docs/rtl-architecture.md "Validation order" (the order of the
 //     software Data Sink, driver/model), the first failing one giving the ERROR's 7.2 type and code
-//     (section 7.2) and the row of driver/wire ddp_errors.def (the per-error counter index):
+//     (section 7.2) and the row of hw ddp_errors.def (the per-error counter index):
 //       oversize packet, packet shorter than its header, failed descriptor read -> Local Catastrophic;
 //       DDP-SSN outside [next_ssn, next_ssn + SSN_WINDOW) -> LLP error (RFC 5043 10); a segment from
 //       the network (seg.net) is instead dropped as a duplicate (behind) or declined (ahead), checked
@@ -56,27 +56,6 @@
 #include "rnic/hw/hw.hpp"
 
 namespace rnic::hls {
-
-namespace validate_detail {
-// RFC 5041 7.2, one row per error: the row index (ddp_errors.def order: the per-error counter index),
-// its type and code.
-enum ErrRow : unsigned {
-#define RNIC_DDP_ERROR(name, type, code, desc) k##name,
-#include "rnic/wire/ddp_errors.def"
-#undef RNIC_DDP_ERROR
-  kNumErrRows
-};
-constexpr unsigned kErrType[kNumErrRows] = {
-#define RNIC_DDP_ERROR(name, type, code, desc) type,
-#include "rnic/wire/ddp_errors.def"
-#undef RNIC_DDP_ERROR
-};
-constexpr unsigned kErrCode[kNumErrRows] = {
-#define RNIC_DDP_ERROR(name, type, code, desc) code,
-#include "rnic/wire/ddp_errors.def"
-#undef RNIC_DDP_ERROR
-};
-}  // namespace validate_detail
 
 template <class C>
 SC_MODULE(Validate) {
@@ -132,10 +111,10 @@ SC_MODULE(Validate) {
   };
 
   // An error of the 7.2 table; at_ssn: the segment is in the window (reported at its DDP-SSN).
-  static void fail(Verdict & v, validate_detail::ErrRow row, bool at_ssn) {
+  static void fail(Verdict & v, hw::ddp_error::Row row, bool at_ssn) {
     v.action = Action::kError;
-    v.err_type = validate_detail::kErrType[row];
-    v.err_code = validate_detail::kErrCode[row];
+    v.err_type = hw::ddp_error::kType[row];
+    v.err_code = hw::ddp_error::kCode[row];
     v.err_idx = static_cast<unsigned>(row);
     v.err_at_ssn = at_ssn;
   }
@@ -152,7 +131,7 @@ SC_MODULE(Validate) {
 
   // The checks, in their order (see the header comment).
   Verdict decide(const Lookup& lk, Events& ev) const {
-    using namespace validate_detail;
+    using namespace hw::ddp_error;
     const Seg& s = lk.seg;
     Verdict v;
     v.kind = lk.kind;

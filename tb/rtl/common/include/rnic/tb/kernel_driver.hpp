@@ -37,9 +37,9 @@ struct Cqe {
   std::uint64_t rsvd_ulp = 0;
   std::array<std::uint8_t, 18> header{};
 
-  bool phase() const { return (flags & hw::kCqeFlagPhase) != 0; }
-  bool error() const { return (flags & hw::kCqeFlagError) != 0; }
-  bool tagged() const { return (flags & hw::kCqeFlagTagged) != 0; }
+  bool phase() const { return (flags & hw::kCQE_FLAGS_PHASE.mask()) != 0; }
+  bool error() const { return (flags & hw::kCQE_FLAGS_ERROR.mask()) != 0; }
+  bool tagged() const { return (flags & hw::kCQE_FLAGS_TAGGED.mask()) != 0; }
   std::string str() const;
 };
 
@@ -168,9 +168,9 @@ class KernelDriver {
   // CMD_RESULT; a.key is set to it. Returns the refused bit.
   bool stag_write(StagArgs& a) {
     std::uint32_t flags = 0;
-    if (a.remote_write) flags |= hw::kStagArgRemoteWrite;
-    if (a.remote_read) flags |= hw::kStagArgRemoteRead;
-    if (a.bound_stream) flags |= hw::kStagArgBound;
+    if (a.remote_write) flags |= hw::kArgSTAG_WRITE_REMOTE_WRITE.mask();
+    if (a.remote_read) flags |= hw::kArgSTAG_WRITE_REMOTE_READ.mask();
+    if (a.bound_stream) flags |= hw::kArgSTAG_WRITE_BOUND.mask();
     const bool refused =
         command(hw::kCmdSTAG_WRITE, {a.index, flags, a.pd, a.bound_stream.value_or(0), lo(a.base_to), hi(a.base_to),
                                      lo(a.length), hi(a.length), lo(a.host_addr), hi(a.host_addr)});

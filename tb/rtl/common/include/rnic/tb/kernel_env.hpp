@@ -799,7 +799,7 @@ class KernelEnv {
       chk("err_type", k.err_type, rnic::wire::error_type(c.error));
       chk("err_code", k.err_code, rnic::wire::error_code(c.error));
       chk("length", k.length, reported_length(c));
-      chk("order flag", (k.flags & hw::kCqeFlagOrder) != 0, c.order);
+      chk("order flag", (k.flags & hw::kCQE_FLAGS_ORDER.mask()) != 0, c.order);
       if (c.order) {  // hw.def CQE FLAGS bit 3: QN and MSN of the segment, header zero
         chk("qn", k.stag_qn, c.qn);
         chk("msn", k.msn, c.msn);

@@ -536,8 +536,8 @@ class LockstepKernel : public Rtl {
       const unsigned stream = x.bytes[0] | (unsigned{x.bytes[1]} << 8);
       const unsigned stream_m = y.bytes[0] | (unsigned{y.bytes[1]} << 8);
       std::vector<std::uint8_t> xb = x.bytes, yb = y.bytes;
-      xb[rnic::hw::kCQE_FLAGS_OFFSET] &= static_cast<std::uint8_t>(~rnic::hw::kCqeFlagPhase);
-      yb[rnic::hw::kCQE_FLAGS_OFFSET] &= static_cast<std::uint8_t>(~rnic::hw::kCqeFlagPhase);
+      xb[rnic::hw::kCQE_FLAGS_OFFSET] &= static_cast<std::uint8_t>(~rnic::hw::kCQE_FLAGS_PHASE.mask());
+      yb[rnic::hw::kCQE_FLAGS_OFFSET] &= static_cast<std::uint8_t>(~rnic::hw::kCQE_FLAGS_PHASE.mask());
       if (xb != yb) {
         // A stream the test declared diverged (RTL and model may legally decide otherwise there).
         if (diverged_.count(stream) != 0 || diverged_.count(stream_m) != 0) {

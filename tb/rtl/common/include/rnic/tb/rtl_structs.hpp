@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The packed types rnic_kernel's stages hand each other (rnic_seg_t, rnic_lookup_t, rnic_verdict_t,
-// rnic_dlv_t and their enums) in C++, expanded from driver/hw/include/rnic/hw/structs.def, the rows
+// rnic_dlv_t and their enums) in C++, expanded from hw/include/rnic/hw/structs.def, the rows
 // rtl/rnic_structs.svh is generated from: a member added, removed, resized or moved there changes the
 // RTL and these structs alike. A packed struct is one vector, its first member most significant;
 // pack()/unpack() walk the members in that order, Bits holds the vector little endian (bit i is bit

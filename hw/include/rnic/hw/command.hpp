@@ -21,13 +21,30 @@ namespace rnic::hw {
 
 struct CmdStatus {
   std::uint32_t raw = 0;
-  bool busy() const { return (raw & 1u) != 0; }
-  bool refused() const { return (raw & 2u) != 0; }
-  std::uint32_t last_op() const { return (raw >> 8) & 0xFFu; }
+  bool busy() const { return kCMD_STATUS_BUSY.get(raw) != 0; }
+  bool refused() const { return kCMD_STATUS_REFUSED.get(raw) != 0; }
+  std::uint32_t last_op() const { return kCMD_STATUS_OP.get(raw); }
 };
 
 // The opcode the card decodes from a value written to CMD.
-constexpr std::uint32_t cmd_opcode(std::uint32_t cmd_write) { return cmd_write & 0xFFu; }
+constexpr std::uint32_t cmd_opcode(std::uint32_t cmd_write) { return kCMD_OP.get(cmd_write); }
+
+// The CMD_ARG words of one command, filled argument by argument (hw.def RNIC_ARG rows): the words
+// and bits each argument takes are the contract's, not the caller's.
+class CmdArgs {
+ public:
+  CmdArgs& set(const ArgField& f, std::uint32_t value) {
+    words_[f.word] = (words_[f.word] & ~f.mask()) | f.put(value);
+    if (f.word + 1 > n_) n_ = f.word + 1;
+    return *this;
+  }
+  const std::uint32_t* data() const { return words_; }
+  std::size_t size() const { return n_; }
+
+ private:
+  std::uint32_t words_[kCMD_ARGS] = {};
+  std::size_t n_ = 0;
+};
 
 // Reads CMD_STATUS until busy clears. `again()` runs between two reads (tick a clock, drain the completion
 // ring: a fenced command finishes only after the completions decided before it are written) and returns
