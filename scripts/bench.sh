@@ -9,7 +9,8 @@
 #     --synth     also the open synthesis summary of the default configuration (scripts/synth_report.sh
 #                 --config default, 3-5 minutes)
 #     --runs N    wall-clock repetitions whose median is reported (default 5, --quick 3)
-#     --docs      copy the plot to docs/bench.png (the README's plot)
+#     --docs      write the figures into the documentation (scripts/bench_docs.py: the README's headline,
+#                 docs/bench.md's table) and the plot to docs/bench.png; needs --synth (the headline has it)
 #     --no-build  use the executables already in the build directory
 # Output: a table on stdout (= DIR/bench_summary.md); DIR/bench.json (metric names in docs/bench.md),
 # DIR/bench.png (bytes per cycle against payload size, the 64 B/cycle bus limit and the input-beat
@@ -39,10 +40,14 @@ while [[ $# -gt 0 ]]; do
     --runs)
       [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]?$ ]] || { echo "bench.sh: --runs needs an integer in 1..99" >&2; exit 2; }
       runs=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n "2,$(($(grep -n '^# Environment' "$0" | cut -d: -f1)))p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
+if [[ $docs -eq 1 && ( $synth -eq 0 || $quick -eq 1 ) ]]; then
+  echo "bench.sh: --docs writes the documentation's figures: it needs --synth and a full run (not --quick)" >&2
+  exit 2
+fi
 command -v python3 > /dev/null || { echo "bench.sh: python3 not found (scripts/deps.sh)" >&2; exit 1; }
 command -v gnuplot > /dev/null || { echo "bench.sh: gnuplot not found (scripts/deps.sh installs gnuplot-nox)" >&2; exit 1; }
 if [[ -n "${RNIC_FST:-}" ]]; then
@@ -299,7 +304,7 @@ if res["synth"]:
 md = "\n".join(lines) + "\n"
 open(os.path.join(out, "bench.md"), "w").write(md)
 
-# The compact table (stdout and the README): one line per payload size.
+# The compact table (stdout and docs/bench.md): one line per payload size.
 def cell(kd, al, sz, key, spec):
     r = by.get((kd, al, sz))
     return "-" if r is None or r[key] is None else format(r[key], spec)
@@ -342,6 +347,7 @@ t=$(now)
 gnuplot -e "datafile='$out/bench_plot.dat'; outfile='$out/bench.png'; buslimit=64" "$root/scripts/bench_plot.gp" ||
   { echo "bench.sh: gnuplot failed" >&2; exit 1; }
 if [[ $docs -eq 1 ]]; then
+  python3 "$root/scripts/bench_docs.py" "$out" "$root"
   cp "$out/bench.png" "$root/docs/bench.png"
   echo "bench.sh: copied the plot to docs/bench.png"
 fi

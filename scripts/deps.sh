@@ -4,7 +4,7 @@
 # As root: apt-get installs them. Otherwise: prints the exact missing packages and exits 1.
 set -euo pipefail
 
-# Keep in step with the README's "What gets installed".
+# Keep in step with docs/building.md.
 PACKAGES=(
   g++ cmake ninja-build pkg-config   # toolchain
   ccache                             # compiler cache: a second build of the same commit is quick

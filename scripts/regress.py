@@ -13,7 +13,7 @@ error that names the shard.
 
 Subcommands: run (the default: plan, shard, run, merge), shard (one shard's units; what a Slurm task runs),
 merge (the report of a run folder again), compare (two results.json name the same units with the same
-outcomes). scripts/regress.sh is the front end (it builds first); README "Running regressions".
+outcomes). scripts/regress.sh is the front end (it builds first); docs/testing.md "Running regressions".
 """
 import argparse
 import json

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Runs a regression plan (tb/regress/plans.json) here or on a Slurm cluster; README "Running regressions".
+# Runs a regression plan (tb/regress/plans.json) here or on a Slurm cluster; docs/testing.md "Running regressions".
 #   ./scripts/regress.sh --plan sweep --jobs 2              # locally, 2 shards at once
 #   ./scripts/regress.sh --plan nightly --slurm --partition batch --time 120
 #   ./scripts/regress.sh --plan sweep --seeds 4 --base-seed 7 --out /shared/runs/today
