@@ -137,6 +137,36 @@ module rnic_rx_deliver #(
   output logic                   msg_event_o,      // counter events
   output logic                   dup_event_o,
   output logic                   order_err_event_o // an order error completion was decided
+`ifdef FORMAL
+  ,
+  // Observation ports for the proofs (read_verilog -formal defines FORMAL; tb/formal/deliver_fv.sv):
+  // the completion queue's push and pop with the record pushed, the consume queue's push, O's
+  // decision (the item O holds is the one the events name) and the drain of a torn-down stream.
+  output logic                   fv_ce_push,
+  output logic                   fv_ce_pop,
+  output logic                   fv_ce_marker,
+  output logic                   fv_ce_err,
+  output logic                   fv_ce_tagged,
+  output logic                   fv_ce_order,
+  output logic [15:0]            fv_ce_stream,
+  output logic [15:0]            fv_ce_ssn,
+  output logic [31:0]            fv_ce_stag_qn,
+  output logic [31:0]            fv_ce_msn,
+  output logic [3:0]             fv_ce_type,
+  output logic [7:0]             fv_ce_code,
+  output logic                   fv_co_push,
+  output logic [1:0]             fv_co_kind,
+  output logic [15:0]            fv_co_stream,
+  output logic [7:0]             fv_co_qn,
+  output logic                   fv_dlv_rel,
+  output logic                   fv_rel_last,
+  output logic                   fv_rel_tagged,
+  output logic [31:0]            fv_rel_stag_qn,
+  output logic [31:0]            fv_rel_msn,
+  output rnic_dlv_t              fv_o_item,
+  output logic                   fv_s_drain,
+  output logic                   fv_ce_valid
+`endif
 );
   localparam int Bytes = DataWidth / 8;
   localparam int Beats = 64 / Bytes;                             // beats per completion entry
@@ -976,4 +1006,31 @@ module rnic_rx_deliver #(
   `RNIC_ASSERT_HOLD(a_w_hold, clk_i, rst_ni, wvalid_o, wready_i, {wdata_o, wstrb_o, wlast_o})
   `RNIC_ASSERT_HOLD(a_cons_hold, clk_i, rst_ni, cons_valid_o, cons_ready_i,
                     {cons_stream_o, cons_qn_o, cons_kind_o})
+
+`ifdef FORMAL
+  assign fv_ce_push = ce_push;
+  assign fv_ce_pop = ce_pop;
+  assign fv_ce_marker = ce_wdata[CeMarker];
+  assign fv_ce_err = ce_wdata[CeErr];
+  assign fv_ce_tagged = ce_wdata[CeTagged];
+  assign fv_ce_order = ce_wdata[CeOrder];
+  assign fv_ce_stream = ce_wdata[CeStreamLsb +: 16];
+  assign fv_ce_ssn = ce_wdata[CeSsnLsb +: 16];
+  assign fv_ce_stag_qn = ce_wdata[CeAuxLsb +: 32];
+  assign fv_ce_msn = ce_wdata[CeAuxLsb + 32 +: 32];
+  assign fv_ce_type = ce_wdata[CeTypeLsb +: 4];
+  assign fv_ce_code = ce_wdata[CeCodeLsb +: 8];
+  assign fv_co_push = co_push;
+  assign fv_co_kind = co_wdata[25:24];
+  assign fv_co_stream = co_wdata[23:8];
+  assign fv_co_qn = co_wdata[7:0];
+  assign fv_dlv_rel = o_del;
+  assign fv_rel_last = o_item_q.last;
+  assign fv_rel_tagged = o_item_q.is_tagged;
+  assign fv_rel_stag_qn = o_item_q.stag_qn;
+  assign fv_rel_msn = o_item_q.msn;
+  assign fv_o_item = o_item_q;
+  assign fv_s_drain = dr_q && o_push && !o_d.is_tagged;
+  assign fv_ce_valid = ce_valid;
+`endif
 endmodule

@@ -79,6 +79,17 @@ module rnic_rx_lookup #(
   output rnic_lookup_t           lk_o,
   output logic                   lk_valid_o,
   input  logic                   lk_ready_i
+`ifdef FORMAL
+  ,
+  // Observation ports for the proofs (read_verilog -formal defines FORMAL; tb/formal/lookup_fv.sv):
+  // stage C takes an item's table data this cycle (the item moves in from B, or C's own re-read
+  // answers), for the harness's snapshot; a command's end in the cycle it is decided (cmd_*_o are
+  // their registered copies).
+  output logic                   fv_c_load,
+  output logic                   fv_cmd_done,
+  output logic                   fv_cmd_refused,
+  output logic [31:0]            fv_cmd_result
+`endif
 );
   localparam int Bytes = DataWidth / 8;
   localparam int StagIw = $clog2(StagEntries);
@@ -869,4 +880,11 @@ module rnic_rx_lookup #(
   // failure, a teardown, the clear after reset, STREAM_ENABLE's NORMAL).
   `RNIC_ASSERT(a_one_strm_wr, clk_i, rst_ni,
       $countones({err_valid_i, fail_wr, td_q, ctl_q == C_INIT, en_wr_q}) <= 1)
+
+`ifdef FORMAL
+  assign fv_c_load = b_move || c_refresh_q;
+  assign fv_cmd_done = cmd_done;
+  assign fv_cmd_refused = cmd_refused;
+  assign fv_cmd_result = cmd_result;
+`endif
 endmodule

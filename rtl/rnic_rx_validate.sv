@@ -50,6 +50,13 @@ module rnic_rx_validate #(
   output logic          error_event_o,
   output logic [4:0]    error_idx_o,
   output logic          access_event_o
+`ifdef FORMAL
+  ,
+  // Observation ports for the proofs (read_verilog -formal defines FORMAL; tb/formal/validate_fv.sv):
+  // the item V1 holds. V1's invariants are asserted below, for the k-induction.
+  output logic          fv_v1_valid,
+  output rnic_lookup_t  fv_v1
+`endif
 );
   initial begin
     if (SsnWindow < 2 || SsnWindow > 32768) $fatal(1, "rnic_rx_validate: SsnWindow must be 2..32768");
@@ -315,4 +322,34 @@ module rnic_rx_validate #(
   `RNIC_ASSERT_HOLD(a_vd_hold, clk_i, rst_ni, vd_valid_q, vd_ready_i, vd_q)
   `RNIC_ASSERT(a_v1_moves, clk_i, rst_ni, !(v1_accept && v1_valid_q) || v2_accept)
   `RNIC_ASSERT(a_busy, clk_i, rst_ni, busy_q == (v1_valid_q || err_q))
+
+`ifdef FORMAL
+  // V1's invariants, for the proof's k-induction: every V1 register is the RFC arithmetic of the item V1
+  // holds (SsnWindow 64, as tb/formal/validate_fv.sv instantiates this module).
+  assign fv_v1_valid = v1_valid_q;
+  assign fv_v1 = v1_q;
+  logic [4:0] fv_hdr;
+  logic [15:0] fv_pay;
+  always_comb begin
+    fv_hdr = v1_q.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_HDR_BYTES);
+    fv_pay = v1_q.seg.seg_bytes < {11'b0, fv_hdr} ? 16'd0 : v1_q.seg.seg_bytes - {11'b0, fv_hdr};
+    if (rst_ni && v1_valid_q) begin
+      assert (v1_hdr_q == fv_hdr);
+      assert (v1_short_q == (v1_q.seg.seg_bytes < {11'b0, fv_hdr}));
+      assert (v1_pay_q == fv_pay);
+      assert (v1_to_off_q == v1_q.seg.to - v1_q.stag_base_to);
+      assert (v1_below_q == (v1_q.seg.to < v1_q.stag_base_to));
+      assert (v1_room_neg_q == ({48'b0, fv_pay} > v1_q.stag_length));
+      if (!v1_room_neg_q) assert (v1_room_q == v1_q.stag_length - {48'b0, fv_pay});
+      assert (v1_wraps_q == (({1'b0, v1_q.seg.to} + {49'b0, fv_pay}) > 65'h0_FFFF_FFFF_FFFF_FFFF));
+      assert (v1_ssn_out_q == ((v1_q.seg.ssn - v1_q.next_ssn) >= 16'd64));
+      assert (v1_mo_bad_q == (fv_pay != 16'd0 ? v1_q.seg.mo >= v1_q.rq_length
+                                              : v1_q.seg.mo > v1_q.rq_length));
+      assert (v1_mo_end_q == {1'b0, v1_q.seg.mo} + {17'b0, fv_pay});
+      assert (v1_stag_bad_q == (!v1_q.stag_valid || v1_q.stag_key != v1_q.seg.stag[7:0]));
+      assert (v1_assoc_bad_q == (v1_q.stag_pd != v1_q.stream_pd ||
+                                 (v1_q.stag_bound && v1_q.stag_stream != v1_q.seg.stream)));
+    end
+  end
+`endif
 endmodule

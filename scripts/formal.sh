@@ -15,7 +15,7 @@
 #                   covers every completion write until its B. BMC from reset to
 #                   --deliver-depth cycles (default 12: an item taken at cycle 3, after the
 #                   stream words' clearing, is decided in O at 6, its completion written from 9).
-#                   Runs on a copy of the RTL with observation ports added (deliver_probe).
+#                   The harness reads the module's observation ports (`ifdef FORMAL in the RTL).
 #   lookup-a        rnic_rx_lookup (128 bits, 2 STags, 1 stream x 1 QN): every tagged item carries the
 #                   STag entry the commands programmed (key as the card issued it). BMC to
 #                   --lookup-depth cycles (default 14: the first tagged item with a valid STag
@@ -28,19 +28,10 @@
 #   regs-cq         rnic_regs, all inputs free: CQ_BASE / CQ_LOG2_SIZE change only with the ring
 #                   disabled in that cycle and the one before and cq_busy_i = 0 the cycle before;
 #                   log2 <= 16 (deliver's configuration assumption). k-induction (proven: unbounded).
-# Each proof is also run against a MUTANT copy of its RTL module (made in the work dir, rtl/ is never
-# touched) that skips one bounds check; the mutant must FAIL, its counterexample depth is printed.
-#   validate-mut    rnic_rx_validate without the 7.1 tagged #4 bounds check (past_end)
-#   place-mut-strb  rnic_rx_place without the last write beat's strobe mask
-#   place-mut-stale rnic_rx_place writing a stale untagged PLACE
-#   deliver-mut-ring  rnic_rx_deliver without the cq_log2 mask of the ring index
-#   deliver-mut-order rnic_rx_deliver without the MSN order check
-#   deliver-mut-gate  rnic_rx_deliver without the b_segs gate
-#   deliver-mut-busy  rnic_rx_deliver whose cq_busy_o ignores the B of its last completion write
-#   regs-cq-mut     rnic_regs taking ring configuration writes while cq_busy is 1
-#   lookup-mut-stag rnic_rx_lookup's STag table (rnic_lookup_stag) without the index range check
-#                   (index 2 aliases entry 0)
-#   lookup-mut-prod rnic_rx_lookup without the producer bound of the RQ status (no NO_BUF)
+# Each proof is also run against MUTANT copies of its RTL (tb/formal/mutants.json: file, original,
+# replacement; the copies are made in the work dir, rtl/ is never touched), each with one planted bug
+# its proof must find: the mutant must FAIL, its counterexample depth is printed. The observation ports
+# the harnesses read are in the RTL itself, under `ifdef FORMAL (read_verilog -formal defines it).
 # Engines (default): k-induction with Yosys's SAT prover (`sat -tempinduct`); BMC with the AIG of the
 # design in ABC's incremental bmc3 (yosys-abc, shipped with Yosys). Both read the same harness
 # (read_verilog -formal, immediate assert/assume). With
@@ -89,20 +80,6 @@ wanted() {
   local n
   for n in "${only[@]}"; do [[ "$n" == "$1" ]] && return 0; done
   return 1
-}
-
-# mutant SRC NAME PATTERN REPLACEMENT: a copy of SRC with PATTERN (fixed string, must occur) replaced.
-mutant() {
-  local src=$1 name=$2 pat=$3 rep=$4 out="$work/$2.sv"
-  python3 - "$src" "$out" "$pat" "$rep" <<'EOF'
-import sys
-src, out, pat, rep = sys.argv[1:]
-s = open(src).read()
-if pat not in s:
-    sys.exit(f"formal.sh: mutation pattern not found in {src}: {pat}")
-open(out, "w").write(s.replace(pat, rep, 1))
-EOF
-  echo "$out"
 }
 
 # The common front end: harness + RTL, flattened, assumptions early, undriven inputs free.
@@ -233,185 +210,66 @@ run() {
   esac
 }
 
-# rnic_rx_deliver with observation ports (fv_*) for its internal decide / completion-queue events:
-# a copy made in the work dir (no logic changed), used by deliver_fv.sv and its mutants. O's decision
-# is the probed one: the item O holds (fv_o_item) is the one the events name.
-deliver_probe() {  # SRC NAME
-  local m
-  m=$(mutant "$1" "$2_p1" "order_err_event_o // an order error completion was decided" \
-"order_err_event_o, // an order error completion was decided
-  output logic fv_ce_push, output logic fv_ce_pop, output logic fv_ce_marker,
-  output logic fv_ce_err, output logic fv_ce_tagged, output logic fv_ce_order,
-  output logic [15:0] fv_ce_stream, output logic [15:0] fv_ce_ssn,
-  output logic [31:0] fv_ce_stag_qn, output logic [31:0] fv_ce_msn,
-  output logic [3:0] fv_ce_type, output logic [7:0] fv_ce_code,
-  output logic fv_co_push, output logic [1:0] fv_co_kind, output logic [15:0] fv_co_stream,
-  output logic [7:0] fv_co_qn, output logic fv_dlv_rel, output logic fv_rel_last,
-  output logic fv_rel_tagged, output logic [31:0] fv_rel_stag_qn, output logic [31:0] fv_rel_msn,
-  output rnic_dlv_t fv_o_item, output logic fv_s_drain, output logic fv_ce_valid")
-  mutant "$m" "$2" "endmodule" \
-"  assign fv_ce_push = ce_push;
-  assign fv_ce_pop = ce_pop;
-  assign fv_ce_marker = ce_wdata[CeMarker];
-  assign fv_ce_err = ce_wdata[CeErr];
-  assign fv_ce_tagged = ce_wdata[CeTagged];
-  assign fv_ce_order = ce_wdata[CeOrder];
-  assign fv_ce_stream = ce_wdata[CeStreamLsb +: 16];
-  assign fv_ce_ssn = ce_wdata[CeSsnLsb +: 16];
-  assign fv_ce_stag_qn = ce_wdata[CeAuxLsb +: 32];
-  assign fv_ce_msn = ce_wdata[CeAuxLsb + 32 +: 32];
-  assign fv_ce_type = ce_wdata[CeTypeLsb +: 4];
-  assign fv_ce_code = ce_wdata[CeCodeLsb +: 8];
-  assign fv_co_push = co_push;
-  assign fv_co_kind = co_wdata[25:24];
-  assign fv_co_stream = co_wdata[23:8];
-  assign fv_co_qn = co_wdata[7:0];
-  assign fv_dlv_rel = o_del;
-  assign fv_rel_last = o_item_q.last;
-  assign fv_rel_tagged = o_item_q.is_tagged;
-  assign fv_rel_stag_qn = o_item_q.stag_qn;
-  assign fv_rel_msn = o_item_q.msn;
-  assign fv_o_item = o_item_q;
-  assign fv_s_drain = dr_q && o_push && !o_d.is_tagged;
-  assign fv_ce_valid = ce_valid;
-endmodule" > /dev/null
-  echo "$work/$2.sv"
+# The proofs: NAME -> harness top, mode, depth, files (the RTL, then the harness; relative to the root).
+declare -A p_top p_mode p_depth p_files p_simplify
+proof() {  # NAME TOP MODE DEPTH FILES...
+  local name=$1
+  p_top[$name]=$2; p_mode[$name]=$3; p_depth[$name]=$4
+  shift 4
+  p_files[$name]="$*"
 }
+lk="rtl/rnic_rx_lookup.sv rtl/rnic_lookup_stag.sv rtl/rnic_lookup_stream.sv rtl/rnic_lookup_rq.sv"
+lk="$lk rtl/rnic_lookup_prefetch.sv rtl/rnic_fifo.sv tb/formal/lookup_fv.sv"
+proof validate validate_fv induct 4 rtl/rnic_rx_validate.sv tb/formal/validate_fv.sv
+proof place place_fv bmc "$place_depth" rtl/rnic_rx_place.sv tb/formal/place_fv.sv
+proof deliver deliver_fv bmc "$deliver_depth" rtl/rnic_fifo.sv rtl/rnic_slice.sv rtl/rnic_rx_deliver.sv \
+  tb/formal/deliver_fv.sv
+proof regs-cq regs_cq_fv induct 4 rtl/rnic_regs.sv tb/formal/deliver_fv.sv
+# $lk: paths without spaces, one word each.
+proof lookup-a lookup_fv_a bmc "$lookup_depth" $lk
+proof lookup-bw lookup_fv_bw bmc "$lookup_depth" $lk
+proof lookup-b lookup_fv_b bmc "$lookup_depth" $lk
+proof lookup-race lookup_fv_race bmc 16 $lk
+p_simplify[lookup-race]=1
 
-# rnic_rx_validate with observation ports for V1 (fv_v1_valid, fv_v1) and V1's invariants: every V1
-# register is the RFC arithmetic of the item V1 holds (SsnWindow 64, as validate_fv.sv instantiates).
-validate_probe() {  # SRC NAME
-  local m
-  m=$(mutant "$1" "$2_p1" "output logic          access_event_o" \
-"output logic          access_event_o,
-  output logic          fv_v1_valid,
-  output rnic_lookup_t  fv_v1")
-  mutant "$m" "$2" "endmodule" \
-"  assign fv_v1_valid = v1_valid_q;
-  assign fv_v1 = v1_q;
-  logic [4:0] fv_hdr;
-  logic [15:0] fv_pay;
-  always_comb begin
-    fv_hdr = v1_q.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_HDR_BYTES);
-    fv_pay = v1_q.seg.seg_bytes < {11'b0, fv_hdr} ? 16'd0 : v1_q.seg.seg_bytes - {11'b0, fv_hdr};
-    if (rst_ni && v1_valid_q) begin
-      assert (v1_hdr_q == fv_hdr);
-      assert (v1_short_q == (v1_q.seg.seg_bytes < {11'b0, fv_hdr}));
-      assert (v1_pay_q == fv_pay);
-      assert (v1_to_off_q == v1_q.seg.to - v1_q.stag_base_to);
-      assert (v1_below_q == (v1_q.seg.to < v1_q.stag_base_to));
-      assert (v1_room_neg_q == ({48'b0, fv_pay} > v1_q.stag_length));
-      if (!v1_room_neg_q) assert (v1_room_q == v1_q.stag_length - {48'b0, fv_pay});
-      assert (v1_wraps_q == (({1'b0, v1_q.seg.to} + {49'b0, fv_pay}) > 65'h0_FFFF_FFFF_FFFF_FFFF));
-      assert (v1_ssn_out_q == ((v1_q.seg.ssn - v1_q.next_ssn) >= 16'd64));
-      assert (v1_mo_bad_q == (fv_pay != 16'd0 ? v1_q.seg.mo >= v1_q.rq_length
-                                              : v1_q.seg.mo > v1_q.rq_length));
-      assert (v1_mo_end_q == {1'b0, v1_q.seg.mo} + {17'b0, fv_pay});
-      assert (v1_stag_bad_q == (!v1_q.stag_valid || v1_q.stag_key != v1_q.seg.stag[7:0]));
-      assert (v1_assoc_bad_q == (v1_q.stag_pd != v1_q.stream_pd ||
-                                 (v1_q.stag_bound && v1_q.stag_stream != v1_q.seg.stream)));
-    end
-  end
-endmodule" > /dev/null
-  echo "$work/$2.sv"
-}
-
-# rtl_mutant NAME SRC TOP MODE DEPTH PATTERN REPLACEMENT [FILES...]: SRC with one change, run with
-# the harness FILES after it, must fail.
-rtl_mutant() {
-  local name=$1 src=$2 top=$3 mode=$4 depth=$5 pat=$6 rep=$7 m
-  shift 7
-  wanted "$name" || return 0
-  m=$(mutant "$src" "${name//-/_}_rtl" "$pat" "$rep")
-  run "$name" "$top" "$mode" "$depth" fail "$m" "$@"
-}
-
-# deliver_mutant NAME PATTERN REPLACEMENT: deliver with one change, probed, must fail.
-deliver_mutant() {
-  wanted "$1" || return 0
-  local m
-  m=$(mutant "$rtl/rnic_rx_deliver.sv" "${1//-/_}_src" "$2" "$3")
-  m=$(deliver_probe "$m" "${1//-/_}_rtl")
-  run "$1" deliver_fv bmc "$deliver_depth" fail "$rtl/rnic_fifo.sv" "$rtl/rnic_slice.sv" "$m" "$fv/deliver_fv.sv"
+# prove PROOF EXPECT RUN_NAME [FILE=REPLACEMENT]: PROOF's harness on its files, one of them replaced.
+prove() {
+  local name=$1 expect=$2 as=$3 swap=${4:-} f files=()
+  for f in ${p_files[$name]}; do
+    if [[ -n "$swap" && "$f" == "${swap%%=*}" ]]; then files+=("${swap#*=}"); else files+=("$root/$f"); fi
+  done
+  bmc_simplify=${p_simplify[$name]:-0} run "$as" "${p_top[$name]}" "${p_mode[$name]}" "${p_depth[$name]}" \
+    "$expect" "${files[@]}"
 }
 
 printf '%-16s %-26s %-16s %-58s %7s\n' proof method '      depth' result time
-if wanted validate; then
-  m=$(validate_probe "$rtl/rnic_rx_validate.sv" validate_probe_rtl)
-  run validate validate_fv induct 4 pass "$m" "$fv/validate_fv.sv"
-fi
-run place place_fv bmc "$place_depth" pass "$rtl/rnic_rx_place.sv" "$fv/place_fv.sv"
-if wanted deliver; then
-  m=$(deliver_probe "$rtl/rnic_rx_deliver.sv" deliver_probe_rtl)
-  run deliver deliver_fv bmc "$deliver_depth" pass "$rtl/rnic_fifo.sv" "$rtl/rnic_slice.sv" "$m" "$fv/deliver_fv.sv"
-fi
-run regs-cq regs_cq_fv induct 4 pass "$rtl/rnic_regs.sv" "$fv/deliver_fv.sv"
-# lookup_probe SRC NAME: lookup with fv_c_load (stage C takes an item's table data this cycle: the
-# item moves in from B, or C's own re-read answers), for the harness's snapshot, and a command's end
-# in the cycle it is decided (fv_cmd_done/refused/result; cmd_*_o are their registered copies).
-lookup_probe() {
-  local m
-  m=$(mutant "$1" "$2_p1" "  input  logic                   lk_ready_i
-);" "  input  logic                   lk_ready_i,
-  output logic                   fv_c_load,
-  output logic                   fv_cmd_done,
-  output logic                   fv_cmd_refused,
-  output logic [31:0]            fv_cmd_result
-);")
-  mutant "$m" "$2" "endmodule" "  assign fv_c_load = b_move || c_refresh_q;
-  assign fv_cmd_done = cmd_done;
-  assign fv_cmd_refused = cmd_refused;
-  assign fv_cmd_result = cmd_result;
-endmodule"
-}
-lk_units=("$rtl/rnic_lookup_stream.sv" "$rtl/rnic_lookup_rq.sv" "$rtl/rnic_lookup_prefetch.sv" "$rtl/rnic_fifo.sv")
-lk_probe=$(lookup_probe "$rtl/rnic_rx_lookup.sv" lookup_probe_rtl)
-lk=("$lk_probe" "$rtl/rnic_lookup_stag.sv" "${lk_units[@]}" "$fv/lookup_fv.sv")
-run lookup-a lookup_fv_a bmc "$lookup_depth" pass "${lk[@]}"
-wanted lookup-bw && [[ ${#only[@]} -gt 0 ]] && run lookup-bw lookup_fv_bw bmc "$lookup_depth" pass "${lk[@]}"
-wanted lookup-b && [[ ${#only[@]} -gt 0 ]] && run lookup-b lookup_fv_b bmc "$lookup_depth" pass "${lk[@]}"
-bmc_simplify=1 run lookup-race lookup_fv_race bmc 16 pass "${lk[@]}"
+prove validate pass validate
+prove place pass place
+prove deliver pass deliver
+prove regs-cq pass regs-cq
+prove lookup-a pass lookup-a
+# The slow lookup tops run only when named (--only; the deep tier).
+if wanted lookup-bw && [[ ${#only[@]} -gt 0 ]]; then prove lookup-bw pass lookup-bw; fi
+if wanted lookup-b && [[ ${#only[@]} -gt 0 ]]; then prove lookup-b pass lookup-b; fi
+prove lookup-race pass lookup-race
 if [[ $mutants -eq 1 ]]; then
-  if wanted validate-mut; then
-    m=$(mutant "$rtl/rnic_rx_validate.sv" validate_mut_src "end else if (v1_below_q || past_end) begin" \
-      "end else if (v1_below_q) begin")
-    m=$(validate_probe "$m" validate_mut_rtl)
-    run validate-mut validate_fv induct 4 fail "$m" "$fv/validate_fv.sv"
-  fi
-  rtl_mutant place-mut-strb "$rtl/rnic_rx_place.sv" place_fv bmc "$place_depth" \
-    "(last_a ? ({Bytes{1'b1}} >> (~c_ll_q)) : {Bytes{1'b1}})" \
-    "{Bytes{1'b1}}" \
-    "$fv/place_fv.sv"
-  rtl_mutant place-mut-stale "$rtl/rnic_rx_place.sv" place_fv bmc "$place_depth" \
-    "v_place_w = v_place && !v_stale &&" \
-    "v_place_w = v_place &&" \
-    "$fv/place_fv.sv"
-  deliver_mutant deliver-mut-ring \
-    "assign cq_index = widx_q & (cq_size - 32'd1);" \
-    "assign cq_index = widx_q;"
-  deliver_mutant deliver-mut-order \
-    "assign o_bad = o_untagged &&" \
-    "assign o_bad = 1'b0 && o_untagged &&"
-  deliver_mutant deliver-mut-gate \
-    "assign gate = ce_valid && !mark_wait[31];" \
-    "assign gate = ce_valid;"
-  rtl_mutant regs-cq-mut "$rtl/rnic_regs.sv" regs_cq_fv induct 4 \
-    "assign cq_idle = !cq_en_q && !cq_busy_q;" \
-    "assign cq_idle = !cq_en_q;" \
-    "$fv/deliver_fv.sv"
-  deliver_mutant deliver-mut-busy \
-    "assign cq_busy_o = load || wv_q || last_b_wait[31];" \
-    "assign cq_busy_o = load || wv_q;"
-  rtl_mutant lookup-mut-stag "$rtl/rnic_lookup_stag.sv" lookup_fv_a bmc "$lookup_depth" \
-    "assign rsp_hit_o = {8'b0, rd_index_q} < StagEntries && rdata[SeValid];" \
-    "assign rsp_hit_o = rdata[SeValid];" \
-    "$lk_probe" "${lk_units[@]}" "$fv/lookup_fv.sv"
-  if wanted lookup-mut-prod; then
-    m=$(mutant "$rtl/rnic_rx_lookup.sv" lookup_mut_prod_src "else if (c_nobuf_q) c_status" \
-      "else if (1'b0) c_status")
-    m=$(lookup_probe "$m" lookup_mut_prod_rtl)
-    run lookup-mut-prod lookup_fv_bw bmc "$lookup_depth" fail "$m" "$rtl/rnic_lookup_stag.sv" \
-      "${lk_units[@]}" "$fv/lookup_fv.sv"
-  fi
+  # One line per mutant: name, proof, file, the mutated copy (made here: its original must occur once).
+  mutant_list=$(python3 - "$root" "$work" "$fv/mutants.json" <<'EOF'
+import json, os, sys
+root, work, path = sys.argv[1:]
+for m in json.load(open(path))["mutants"]:
+    s = open(os.path.join(root, m["file"])).read()
+    if s.count(m["original"]) != 1:
+        sys.exit(f"formal.sh: mutant {m['name']}: the original occurs {s.count(m['original'])} times in "
+                 f"{m['file']} (must be once): {m['original']}")
+    out = os.path.join(work, m["name"].replace("-", "_") + "_" + os.path.basename(m["file"]))
+    open(out, "w").write(s.replace(m["original"], m["replacement"]))
+    print(m["name"], m["proof"], m["file"], out)
+EOF
+  ) || exit 2
+  while read -r name proof_name file copy; do
+    wanted "$name" || continue
+    prove "$proof_name" fail "$name" "$file=$copy"
+  done <<< "$mutant_list"
 fi
 exit $status

@@ -38,11 +38,10 @@
 //   - the completion written to the ring carries those fields: at every W beat the CQE (hw.def
 //     layout: stream, flags with the phase of its lap, SSN, STag/QN, MSN, type, code) equals the
 //     one built here from the ghost queue of decided completions.
-// Probes: "decided", "delivered" and "left the head" are internal events of deliver. The run uses a
-// copy of the RTL with output ports added (fv_*: the completion queue's push with its fields and
-// its pop, the consume queue's push, the delivered segment), made in the work dir by formal.sh's
-// `mutant` helper; no logic is changed. The expected values (MSN, marks, ring slot, CQE) come from
-// the ghosts, not from the RTL.
+// Probes: "decided", "delivered" and "left the head" are internal events of deliver, which exposes
+// them as observation ports under `ifdef FORMAL (fv_*: the completion queue's push with its fields and
+// its pop, the consume queue's push, the delivered segment). The expected values (MSN, marks, ring
+// slot, CQE) come from the ghosts, not from the RTL.
 // Free inputs: every item field used (kind, stream 0..3 so out-of-range streams occur, SSN, L, T,
 // QN/STag low byte, MSN), every handshake, cq_* inputs, commit_now_i, b_segs_i; the mux's aw/b
 // counts are a bus model: equal after reset at any value, aw_count + 1 in each cycle with

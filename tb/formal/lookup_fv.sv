@@ -23,8 +23,8 @@
 //       m - head >= min(prod - cons, 2^log2) ("a producer beyond the ring is not believed");
 //       else OK. An out-of-range stream reads torn down.
 // Time of the lookup (the ghost snapshot): stage C decides on table data read in the cycle before
-// C took them (the item moving in from B, or C's own re-read on a miss); the probe copy of the RTL
-// (scripts/formal.sh, lookup_probe) says when C takes them (fv_c_load), and an item that appears in
+// C took them (the item moving in from B, or C's own re-read on a miss); lookup's observation port
+// fv_c_load (`ifdef FORMAL in the RTL) says when C takes them, and an item that appears in
 // O is checked against the ghost as it stood in that read's cycle (sc_*, held for the item). Doorbells and consumes after that read are ordered after the segment (RTL header:
 // "the segment is simply ordered before them"); a consume overtaking the segment is place's
 // stale check (place_fv.sv) and deliver's order check. A consume takes effect in lookup the cycle

@@ -10,9 +10,9 @@
 // sees it. A zero-length PLACE has an empty range (level 2 proves it writes nothing).
 // The harness keeps a copy (ghost) of the lookup item each verdict came from: validate is two register
 // stages (V1: the item and its arithmetic, V2: the verdict), so the ghost is two deep, g1 for V1 and
-// g for the verdict. It runs on a copy of the RTL with observation ports (validate_probe in
-// scripts/formal.sh: fv_v1_valid, fv_v1) and V1's invariants: each V1 register holds the value the
-// RFC arithmetic gives for the item V1 holds (this also checks the carry-split forms V1 computes).
+// g for the verdict. It reads validate's observation ports (fv_v1_valid, fv_v1; `ifdef FORMAL in the
+// RTL), where the RTL also asserts V1's invariants: each V1 register holds the value the RFC
+// arithmetic gives for the item V1 holds (this also checks the carry-split forms V1 computes).
 // FV_BREAK (define) checks a deliberately wrong property: the tagged range is one byte shorter, so the
 // proof must fail (shows the check can fail).
 module validate_fv (
