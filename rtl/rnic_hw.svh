@@ -5,10 +5,7 @@
 `ifndef RNIC_HW_SVH
 `define RNIC_HW_SVH
 
-// A table of names: a module uses only some of them, so unused ones are not a lint finding.
-// The waiver is here, not in rtl/rnic_waivers.vlt, so that a plain
-// `verilator --lint-only -Wall` of the RTL is clean too.
-/* verilator lint_off UNUSEDPARAM */
+// A table of names: a module uses only some of them (rtl/rnic_waivers.vlt waives UNUSEDPARAM here).
 
 // Identification, capabilities and limits
 localparam logic [31:0] RNIC_ID_VALUE = 32'h52444450;  // REG_ID: ASCII 'RDDP'
@@ -23,6 +20,12 @@ localparam logic [31:0] RNIC_NET_COUNTERS = 32'h0000000A;  // number of NET_CNT 
 localparam logic [31:0] RNIC_STREAM_NORMAL = 32'h00000000;  // stream state: placing and delivering
 localparam logic [31:0] RNIC_STREAM_ERROR = 32'h00000001;  // stream state: an error was reported; every later segment is dropped (RFC 5041 7.1)
 localparam logic [31:0] RNIC_STREAM_TORN_DOWN = 32'h00000002;  // stream state: torn down or never enabled; every segment is dropped
+localparam logic [31:0] RNIC_DEFAULT_DATA_WIDTH = 32'h00000200;  // the card's default build (rnic_kernel's parameter defaults, which rnic-sim, the SystemC model's Config<> and the benchmark use): AXI data width in bits (CAP_DATA_WIDTH)
+localparam logic [31:0] RNIC_DEFAULT_STAGS = 32'h00001000;  // the default build: STag table entries (CAP_STAGS)
+localparam logic [31:0] RNIC_DEFAULT_STREAMS = 32'h00001000;  // the default build: DDP streams (CAP_STREAMS)
+localparam logic [31:0] RNIC_DEFAULT_QNS = 32'h00000004;  // the default build: untagged queues per stream (CAP_QNS)
+localparam logic [31:0] RNIC_DEFAULT_SSN_WINDOW = 32'h00000040;  // the default build: DDP-SSN reorder window (CAP_SSN_WINDOW)
+localparam logic [31:0] RNIC_DEFAULT_RQ_PREFETCH = 32'h00000020;  // the default build: receive descriptors cached per queue (not a register)
 localparam logic [31:0] RNIC_MAX_SEG_BYTES = 32'h00004000;  // capability (CAP_MAX_SEG_BYTES) at the card's default build: the longest DDP segment, header and payload, the card keeps (rnic_kernel MAX_SEG_BYTES); a longer one is not placed
 localparam logic [31:0] RNIC_NET_ASSOC_ENTRIES = 32'h00000010;  // capability (CAP_NET_ASSOCS): entries of the network side's association table
 localparam logic [31:0] RNIC_NET_MAX_PACKET_BYTES = 32'h00002400;  // capability (CAP_NET_MAX_PACKET): the longest SCTP packet the network side takes (longer ones are dropped, NET_CNT2) or sends (longer descriptors are skipped, NET_CNT8)
@@ -396,5 +399,4 @@ localparam logic [7:0] RNIC_EC_LlpError = 8'h00;
 localparam int RNIC_ERR_IDX_LlpError = 12;
 localparam int RNIC_NUM_ERRORS = 13;
 
-/* verilator lint_on UNUSEDPARAM */
 `endif  // RNIC_HW_SVH

@@ -2,7 +2,9 @@
 `include "rnic_defs.svh"
 // rnic_kernel: the DDP (RFC 5041) receive pipeline as a Vitis free-running RTL kernel.
 //   parse -> lookup -> validate -> place -> deliver   (docs/rtl-architecture.md)
-// This module only wires the stages together.
+// This module only wires the stages together. Its parameter defaults are the card's default build,
+// hw.def's DEFAULT_* and MAX_SEG_BYTES rows, written here as literals (IP packagers read top-level
+// parameters as text); Magic.ContractConstantsHaveOneHome checks that the two agree.
 module rnic_kernel #(
   parameter int          DATA_WIDTH    = 512,    // AXI-Stream and AXI data width: 64..512 bits
   parameter int          STAG_ENTRIES  = 4096,   // STag table entries (<= 65536)
@@ -227,6 +229,9 @@ module rnic_kernel #(
   end
 
   // ---- parse -> data FIFO / segment FIFO ----------------------------------------------------------
+  // The wires name where they are: pb_ parse's payload beats, fq_ the data FIFO's output, fb_ the beats
+  // place takes (after the slice); ps_ parse's segments, fs_ the segment FIFO's output, ks_ the segments
+  // lookup takes (after the skid).
   logic [DATA_WIDTH-1:0] pb_data, fq_data, fb_data;
   logic [Bytes-1:0] pb_keep, fq_keep, fb_keep;
   logic pb_last, pb_valid, pb_ready, fq_last, fq_valid, fq_ready, fb_last, fb_valid, fb_ready;

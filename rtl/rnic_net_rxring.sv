@@ -73,33 +73,31 @@ module rnic_net_rxring #(
   input  logic [1:0]             fate_i,
   output logic                   fate_pop_o,
   // AXI4 master (AR/R tied off)
-  output logic [63:0]            m_axi_gmem_awaddr,
-  output logic [7:0]             m_axi_gmem_awlen,
-  output logic [2:0]             m_axi_gmem_awsize,
-  output logic [1:0]             m_axi_gmem_awburst,
-  output logic                   m_axi_gmem_awvalid,
-  input  logic                   m_axi_gmem_awready,
-  output logic [DataWidth-1:0]   m_axi_gmem_wdata,
-  output logic [DataWidth/8-1:0] m_axi_gmem_wstrb,
-  output logic                   m_axi_gmem_wlast,
-  output logic                   m_axi_gmem_wvalid,
-  input  logic                   m_axi_gmem_wready,
-  input  logic [1:0]             m_axi_gmem_bresp,
-  input  logic                   m_axi_gmem_bvalid,
-  output logic                   m_axi_gmem_bready,
-  output logic [63:0]            m_axi_gmem_araddr,
-  output logic [7:0]             m_axi_gmem_arlen,
-  output logic [2:0]             m_axi_gmem_arsize,
-  output logic [1:0]             m_axi_gmem_arburst,
-  output logic                   m_axi_gmem_arvalid,
-  /* verilator lint_off UNUSEDSIGNAL */  // a writer: the read channel is tied off
-  input  logic                   m_axi_gmem_arready,
-  input  logic [DataWidth-1:0]   m_axi_gmem_rdata,
-  input  logic [1:0]             m_axi_gmem_rresp,
-  input  logic                   m_axi_gmem_rlast,
-  input  logic                   m_axi_gmem_rvalid,
-  /* verilator lint_on UNUSEDSIGNAL */
-  output logic                   m_axi_gmem_rready,
+  output logic [63:0]            m_axi_awaddr_o,
+  output logic [7:0]             m_axi_awlen_o,
+  output logic [2:0]             m_axi_awsize_o,
+  output logic [1:0]             m_axi_awburst_o,
+  output logic                   m_axi_awvalid_o,
+  input  logic                   m_axi_awready_i,
+  output logic [DataWidth-1:0]   m_axi_wdata_o,
+  output logic [DataWidth/8-1:0] m_axi_wstrb_o,
+  output logic                   m_axi_wlast_o,
+  output logic                   m_axi_wvalid_o,
+  input  logic                   m_axi_wready_i,
+  input  logic [1:0]             m_axi_bresp_i,
+  input  logic                   m_axi_bvalid_i,
+  output logic                   m_axi_bready_o,
+  output logic [63:0]            m_axi_araddr_o,
+  output logic [7:0]             m_axi_arlen_o,
+  output logic [2:0]             m_axi_arsize_o,
+  output logic [1:0]             m_axi_arburst_o,
+  output logic                   m_axi_arvalid_o,
+  input  logic                   m_axi_arready_i,
+  input  logic [DataWidth-1:0]   m_axi_rdata_i,
+  input  logic [1:0]             m_axi_rresp_i,
+  input  logic                   m_axi_rlast_i,
+  input  logic                   m_axi_rvalid_i,
+  output logic                   m_axi_rready_o,
   output logic                   drop_full_o,
   output logic                   drop_size_o,
   output logic                   bresp_err_o,
@@ -129,15 +127,15 @@ module rnic_net_rxring #(
     if (MaxSegments < 1 || MaxSegments > 255) $fatal(1, "rnic_net_rxring: MaxSegments must be 1..255");
   end
 
-  assign m_axi_gmem_awsize = 3'(Lb);
-  assign m_axi_gmem_awburst = 2'b01;  // INCR
-  assign m_axi_gmem_araddr = '0;
-  assign m_axi_gmem_arlen = '0;
-  assign m_axi_gmem_arsize = 3'(Lb);
-  assign m_axi_gmem_arburst = 2'b01;
-  assign m_axi_gmem_arvalid = 1'b0;
-  assign m_axi_gmem_rready = 1'b1;
-  assign m_axi_gmem_bready = 1'b1;
+  assign m_axi_awsize_o = 3'(Lb);
+  assign m_axi_awburst_o = 2'b01;  // INCR
+  assign m_axi_araddr_o = '0;
+  assign m_axi_arlen_o = '0;
+  assign m_axi_arsize_o = 3'(Lb);
+  assign m_axi_arburst_o = 2'b01;
+  assign m_axi_arvalid_o = 1'b0;
+  assign m_axi_rready_o = 1'b1;
+  assign m_axi_bready_o = 1'b1;
 
   // ---- Configuration, registered (static while enable_i is low and nothing is in flight) ---------
   logic [14:0] nmask_q;    // 2^log2_slots - 1
@@ -580,11 +578,11 @@ module rnic_net_rxring #(
   logic             bt_valid, bt_ready, ord_valid, ord_ready, ord_src, w_hs;
   logic [$clog2(MaxOut):0] bt_count, ord_count;
 
-  assign aw_free = !awvalid_q || m_axi_gmem_awready;
+  assign aw_free = !awvalid_q || m_axi_awready_i;
   assign aw_load_tail = aw_free && out_room_q && tw_req_q;
   assign aw_load_copy = aw_free && out_room_q && !tw_req_q && awq_valid;
   assign awq_pop = aw_load_copy;
-  assign aw_hs = awvalid_q && m_axi_gmem_awready;
+  assign aw_hs = awvalid_q && m_axi_awready_i;
   assign l_slot = tw_req_q ? tw_slot_q : awq_out[34:20];  // awq: {tag, slot, offset, len}
   assign l_off = tw_req_q ? tw_off_q : awq_out[19:4];
   assign l_soff = ({17'h0, l_slot} << slot_log2_i) | {16'h0, l_off};
@@ -608,9 +606,9 @@ module rnic_net_rxring #(
       aw_tag_q <= tw_req_q ? (tw_kind_q == KindDesc ? TagW'(epoch_q) : t_tag_q) : awq_out[AwqW-1 -: TagW];
     end
   end
-  assign m_axi_gmem_awvalid = awvalid_q;
-  assign m_axi_gmem_awaddr = awaddr_q;
-  assign m_axi_gmem_awlen = {4'h0, awlen_q};
+  assign m_axi_awvalid_o = awvalid_q;
+  assign m_axi_awaddr_o = awaddr_q;
+  assign m_axi_awlen_o = {4'h0, awlen_q};
 
   // The order FIFO (each AW's source, for W) and the B FIFO (each AW's kind and tag, for B).
   rnic_fifo #(.Width(1), .Depth(MaxOut)) u_order (
@@ -620,7 +618,7 @@ module rnic_net_rxring #(
     .in_ready_o (ord_ready),
     .out_data_o (ord_src),
     .out_valid_o(ord_valid),
-    .out_ready_i(w_hs && m_axi_gmem_wlast),
+    .out_ready_i(w_hs && m_axi_wlast_o),
     .count_o    (ord_count)
   );
   rnic_fifo #(.Width(2 + TagW), .Depth(MaxOut)) u_btag (
@@ -635,19 +633,19 @@ module rnic_net_rxring #(
   );
 
   // ---- W: the order FIFO's head source ----------------------------------------------------------
-  assign m_axi_gmem_wvalid = ord_valid && (ord_src ? tw_wpend_q && !tw_req_q : wf_valid);
-  assign m_axi_gmem_wdata = ord_src ? tw_data_q : wf_out[DataWidth-1:0];
-  assign m_axi_gmem_wstrb = ord_src ? tw_strb_q : wf_out[DataWidth +: Bytes];
-  assign m_axi_gmem_wlast = ord_src ? 1'b1 : wf_out[WfW-1];
-  assign w_hs = m_axi_gmem_wvalid && m_axi_gmem_wready;
+  assign m_axi_wvalid_o = ord_valid && (ord_src ? tw_wpend_q && !tw_req_q : wf_valid);
+  assign m_axi_wdata_o = ord_src ? tw_data_q : wf_out[DataWidth-1:0];
+  assign m_axi_wstrb_o = ord_src ? tw_strb_q : wf_out[DataWidth +: Bytes];
+  assign m_axi_wlast_o = ord_src ? 1'b1 : wf_out[WfW-1];
+  assign w_hs = m_axi_wvalid_o && m_axi_wready_i;
   assign wf_pop = w_hs && !ord_src;
   assign w_tail_done = w_hs && ord_src;
 
   // ---- B -----------------------------------------------------------------------------------------
   logic [31:0] prod_q;
   logic        bresp_err_q;
-  assign b_hs = m_axi_gmem_bvalid;
-  assign b_err = m_axi_gmem_bresp != 2'b00;
+  assign b_hs = m_axi_bvalid_i;
+  assign b_err = m_axi_bresp_i != 2'b00;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       cburst_b_q <= '0;
@@ -671,9 +669,11 @@ module rnic_net_rxring #(
   assign drop_full_o = drop_full_q;
   assign drop_size_o = drop_size_q;
 
-  logic unused;  // fill levels (monitoring), the patch's last flag (checked below), upper address bits
+  logic unused;  // fill levels (monitoring), the patch's last flag (checked below), upper address bits;
+                 // a writer: the read channel is tied off
   assign unused = ^{wf_count, awq_count, rec_count, sum_count, patch_count, fate_count, bt_count, ord_count,
-                    patch_out[16], base_i[11:0], cb_ahead[14:0], carry_q, carry_keep, bt_ready, ord_ready, awq_ready};
+                    patch_out[16], base_i[11:0], cb_ahead[14:0], carry_q, carry_keep, bt_ready, ord_ready, awq_ready,
+                    m_axi_arready_i, m_axi_rdata_i, m_axi_rresp_i, m_axi_rlast_i, m_axi_rvalid_i};
 
   // ---- Assertions (rtl/rnic_assert.svh) -----------------------------------------------------------
   // The fate FIFO never overflows (the integrator's gate: at most FateDepth fates outstanding); the
@@ -683,11 +683,11 @@ module rnic_net_rxring #(
   `RNIC_ASSERT(a_fate_room, clk_i, rst_ni, !fate_valid_i || fate_ready)
   `RNIC_ASSERT(a_awq_room, clk_i, rst_ni, !c_awq_push || awq_ready)
   `RNIC_ASSERT(a_b_room, clk_i, rst_ni, !aw_hs || (bt_ready && ord_ready))
-  `RNIC_ASSERT(a_b_has_aw, clk_i, rst_ni, !m_axi_gmem_bvalid || bt_valid)
+  `RNIC_ASSERT(a_b_has_aw, clk_i, rst_ni, !m_axi_bvalid_i || bt_valid)
   `RNIC_ASSERT(a_segments, clk_i, rst_ni, !s_sum_valid_i || s_sum_segments_i <= 16'(MaxSegments))
   `RNIC_ASSERT(a_patch_last, clk_i, rst_ni, !seg_go || patch_out[16] == (t_left_q == SegW'(1)))
-  `RNIC_ASSERT_HOLD(a_aw_hold, clk_i, rst_ni, m_axi_gmem_awvalid, m_axi_gmem_awready,
-                    {m_axi_gmem_awaddr, m_axi_gmem_awlen})
-  `RNIC_ASSERT_HOLD(a_w_hold, clk_i, rst_ni, m_axi_gmem_wvalid, m_axi_gmem_wready,
-                    {m_axi_gmem_wdata, m_axi_gmem_wstrb, m_axi_gmem_wlast})
+  `RNIC_ASSERT_HOLD(a_aw_hold, clk_i, rst_ni, m_axi_awvalid_o, m_axi_awready_i,
+                    {m_axi_awaddr_o, m_axi_awlen_o})
+  `RNIC_ASSERT_HOLD(a_w_hold, clk_i, rst_ni, m_axi_wvalid_o, m_axi_wready_i,
+                    {m_axi_wdata_o, m_axi_wstrb_o, m_axi_wlast_o})
 endmodule

@@ -40,44 +40,38 @@ module rnic_net_tx #(
   input  logic                   clk_i,
   input  logic                   rst_ni,
   input  logic                   enable_i,
-  /* verilator lint_off UNUSEDSIGNAL */
   input  logic [63:0]            base_i,        // 4 KiB aligned: bits 11:0 ignored
-  /* verilator lint_on UNUSEDSIGNAL */
   input  logic [4:0]             log2_slots_i,
   input  logic [4:0]             slot_log2_i,
   input  logic [31:0]            prod_i,
   output logic [31:0]            cons_o,
   output logic                   busy_o,
   // AXI4 master (read only: AW/W tied off)
-  output logic [63:0]            m_axi_gmem_awaddr,
-  output logic [7:0]             m_axi_gmem_awlen,
-  output logic [2:0]             m_axi_gmem_awsize,
-  output logic [1:0]             m_axi_gmem_awburst,
-  output logic                   m_axi_gmem_awvalid,
-  /* verilator lint_off UNUSEDSIGNAL */
-  input  logic                   m_axi_gmem_awready,
-  /* verilator lint_on UNUSEDSIGNAL */
-  output logic [DataWidth-1:0]   m_axi_gmem_wdata,
-  output logic [DataWidth/8-1:0] m_axi_gmem_wstrb,
-  output logic                   m_axi_gmem_wlast,
-  output logic                   m_axi_gmem_wvalid,
-  /* verilator lint_off UNUSEDSIGNAL */
-  input  logic                   m_axi_gmem_wready,
-  input  logic [1:0]             m_axi_gmem_bresp,
-  input  logic                   m_axi_gmem_bvalid,
-  /* verilator lint_on UNUSEDSIGNAL */
-  output logic                   m_axi_gmem_bready,
-  output logic [63:0]            m_axi_gmem_araddr,
-  output logic [7:0]             m_axi_gmem_arlen,
-  output logic [2:0]             m_axi_gmem_arsize,
-  output logic [1:0]             m_axi_gmem_arburst,
-  output logic                   m_axi_gmem_arvalid,
-  input  logic                   m_axi_gmem_arready,
-  input  logic [DataWidth-1:0]   m_axi_gmem_rdata,
-  input  logic [1:0]             m_axi_gmem_rresp,
-  input  logic                   m_axi_gmem_rlast,
-  input  logic                   m_axi_gmem_rvalid,
-  output logic                   m_axi_gmem_rready,
+  output logic [63:0]            m_axi_awaddr_o,
+  output logic [7:0]             m_axi_awlen_o,
+  output logic [2:0]             m_axi_awsize_o,
+  output logic [1:0]             m_axi_awburst_o,
+  output logic                   m_axi_awvalid_o,
+  input  logic                   m_axi_awready_i,
+  output logic [DataWidth-1:0]   m_axi_wdata_o,
+  output logic [DataWidth/8-1:0] m_axi_wstrb_o,
+  output logic                   m_axi_wlast_o,
+  output logic                   m_axi_wvalid_o,
+  input  logic                   m_axi_wready_i,
+  input  logic [1:0]             m_axi_bresp_i,
+  input  logic                   m_axi_bvalid_i,
+  output logic                   m_axi_bready_o,
+  output logic [63:0]            m_axi_araddr_o,
+  output logic [7:0]             m_axi_arlen_o,
+  output logic [2:0]             m_axi_arsize_o,
+  output logic [1:0]             m_axi_arburst_o,
+  output logic                   m_axi_arvalid_o,
+  input  logic                   m_axi_arready_i,
+  input  logic [DataWidth-1:0]   m_axi_rdata_i,
+  input  logic [1:0]             m_axi_rresp_i,
+  input  logic                   m_axi_rlast_i,
+  input  logic                   m_axi_rvalid_i,
+  output logic                   m_axi_rready_o,
   // The network port (VNx S_AXIS_sk2nl)
   output logic                   m_axis_net_tvalid_o,
   input  logic                   m_axis_net_tready_i,
@@ -110,19 +104,19 @@ module rnic_net_tx #(
   end
 
   // AW/W tied off: this unit only reads.
-  assign m_axi_gmem_awaddr = '0;
-  assign m_axi_gmem_awlen = '0;
-  assign m_axi_gmem_awsize = 3'(Lb);
-  assign m_axi_gmem_awburst = 2'b01;
-  assign m_axi_gmem_awvalid = 1'b0;
-  assign m_axi_gmem_wdata = '0;
-  assign m_axi_gmem_wstrb = '0;
-  assign m_axi_gmem_wlast = 1'b0;
-  assign m_axi_gmem_wvalid = 1'b0;
-  assign m_axi_gmem_bready = 1'b1;
-  assign m_axi_gmem_arsize = 3'(Lb);
-  assign m_axi_gmem_arburst = 2'b01;  // INCR
-  assign m_axi_gmem_rready = 1'b1;
+  assign m_axi_awaddr_o = '0;
+  assign m_axi_awlen_o = '0;
+  assign m_axi_awsize_o = 3'(Lb);
+  assign m_axi_awburst_o = 2'b01;
+  assign m_axi_awvalid_o = 1'b0;
+  assign m_axi_wdata_o = '0;
+  assign m_axi_wstrb_o = '0;
+  assign m_axi_wlast_o = 1'b0;
+  assign m_axi_wvalid_o = 1'b0;
+  assign m_axi_bready_o = 1'b1;
+  assign m_axi_arsize_o = 3'(Lb);
+  assign m_axi_arburst_o = 2'b01;  // INCR
+  assign m_axi_rready_o = 1'b1;
 
   // ---- configuration: the largest good LEN (slot bytes - 16, at most MaxPacketBytes) --------------
   logic [15:0] lim_q;
@@ -167,14 +161,14 @@ module rnic_net_tx #(
   assign idx_mask = ~(16'hFFFF << log2_slots_i);
   assign idx_m = idx_q[15:0] & idx_mask;
   assign slot_off = 52'(idx_m) << (slot_log2_i - 5'd12);
-  assign ar_hs = m_axi_gmem_arvalid && m_axi_gmem_arready;
+  assign ar_hs = m_axi_arvalid_o && m_axi_arready_i;
   // The restart after enable_i rose: once the slot started before is read to its end.
   assign restart_now = restart_q && a_state_q == AIdle && ar_out_q == '0 && !r0_v_q && !rs_body_q;
   assign left_next = left_q - BW'(len_q);
 
-  assign m_axi_gmem_arvalid = a_state_q == ADesc || a_state_q == ABody;
-  assign m_axi_gmem_araddr = a_state_q == ADesc ? {slot_q, 12'd0} : {addr_q, Lb'(0)};
-  assign m_axi_gmem_arlen = a_state_q == ADesc ? 8'd0 : {3'd0, len_q - 5'd1};
+  assign m_axi_arvalid_o = a_state_q == ADesc || a_state_q == ABody;
+  assign m_axi_araddr_o = a_state_q == ADesc ? {slot_q, 12'd0} : {addr_q, Lb'(0)};
+  assign m_axi_arlen_o = a_state_q == ADesc ? 8'd0 : {3'd0, len_q - 5'd1};
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -229,7 +223,7 @@ module rnic_net_tx #(
   end
   always_ff @(posedge clk_i) begin
     if (!rst_ni) ar_out_q <= '0;
-    else ar_out_q <= ar_out_q + 8'(ar_hs) - 8'(m_axi_gmem_rvalid && m_axi_gmem_rlast);
+    else ar_out_q <= ar_out_q + 8'(ar_hs) - 8'(m_axi_rvalid_i && m_axi_rlast_i);
   end
   assign busy_o = a_state_q != AIdle || ar_out_q != '0 || r0_v_q || rs_body_q;
   assign cons_o = cons_q;
@@ -239,12 +233,12 @@ module rnic_net_tx #(
   logic                 r0_err_q;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) r0_v_q <= 1'b0;
-    else r0_v_q <= m_axi_gmem_rvalid;
+    else r0_v_q <= m_axi_rvalid_i;
   end
   always_ff @(posedge clk_i) begin
-    if (m_axi_gmem_rvalid) begin
-      r0_data_q <= m_axi_gmem_rdata;
-      r0_err_q <= m_axi_gmem_rresp != 2'b00;
+    if (m_axi_rvalid_i) begin
+      r0_data_q <= m_axi_rdata_i;
+      r0_err_q <= m_axi_rresp_i != 2'b00;
     end
   end
 
@@ -494,7 +488,9 @@ module rnic_net_tx #(
 
   logic unused;  // the CRC check verdict (the host's field is overwritten), the FIFOs' fill levels,
                  // the head's length above its last beat's byte count
-  assign unused = ^{crc_ok_unused, info_count, crc_count, h_len[15:Lb]};
+  assign unused = ^{crc_ok_unused, info_count, crc_count, h_len[15:Lb],
+                    // a reader: the write channel is tied off; the ring base's bits 11:0 are zero
+                    m_axi_awready_i, m_axi_wready_i, m_axi_bresp_i, m_axi_bvalid_i, base_i[11:0]};
 
   // ---- Assertions (rtl/rnic_assert.svh) ------------------------------------------------------------
   // The pending count bounds both FIFOs; the buffer never overruns the oldest unsent beat; a CRC
@@ -506,8 +502,8 @@ module rnic_net_tx #(
   `RNIC_ASSERT(a_no_overrun, clk_i, rst_ni, !wb_v_q || PtrW'(wr_q - free_q) < PtrW'(BufBeats))
   `RNIC_ASSERT(a_crc_after_info, clk_i, rst_ni, !crcf_valid || info_valid)
   `RNIC_ASSERT(a_read_written, clk_i, rst_ni, !cur_v_q || PtrW'(wr_q - cur_ptr_q) - 1'b1 < PtrW'(BufBeats))
-  `RNIC_ASSERT_HOLD(a_ar_hold, clk_i, rst_ni, m_axi_gmem_arvalid, m_axi_gmem_arready,
-                    {m_axi_gmem_araddr, m_axi_gmem_arlen})
+  `RNIC_ASSERT_HOLD(a_ar_hold, clk_i, rst_ni, m_axi_arvalid_o, m_axi_arready_i,
+                    {m_axi_araddr_o, m_axi_arlen_o})
   `RNIC_ASSERT(a_ar_16, clk_i, rst_ni,
-               !m_axi_gmem_arvalid || 32'(m_axi_gmem_araddr[Lb+3:Lb]) + 32'(m_axi_gmem_arlen) < 32'd16)
+               !m_axi_arvalid_o || 32'(m_axi_araddr_o[Lb+3:Lb]) + 32'(m_axi_arlen_o) < 32'd16)
 endmodule

@@ -48,7 +48,7 @@ def main():
     lines = ["| figure | value |", "|---|---|",
              "| placement of 1450-byte segments, tagged / untagged (bus limit %d B/cycle) | %s |" % (bus, rate(1450)),
              "| placement of 9000-byte segments | %s |" % rate(9000),
-             "| latency of a 1024-byte tagged segment, last input beat to placed | %.0f cycles |"
+             "| latency of a 1024-byte tagged segment, its header in to its first write beat | %.0f cycles |"
              % lat["latency_cycles_avg"],
              "| rnic-sim (the RTL card) under rnic-run | %.0f cycles/s |" % b["rnic_sim"]["cycles_per_second_median"],
              "| STag registrations through the driver and rnic-sim | %.0f per second |"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the driver needs from a card: MMIO, DMA-able host memory, the published tables; and, from the
 // simulator only, its ingress and clock (SimPort, Backend::sim()). Two implementations:
-// sim_backend.cpp (rnic-sim over its socket, driver/simproto: rnic/sim/protocol.hpp) and
+// sim_backend.cpp (rnic-sim over its socket, driver/sim_protocol: rnic/sim_protocol/protocol.hpp) and
 // xrt_backend.cpp (an Alveo card through XRT). Errors are thrown as rnic::Error (kBackend,
 // kNoDevice, kExhausted, kInvalidArgument, kTimeout) with a message naming the cause.
 #pragma once

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The driver's client of rnic-sim (protocol: driver/simproto, rnic/sim/protocol.hpp). One
+// The driver's client of rnic-sim (protocol: driver/sim_protocol, rnic/sim_protocol/protocol.hpp). One
 // SOCK_SEQPACKET connection, one request and one reply at a time; the host memory is the simulator's
 // memfd mapped MAP_SHARED, so the kernel's DMA and the driver see the same bytes. The owner maps it
 // read-write; an observer gets a read-only descriptor and maps it PROT_READ (the owner alone writes).
@@ -31,12 +31,12 @@
 #include <type_traits>
 
 #include "backend.hpp"
-#include "rnic/sim/protocol.hpp"
+#include "rnic/sim_protocol/protocol.hpp"
 
 namespace rnic::detail {
 namespace {
 
-namespace proto = rnic::sim::proto;
+namespace proto = rnic::sim_protocol;
 using proto::Op;
 using proto::Status;
 

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/model/data_sink.hpp"
-#include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/sctp_ddp.hpp"
 #include "rnic/wire/segmentation.hpp"

@@ -37,8 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/driver/rnic.hpp"
-#include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/sctp/endpoint.hpp"
 #include "rnic/sctp/udp_link.hpp"
 #include "rnic/ulp/demo_ulp.hpp"

@@ -3,7 +3,7 @@
 // 127.0.0.1 (RFC 6951: SCTP packets carried in UDP datagrams), playing the part VNx's network layer
 // plays on a card, and m_axi_net (the packet rings) on the simulator's host memory.
 //
-// - In: every datagram that arrives goes through the seeded path (sim/net PathImpairment: loss,
+// - In: every datagram that arrives goes through the seeded path (sim/simnet PathImpairment: loss,
 //   duplication, reordering) and then to s_axis_net with tuser = {their UDP port, my UDP port, their
 //   IPv4, my IPv4 (127.0.0.1)}. Unlike VNx, which delivers only datagrams of a socket in its table,
 //   every datagram goes to the card: any bytes from anyone reach it, as on an open network. A
@@ -36,7 +36,7 @@
 #include "rnic/bus/axi_ports.hpp"
 #include "rnic/bus/net_stream.hpp"
 #include "rnic/bus/sim.hpp"
-#include "rnic/sim/protocol.hpp"
+#include "rnic/sim_protocol/protocol.hpp"
 #include "rnic/simnet/path_impairment.hpp"
 
 namespace rnic::sim {
@@ -61,7 +61,7 @@ class NetPortBase {
   virtual bool holding() const = 0;
   virtual void receive() = 0;
   virtual void flush() = 0;
-  virtual bool set_socket(const proto::NetSocketReq& r) = 0;
+  virtual bool set_socket(const sim_protocol::NetSocketReq& r) = 0;
 };
 
 template <class Top>
@@ -136,7 +136,7 @@ class NetPort final : public NetPortBase {
   }
 
   // NETSOCKET: false for an index outside the table.
-  bool set_socket(const proto::NetSocketReq& r) override {
+  bool set_socket(const sim_protocol::NetSocketReq& r) override {
     if (r.index >= sockets_.size()) return false;
     sockets_[r.index] = Socket{r.valid != 0, r.ip, r.port};
     return true;
@@ -208,7 +208,7 @@ class NetPort final : public NetPortBase {
   bus::NetSink<Top> sink_;
   AxiSlave<Top, bus::NetPorts> slave_;
   simnet::PathImpairment in_path_, out_path_;
-  std::array<Socket, proto::kNetSockets> sockets_{};
+  std::array<Socket, sim_protocol::kNetSockets> sockets_{};
   std::vector<std::uint8_t> buf_;
   int fd_ = -1;
   std::uint16_t port_ = 0;

@@ -29,10 +29,10 @@
 #include "rnic/bus/axis_source.hpp"
 #include "rnic/bus/sc_kernel.hpp"
 #include "rnic/bus/sim.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/hw/command.hpp"
 #include "rnic/hw/hw.hpp"
-#include "rnic/pcap/sctp_capture.hpp"
-#include "rnic/sim/protocol.hpp"
+#include "rnic/sim_protocol/protocol.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/ddp_errors.hpp"
 #include "rnic/wire/sctp_ddp.hpp"
@@ -40,7 +40,7 @@
 namespace rnic::sim {
 namespace {
 
-namespace proto = rnic::sim::proto;
+namespace proto = rnic::sim_protocol;
 using proto::Op;
 using proto::Status;
 

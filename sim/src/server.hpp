@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // rnic-sim's core: the Verilated rnic_kernel on a free-running clock, its host memory, the AXI-Stream
-// ingress, and the socket server that speaks driver/simproto/include/rnic/sim/protocol.hpp to clients.
+// ingress, and the socket server that speaks driver/sim_protocol/include/rnic/sim_protocol/protocol.hpp to clients.
 #pragma once
 
 #include <cstdint>

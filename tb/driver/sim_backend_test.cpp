@@ -25,12 +25,12 @@
 #include "backend.hpp"
 #include "driver_test_util.hpp"
 #include "rnic/hw/hw.hpp"
-#include "rnic/sim/protocol.hpp"
+#include "rnic/sim_protocol/protocol.hpp"
 
 namespace rnic::test {
 namespace {
 
-namespace proto = rnic::sim::proto;
+namespace proto = rnic::sim_protocol;
 using proto::Op;
 using proto::Status;
 using Clock = std::chrono::steady_clock;

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/sctp_ddp.hpp"

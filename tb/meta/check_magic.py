@@ -32,7 +32,7 @@ RULES = [
 ]
 
 
-KERNEL_DEFAULT = re.compile(r"parameter int\s+MAX_SEG_BYTES\s*=")
+KERNEL_DEFAULT = re.compile(r"parameter int\s+(DATA_WIDTH|STAG_ENTRIES|NUM_STREAMS|NUM_QNS|SSN_WINDOW|MAX_SEG_BYTES|RQ_PREFETCH)\s*=")
 
 
 def code_part(line):
@@ -52,19 +52,31 @@ def files_under(src, rel, suffixes):
                 yield os.path.join(root, n)
 
 
+KERNEL_DEFAULTS = {  # rnic_kernel parameter -> hw.def row
+    "DATA_WIDTH": "DEFAULT_DATA_WIDTH", "STAG_ENTRIES": "DEFAULT_STAGS", "NUM_STREAMS": "DEFAULT_STREAMS",
+    "NUM_QNS": "DEFAULT_QNS", "SSN_WINDOW": "DEFAULT_SSN_WINDOW", "MAX_SEG_BYTES": "MAX_SEG_BYTES",
+    "RQ_PREFETCH": "DEFAULT_RQ_PREFETCH"}
+
+
 def kernel_default(src):
-    """rnic_kernel.sv keeps literal defaults (IP packagers read top-level parameters as text): they must be
+    """rnic_kernel.sv keeps literal defaults (IP packagers read top-level parameters as text): each must be
     hw.def's."""
     bad = 0
     hw_def = os.path.join(src, "hw/include/rnic/hw/hw.def")
     kernel = os.path.join(src, "rtl/rnic_kernel.sv")
     if not (os.path.exists(hw_def) and os.path.exists(kernel)):
         return 0
-    want = re.search(r"RNIC_CONST\(MAX_SEG_BYTES,\s*(\d+)", open(hw_def, encoding="utf-8").read())
-    got = re.search(r"parameter int\s+MAX_SEG_BYTES\s*=\s*(\d+)", open(kernel, encoding="utf-8").read())
-    if want and got and want.group(1) != got.group(1):
-        print(f"magic: rtl/rnic_kernel.sv MAX_SEG_BYTES default {got.group(1)} is not hw.def's {want.group(1)}")
-        bad += 1
+    rows = open(hw_def, encoding="utf-8").read()
+    top = open(kernel, encoding="utf-8").read()
+    for param, row in KERNEL_DEFAULTS.items():
+        want = re.search(r"RNIC_CONST\(" + row + r",\s*(\d+)", rows)
+        got = re.search(r"parameter int\s+" + param + r"\s*=\s*(\d+)", top)
+        if want and got and want.group(1) != got.group(1):
+            print(f"magic: rtl/rnic_kernel.sv {param} default {got.group(1)} is not hw.def's {row} {want.group(1)}")
+            bad += 1
+        elif got and not want:
+            print(f"magic: hw.def has no row {row} for rnic_kernel's {param}")
+            bad += 1
     return bad
 
 

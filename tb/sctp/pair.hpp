@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/sctp/endpoint.hpp"
 
 namespace rnic::sctp::test {

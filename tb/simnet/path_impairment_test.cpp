@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// sim/net PathImpairment: the seeded lossy path of rnic-sim's network port (docs/network.md).
+// sim/simnet PathImpairment: the seeded lossy path of rnic-sim's network port (docs/network.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/wire/bytes.hpp"
 #include "rnic/wire/sctp_ddp.hpp"
 

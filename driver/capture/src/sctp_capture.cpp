@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 
 #include <isa-l.h>
 #include <pcap/pcap.h>

@@ -52,7 +52,7 @@ constexpr std::uint64_t kEngineLatency = log2u(kBeatBytes) + 3;
 constexpr std::uint64_t kSctpLatency = kEngineLatency + 1;
 
 // The standard CRC32c (init ~0, reflected, final xor ~0). ISA-L's crc32_iscsi(buf, n, ~0) returns its
-// complement (toolchain notes), as driver/pcap's SctpPacket::checksum() uses it.
+// complement (toolchain notes), as driver/capture's SctpPacket::checksum() uses it.
 std::uint32_t crc32c(const Bytes& b) {
   return ~crc32_iscsi(const_cast<std::uint8_t*>(b.data()), static_cast<int>(b.size()), 0xFFFFFFFFU);
 }

@@ -89,11 +89,11 @@ struct Row {
 // The kernel at its default parameters (what a card is built with) and the host memory's fixed latencies.
 EnvConfig bench_config(const Options& o) {
   EnvConfig cfg;
-  cfg.params.data_width = 512;
-  cfg.params.stag_entries = 4096;
-  cfg.params.num_streams = 4096;
-  cfg.params.num_qns = 4;
-  cfg.params.ssn_window = 64;
+  cfg.params.data_width = rnic::hw::kDEFAULT_DATA_WIDTH;
+  cfg.params.stag_entries = rnic::hw::kDEFAULT_STAGS;
+  cfg.params.num_streams = rnic::hw::kDEFAULT_STREAMS;
+  cfg.params.num_qns = rnic::hw::kDEFAULT_QNS;
+  cfg.params.ssn_window = rnic::hw::kDEFAULT_SSN_WINDOW;
   cfg.params.max_seg_bytes = rnic::hw::kMAX_SEG_BYTES;
   cfg.use_model = false;
   cfg.seed = 1;

@@ -16,8 +16,8 @@
 
 #include "Vrnic_kernel.h"
 #include "rnic/bus/net_stream.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/hw/hw.hpp"
-#include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/tb/host_memory.hpp"
 #include "rnic/tb/kernel_driver.hpp"
 #include "rnic/tb/net_ref.hpp"

@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/tb/net_ref.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/stage_sim.hpp"

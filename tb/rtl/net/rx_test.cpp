@@ -25,7 +25,7 @@
 
 #include RNIC_RX_HDR  // the model (rx.cmake: the defaults, or a source FIFO of 2)
 #include "net_table.hpp"
-#include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/tb/net_ref.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/stage_sim.hpp"

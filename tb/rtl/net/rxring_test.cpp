@@ -199,7 +199,7 @@ class Bench : public rnic::bus::Component<Top> {
   }
   std::uint32_t host_next() const { return static_cast<std::uint32_t>(host_next_); }
   Top& top() { return sim_.top(); }
-  AxiHostMemory<Top>& mem() { return mem_; }
+  AxiHostMemory<Top, rnic::bus::ModulePorts>& mem() { return mem_; }
   std::uint64_t now() const { return sim_.cycle(); }
   std::uint64_t published() const { return published_; }
   // Packets never published: skipped by the host's matching, and those after the last published one.
@@ -481,7 +481,7 @@ class Bench : public rnic::bus::Component<Top> {
   rnic::bus::Sim<Top> sim_;
   std::mt19937_64 rng_;
   RingCfg ring_;
-  AxiHostMemory<Top> mem_;
+  AxiHostMemory<Top, rnic::bus::ModulePorts> mem_;
   std::vector<Pkt> pkts_;
   std::size_t base_pkt_ = 0;
   std::size_t copy_pkt_ = 0, copy_beat_ = 0, started_ = 0;

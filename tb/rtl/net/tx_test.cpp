@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "rnic/pcap/sctp_capture.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/tb/host_memory.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/sim.hpp"
@@ -111,7 +111,7 @@ class Bench : public Component<Top> {
 
   std::mt19937_64& rng() { return rng_; }
   Top& top() { return sim_.top(); }
-  AxiHostMemory<Top>& mem() { return mem_; }
+  AxiHostMemory<Top, rnic::bus::ModulePorts>& mem() { return mem_; }
   std::uint64_t cycle() const { return sim_.cycle(); }
 
   void set_ring(std::uint64_t base, unsigned log2_slots, unsigned slot_log2) {
@@ -161,7 +161,7 @@ class Bench : public Component<Top> {
   // Reset in the middle of whatever is going on (at a cycle without ARVALID, so the memory sees no
   // AR withdrawn), held until the memory has answered every read; then a fresh ring at prod 0.
   void reset_now() {
-    until([this] { return top().m_axi_gmem_arvalid == 0; });
+    until([this] { return top().m_axi_arvalid_o == 0; });
     top().ap_rst_n = 0;
     sim_.tick();
     until([this] { return mem_.idle(); });
@@ -265,10 +265,10 @@ class Bench : public Component<Top> {
   }
 
   void sample_ar(const Top& t) {
-    if (!(t.m_axi_gmem_arvalid && t.m_axi_gmem_arready)) return;
+    if (!(t.m_axi_arvalid_o && t.m_axi_arready_i)) return;
     ++ars_;
-    const std::uint64_t a = t.m_axi_gmem_araddr;
-    const unsigned beats = t.m_axi_gmem_arlen + 1U;
+    const std::uint64_t a = t.m_axi_araddr_o;
+    const unsigned beats = t.m_axi_arlen_o + 1U;
     const std::uint64_t bytes = std::uint64_t{beats} * kBeat;
     const std::uint64_t slot_bytes = std::uint64_t{1} << slot_log2_;
     if (a < base_ || ((a - base_) >> slot_log2_) >= slots()) {
@@ -396,7 +396,7 @@ class Bench : public Component<Top> {
 
   std::mt19937_64 rng_;
   Sim<Top> sim_;
-  AxiHostMemory<Top> mem_;
+  AxiHostMemory<Top, rnic::bus::ModulePorts> mem_;
   std::uint64_t base_ = 0;
   unsigned log2_slots_ = 0, slot_log2_ = 12;
   std::deque<HostPacket> pending_;
@@ -548,7 +548,7 @@ TEST(TX_SUITE, EnableLowThenHighRestartsCons) {
   b.cycles(2000);
   EXPECT_EQ(b.cons_seen(), stopped) << "a slot consumed while disabled";
   EXPECT_EQ(b.top().busy_o, 0);
-  EXPECT_EQ(b.top().m_axi_gmem_arvalid, 0);
+  EXPECT_EQ(b.top().m_axi_arvalid_o, 0);
   // Every packet of a consumed slot leaves; the rest of the ring is given up.
   b.until([&] { return b.unsent_consumed() == 0; }, 100'000);
   EXPECT_EQ(b.unsent_consumed(), 0U);

@@ -24,13 +24,13 @@
 #include <thread>
 #include <vector>
 
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/driver/rnic.hpp"
-#include "rnic/pcap/sctp_capture.hpp"
 #include "rnic/sctp/card_endpoint.hpp"
 #include "rnic/sctp/card_server.hpp"
 #include "rnic/sctp/endpoint.hpp"
 #include "rnic/sctp/udp_link.hpp"
-#include "rnic/sim/protocol.hpp"
+#include "rnic/sim_protocol/protocol.hpp"
 #include "rnic/systest/child_process.hpp"
 #include "rnic/systest/raw_client.hpp"
 #include "rnic/systest/sim_process.hpp"
@@ -50,7 +50,7 @@
 
 namespace {
 
-namespace proto = rnic::sim::proto;
+namespace proto = rnic::sim_protocol;
 using Json = nlohmann::json;
 using rnic::sctp::Ipv4Endpoint;
 using rnic::sctp::UdpLink;

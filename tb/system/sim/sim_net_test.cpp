@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/driver/rnic.hpp"
 #include "rnic/hw/hw.hpp"
-#include "rnic/pcap/sctp_capture.hpp"
-#include "rnic/sim/protocol.hpp"
+#include "rnic/sim_protocol/protocol.hpp"
 #include "rnic/systest/errors.hpp"
 #include "rnic/systest/raw_client.hpp"
 #include "rnic/systest/sim_process.hpp"
@@ -36,7 +36,7 @@
 
 namespace {
 
-namespace proto = rnic::sim::proto;
+namespace proto = rnic::sim_protocol;
 namespace hw = rnic::hw;
 using rnic::capture::SctpPacket;
 using rnic::detail::Backend;

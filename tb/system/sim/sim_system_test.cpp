@@ -24,7 +24,7 @@
 
 #include "backend.hpp"
 #include "rnic/hw/hw.hpp"
-#include "rnic/sim/protocol.hpp"
+#include "rnic/sim_protocol/protocol.hpp"
 #include "rnic/systest/errors.hpp"
 #include "rnic/systest/raw_client.hpp"
 #include "rnic/systest/sim_process.hpp"
@@ -33,7 +33,7 @@
 
 namespace {
 
-namespace proto = rnic::sim::proto;
+namespace proto = rnic::sim_protocol;
 namespace hw = rnic::hw;
 using proto::Op;
 using proto::Status;

@@ -33,7 +33,7 @@
 
 #include "rnic/hw/hw.hpp"
 
-namespace rnic::sim::proto {
+namespace rnic::sim_protocol {
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the protocol is little-endian on the wire");
 
@@ -242,4 +242,4 @@ inline ssize_t send_message(int fd, const Header& h, const void* payload, std::s
   return ::sendmsg(fd, &m, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-}  // namespace rnic::sim::proto
+}  // namespace rnic::sim_protocol

@@ -21,9 +21,14 @@
 namespace rnic::hls {
 
 // ---- parameters --------------------------------------------------------------------------------------
-template <int DATA_WIDTH_ = 512, int STAG_ENTRIES_ = 4096, int NUM_STREAMS_ = 4096, int NUM_QNS_ = 4,
-          int SSN_WINDOW_ = 64, int MAX_SEG_BYTES_ = static_cast<int>(rnic::hw::kMAX_SEG_BYTES), int RQ_PREFETCH_ = 32,
-          std::uint32_t BUILD_ID_ = 0>
+// The defaults are the card's default build (hw.def DEFAULT_*, MAX_SEG_BYTES).
+template <int DATA_WIDTH_ = static_cast<int>(rnic::hw::kDEFAULT_DATA_WIDTH),
+          int STAG_ENTRIES_ = static_cast<int>(rnic::hw::kDEFAULT_STAGS),
+          int NUM_STREAMS_ = static_cast<int>(rnic::hw::kDEFAULT_STREAMS),
+          int NUM_QNS_ = static_cast<int>(rnic::hw::kDEFAULT_QNS),
+          int SSN_WINDOW_ = static_cast<int>(rnic::hw::kDEFAULT_SSN_WINDOW),
+          int MAX_SEG_BYTES_ = static_cast<int>(rnic::hw::kMAX_SEG_BYTES),
+          int RQ_PREFETCH_ = static_cast<int>(rnic::hw::kDEFAULT_RQ_PREFETCH), std::uint32_t BUILD_ID_ = 0>
 struct Config {
   static constexpr int DATA_WIDTH = DATA_WIDTH_;
   static constexpr int BYTES = DATA_WIDTH_ / 8;

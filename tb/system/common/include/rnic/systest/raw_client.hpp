@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A raw client of rnic-sim's protocol (driver/simproto: rnic/sim/protocol.hpp) for system tests: any
+// A raw client of rnic-sim's protocol (driver/sim_protocol: rnic/sim_protocol/protocol.hpp) for system tests: any
 // bytes as a message, each reply with its status and passed descriptor, bounded waits (10 s).
 #pragma once
 
@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "rnic/sim/protocol.hpp"
+#include "rnic/sim_protocol/protocol.hpp"
 
 namespace rnic::systest {
 
-namespace proto = rnic::sim::proto;
+namespace proto = rnic::sim_protocol;
 
 struct RawReply {
   bool closed = false;  // the simulator closed the connection instead of replying
