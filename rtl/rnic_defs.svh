@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Types and constants shared by the rnic_kernel stages. $unit-scope, include-guarded (Yosys 0.23
+// Types and functions shared by the rnic_kernel stages (their constants are the contract's, rnic_hw.svh). $unit-scope, include-guarded (Yosys 0.23
 // rejects packages with imports; see ../shared/docs/toolchain-notes.md). The packed types the stages
 // hand each other (rnic_seg_t, rnic_lookup_t, rnic_verdict_t, rnic_dlv_t, their enums and the
 // consume-channel kinds) are generated into rnic_structs.svh from hw/include/rnic/hw/structs.def,
@@ -8,10 +8,6 @@
 `define RNIC_DEFS_SVH
 
 `include "rnic_hw.svh"
-
-localparam int RNIC_HDR_BYTES = 18;         // longest DDP header (untagged, RFC 5041 4.3)
-localparam int RNIC_TAGGED_HDR_BYTES = 14;  // tagged header (4.2)
-
 `include "rnic_structs.svh"
 
 // A stream whose segments are still taken and checked: NORMAL, or PENDING (those before its failing

@@ -42,7 +42,7 @@ module rnic_rx_parse #(
   localparam int MaxBeats = (MaxSegBytes + Bytes - 1) / Bytes;  // beats of a MaxSegBytes packet
   localparam int CntW = $clog2(MaxBeats + 1);                     // counts 0..MaxBeats
   localparam int TotW = 16;                                       // seg_bytes (mod 2^16)
-  localparam int HdrBits = 8 * RNIC_HDR_BYTES;
+  localparam int HdrBits = 8 * RNIC_UNTAGGED_HDR_BYTES;
   localparam logic [CntW-1:0] MaxBeatsC = CntW'(MaxBeats);
   localparam logic [CntW-1:0] MaxFullC = CntW'(MaxSegBytes / Bytes);
   localparam logic [ByteShift:0] MaxRestC = (ByteShift + 1)'(MaxSegBytes % Bytes);
@@ -50,7 +50,7 @@ module rnic_rx_parse #(
   initial begin
     if (DataWidth < 64 || DataWidth > 512 || (DataWidth & (DataWidth - 1)) != 0)
       $fatal(1, "rnic_rx_parse: DataWidth must be 64, 128, 256 or 512");
-    if (MaxSegBytes < RNIC_HDR_BYTES || MaxSegBytes > 65535)
+    if (MaxSegBytes < RNIC_UNTAGGED_HDR_BYTES || MaxSegBytes > 65535)
       $fatal(1, "rnic_rx_parse: MaxSegBytes must be 18..65535");
   end
 
@@ -94,12 +94,12 @@ module rnic_rx_parse #(
   // Header bytes gathered with this beat: byte b lives in beat b / Bytes at lane b % Bytes.
   always_comb begin
     hdr_cur = first ? '0 : hdr_q;
-    for (int b = 0; b < RNIC_HDR_BYTES; b++) begin
+    for (int b = 0; b < RNIC_UNTAGGED_HDR_BYTES; b++) begin
       if (cnt32 == 32'(b / Bytes)) begin
         hdr_cur[8*b +: 8] = s_axis_tkeep_i[b % Bytes] ? s_axis_tdata_i[8*(b % Bytes) +: 8] : 8'h00;
       end
     end
-    for (int b = 0; b < RNIC_HDR_BYTES; b++) begin
+    for (int b = 0; b < RNIC_UNTAGGED_HDR_BYTES; b++) begin
       hdr_be[HdrBits-8-8*b +: 8] = hdr_cur[8*b +: 8];
     end
   end

@@ -92,7 +92,7 @@ module rnic_rx_validate #(
   logic        pend_drop;   // at or after the position of the error err_valid_o names
 
   always_comb begin
-    hdr_bytes = lk_i.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_HDR_BYTES);
+    hdr_bytes = lk_i.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_UNTAGGED_HDR_BYTES);
     short_seg = lk_i.seg.seg_bytes < {11'b0, hdr_bytes};
     pay = short_seg ? 16'd0 : lk_i.seg.seg_bytes - {11'b0, hdr_bytes};
     to_off = lk_i.seg.to - lk_i.stag_base_to;
@@ -331,7 +331,7 @@ module rnic_rx_validate #(
   logic [4:0] fv_hdr;
   logic [15:0] fv_pay;
   always_comb begin
-    fv_hdr = v1_q.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_HDR_BYTES);
+    fv_hdr = v1_q.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_UNTAGGED_HDR_BYTES);
     fv_pay = v1_q.seg.seg_bytes < {11'b0, fv_hdr} ? 16'd0 : v1_q.seg.seg_bytes - {11'b0, fv_hdr};
     if (rst_ni && v1_valid_q) begin
       assert (v1_hdr_q == fv_hdr);

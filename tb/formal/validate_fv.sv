@@ -66,7 +66,7 @@ module validate_fv (
   logic [63:0] t_off;
   logic [64:0] t_end, t_lim, to_end, u_end;
   always_comb begin
-    hdr = g.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_HDR_BYTES);
+    hdr = g.seg.is_tagged ? 5'(RNIC_TAGGED_HDR_BYTES) : 5'(RNIC_UNTAGGED_HDR_BYTES);
     pay = vd.pay_bytes;
     t_off = g.seg.to - g.stag_base_to;
     t_end = {1'b0, t_off} + {49'b0, pay};

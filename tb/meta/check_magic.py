@@ -23,6 +23,8 @@ RULES = [
      ["rtl", "sim", "driver", "host"], (".sv", ".cpp", ".hpp")),
     ("NET_ASSOC_ENTRIES / NET_SOCKETS are hw.def's", r"\bEntries\s*=\s*16\b|kNetEntries\s*=\s*16\b|kNetSockets\s*=\s*16\b",
      ["rtl/rnic_net_side.sv", "driver", "sim"], (".sv", ".cpp", ".hpp")),
+    ("the DDP header sizes are hw.def's (TAGGED_HDR_BYTES, UNTAGGED_HDR_BYTES)",
+     r"(HDR_BYTES|HdrBytes|HeaderSize)\s*=\s*1[48]\b", ["rtl", "sim", "driver", "host"], (".sv", ".svh", ".cpp", ".hpp")),
     ("register bits are hw.def's RNIC_BITS fields (kREG_FIELD.put / .get / .mask)",
      r"0x100u|0x8000'?0000u|1u << 31|kAssocWrite|kCtrlEnable|kCtrlBusy|kFlagPhase|kFlagMalformed|kCqeFlag|kStagArg"
      r"|version >> 16|version & 0xFFFF|& 3u\) == 0",

@@ -9,15 +9,17 @@
 #include <variant>
 #include <vector>
 
+#include "rnic/hw/hw.hpp"
 #include "rnic/wire/bytes.hpp"
 #include "rnic/wire/ddp_errors.hpp"
 #include "rnic/wire/result.hpp"
 
 namespace rnic::wire {
 
-inline constexpr std::uint8_t kDdpVersion = 1;          // DV for RFC 5041 (4.1)
-inline constexpr std::size_t kTaggedHeaderSize = 14;    // control + RsvdULP(8) + STag + TO (4.2)
-inline constexpr std::size_t kUntaggedHeaderSize = 18;  // control + RsvdULP(40) + QN + MSN + MO (4.3)
+inline constexpr std::uint8_t kDdpVersion = 1;                           // DV for RFC 5041 (4.1)
+inline constexpr std::size_t kTaggedHeaderSize = hw::kTAGGED_HDR_BYTES;  // control + RsvdULP(8) + STag + TO (4.2)
+inline constexpr std::size_t kUntaggedHeaderSize =
+    hw::kUNTAGGED_HDR_BYTES;  // control + RsvdULP(40) + QN + MSN + MO (4.3)
 inline constexpr std::uint64_t kUntaggedRsvdUlpMax = (std::uint64_t{1} << 40) - 1;
 
 // Bits of the control byte, MSB first on the wire: T L Rsvd(4) DV(2).

@@ -50,7 +50,7 @@ SC_MODULE(Parse) {
  private:
   static constexpr int W = C::DATA_WIDTH;
   static constexpr int BYTES = C::BYTES;
-  static constexpr int HDR_BYTES = 18;  // the longest DDP header (untagged, RFC 5041 4.3)
+  static constexpr int HDR_BYTES = static_cast<int>(rnic::hw::kUNTAGGED_HDR_BYTES);  // the longest DDP header
   // Beats of a MAX_SEG_BYTES packet: the beats kept before the cut (the closing beat is the one more).
   static constexpr int KEEP_BEATS = (C::MAX_SEG_BYTES + BYTES - 1) / BYTES;
   static_assert(KEEP_BEATS + 1 == C::MAX_SEG_BEATS, "MAX_SEG_BEATS = kept beats + the closing beat");

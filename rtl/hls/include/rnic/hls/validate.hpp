@@ -89,8 +89,8 @@ SC_MODULE(Validate) {
 
  private:
   static constexpr int QDEPTH = 2;
-  static constexpr unsigned kTaggedHdrBytes = 14;    // RFC 5041 4.2
-  static constexpr unsigned kUntaggedHdrBytes = 18;  // 4.3
+  static constexpr unsigned kTaggedHdrBytes = rnic::hw::kTAGGED_HDR_BYTES;      // RFC 5041 4.2
+  static constexpr unsigned kUntaggedHdrBytes = rnic::hw::kUNTAGGED_HDR_BYTES;  // 4.3
 
   // Per stream the state its errors here gave it since its last STREAM_RESET item: NORMAL (none),
   // PENDING with vessn_ (the DDP-SSN its error waits at) or ERROR.
