@@ -9,11 +9,12 @@
 `define RNIC_STRUCTS_SVH
 
 // deliver -> lookup events (the consume channel)
-// a table of names: each module uses only some (rtl/rnic_waivers.vlt)
+/* verilator lint_off UNUSEDPARAM */  // a table of names: each module uses only some
 localparam logic [1:0] RNIC_CONS_CONSUME = 2'd0;  // an untagged message of (stream, qn) completed: head + 1
 localparam logic [1:0] RNIC_CONS_RESET   = 2'd1;  // STREAM_RESET reached deliver (STREAM_ENABLE echo)
 localparam logic [1:0] RNIC_CONS_QSET    = 2'd2;  // QUEUE_SET reached deliver (QUEUE_CONFIG echo)
 localparam logic [1:0] RNIC_CONS_FAIL    = 2'd3;  // deliver reported an error of the stream (an order error, or a 7.1 error at its DDP-SSN): error state
+/* verilator lint_on UNUSEDPARAM */
 
 // parse -> lookup: one per AXI-Stream packet, i.e. one DDP segment as the LLP handed it over
 typedef struct packed {

@@ -109,9 +109,9 @@ Core::Core(std::unique_ptr<Backend> backend, const std::string& device, const Op
   check_cap("CAP_STREAMS", info_.streams, 1u << kCQE_STREAM_BITS);
   check_cap("CAP_QNS", info_.qns, 1u << kDB_QUEUE_QN.bits);
   // A segment holds at least an untagged header; its length is 16 bits (RFC 5043 5.1: one SCTP chunk).
-  if (info_.max_segment_bytes < 18 || info_.max_segment_bytes > 0xFFFF) {
-    throw Error(Errc::kMismatch,
-                device + ": CAP_MAX_SEG_BYTES = " + std::to_string(info_.max_segment_bytes) + ", expected 18..65535");
+  if (info_.max_segment_bytes < kUNTAGGED_HDR_BYTES || info_.max_segment_bytes > 0xFFFF) {
+    throw Error(Errc::kMismatch, device + ": CAP_MAX_SEG_BYTES = " + std::to_string(info_.max_segment_bytes) +
+                                     ", expected " + std::to_string(kUNTAGGED_HDR_BYTES) + "..65535");
   }
   // A card has the network side of this contract or none.
   if (info_.net_assocs != 0 &&

@@ -78,10 +78,9 @@ void Core::net_open(const NetOptions& o) {
       wr(g.size, size);
       const std::uint64_t base = (std::uint64_t{rd(g.base_hi)} << 32) | rd(g.base_lo);
       if (base != g.r->mem.device_addr || rd(g.size) != size) {
-        // A kernel without its network side drops the writes and reads the window as 0 (SLVERR).
-        throw Error(Errc::kUnsupported, "open_net: " + info_.device +
-                                            " did not take the packet ring configuration: it has no network side "
-                                            "(a kernel built with NET = 0?)");
+        // CAP_NET_ASSOCS said the card has a network side (checked above): a card that does not take
+        // the configuration it reported is broken.
+        throw Error(Errc::kBackend, "open_net: " + info_.device + " did not take the packet ring configuration");
       }
       wr(g.ctrl, kNET_RX_CTRL_ENABLE.mask());  // producer and consumer to 0, phase 1
     }

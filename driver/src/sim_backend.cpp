@@ -257,9 +257,9 @@ class SimBackend final : public Backend, public SimPort {
                            st.net_empty};
   }
   void net_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port, bool valid) override {
-    if (index >= proto::kNetSockets) {
+    if (index >= hw::kNET_SOCKETS) {
       throw Error(Errc::kInvalidArgument,
-                  "sim net_socket: index " + std::to_string(index) + " >= " + std::to_string(proto::kNetSockets));
+                  "sim net_socket: index " + std::to_string(index) + " >= " + std::to_string(hw::kNET_SOCKETS));
     }
     const proto::NetSocketReq req{index, ip, port, static_cast<std::uint16_t>(valid ? 1 : 0)};
     check(Op::kNetSocket, call(Op::kNetSocket, &req, sizeof req));

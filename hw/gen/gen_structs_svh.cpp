@@ -123,10 +123,11 @@ void emit_enum(std::ostream& o, const Enum& e) {
   for (const auto& v : e.values) w = std::max(w, v.name.size());
   const std::string lit = std::to_string(e.bits) + "'d";
   if (!e.typed) {
-    o << "// a table of names: each module uses only some (rtl/rnic_waivers.vlt)\n";
+    o << "/* verilator lint_off UNUSEDPARAM */  // a table of names: each module uses only some\n";
     for (const auto& v : e.values)
       o << "localparam " << logic(e.bits) << " " << pad(v.name, w) << " = " << lit << v.value << ";" << comment(v.desc)
         << "\n";
+    o << "/* verilator lint_on UNUSEDPARAM */\n";
     return;
   }
   o << "typedef enum " << logic(e.bits) << " {\n";

@@ -208,7 +208,7 @@ class NetPort final : public NetPortBase {
   bus::NetSink<Top> sink_;
   AxiSlave<Top, bus::NetPorts> slave_;
   simnet::PathImpairment in_path_, out_path_;
-  std::array<Socket, sim_protocol::kNetSockets> sockets_{};
+  std::array<Socket, hw::kNET_SOCKETS> sockets_{};
   std::vector<std::uint8_t> buf_;
   int fd_ = -1;
   std::uint16_t port_ = 0;

@@ -604,18 +604,19 @@ class KernelServer final : public Server::Impl {
 
   // What the owner programmed, for owner_gone(): every STag index it wrote and every stream it
   // enabled or configured, as the card sees them: the opcode is CMD[7:0] (the card ignores the upper
-  // bits) and ARG0 is read back from the card's register. A command the card ignores or refuses only
-  // adds an entry that is cleaned up needlessly.
+  // bits) and the index or stream argument is read back from the card's register. A command the card
+  // ignores or refuses only adds an entry that is cleaned up needlessly.
+  static_assert(hw::kArgSTREAM_ENABLE_STREAM.word == hw::kArgQUEUE_CONFIG_STREAM.word &&
+                hw::kArgSTREAM_ENABLE_STREAM.mask() == hw::kArgQUEUE_CONFIG_STREAM.mask());
   void snoop_command(std::uint32_t v) {
     const std::uint32_t op = hw::cmd_opcode(v);
-    if (op != hw::kCmdSTAG_WRITE && op != hw::kCmdSTREAM_ENABLE && op != hw::kCmdQUEUE_CONFIG) return;
-    const std::uint32_t arg0 = mmio_read(hw::kRegCMD_ARG0);
     if (op == hw::kCmdSTAG_WRITE) {
-      owner_stags_.insert(arg0);
-    } else {
-      owner_streams_.insert(arg0);
+      owner_stags_.insert(arg_of(hw::kArgSTAG_WRITE_INDEX));
+    } else if (op == hw::kCmdSTREAM_ENABLE || op == hw::kCmdQUEUE_CONFIG) {
+      owner_streams_.insert(arg_of(hw::kArgSTREAM_ENABLE_STREAM));
     }
   }
+  std::uint32_t arg_of(const hw::ArgField& f) { return f.get(mmio_read(hw::reg_cmd_arg(f.word))); }
 
   // What the owner set on the network side, for owner_gone(): association entries written and streams
   // made live (NET_ASSOC_CMD WRITE, NET_STREAM_LIVE LIVE).
@@ -668,9 +669,10 @@ class KernelServer final : public Server::Impl {
     return true;
   }
 
-  // Runs a command as a driver would (rnic/hw/command.hpp): wait for an earlier one, then ARG0 and the
-  // opcode until CMD_STATUS is not busy. False when busy never clears within kCmdTimeoutCycles.
-  bool command(std::uint32_t op, std::uint32_t arg0) {
+  // Runs a command as a driver would (rnic/hw/command.hpp): wait for an earlier one, then its one
+  // argument (arg: where it goes) and the opcode until CMD_STATUS is not busy. False when busy never
+  // clears within kCmdTimeoutCycles.
+  bool command(std::uint32_t op, const hw::ArgField& arg, std::uint32_t arg0) {
     const auto read = [this](std::uint32_t off) { return mmio_read(off); };
     std::uint64_t t0 = cycle();
     const auto again = [&] { return cycle() - t0 <= kCmdTimeoutCycles; };  // each read takes cycles
@@ -681,7 +683,8 @@ class KernelServer final : public Server::Impl {
     }
     t0 = cycle();
     const auto write = [this](std::uint32_t off, std::uint32_t v) { mmio_write(off, v); };
-    if (hw::run_command(read, write, again, op, &arg0, 1)) return true;
+    const hw::CmdArgs args = hw::CmdArgs().set(arg, arg0);
+    if (hw::run_command(read, write, again, op, args.data(), args.size())) return true;
     fmt::print(stderr, "rnic-sim: command {} ({}) still busy after {} cycles\n", op, arg0, kCmdTimeoutCycles);
     return false;
   }
@@ -699,8 +702,10 @@ class KernelServer final : public Server::Impl {
     bool clean = true;
     try {
       mmio_write(hw::kRegCQ_CTRL, 0);
-      for (std::uint32_t idx : owner_stags_) clean = command(hw::kCmdSTAG_INVALIDATE, idx) && clean;
-      for (std::uint32_t s : owner_streams_) clean = command(hw::kCmdSTREAM_TEARDOWN, s) && clean;
+      for (std::uint32_t idx : owner_stags_)
+        clean = command(hw::kCmdSTAG_INVALIDATE, hw::kArgSTAG_INVALIDATE_INDEX, idx) && clean;
+      for (std::uint32_t s : owner_streams_)
+        clean = command(hw::kCmdSTREAM_TEARDOWN, hw::kArgSTREAM_TEARDOWN_STREAM, s) && clean;
       // The ring is the owner's memory: free only once no completion write is in flight.
       if (!wait_clear(hw::kRegCQ_CTRL, hw::kCQ_CTRL_BUSY.mask())) {
         fmt::print(stderr, "rnic-sim: completion ring still busy after {} cycles\n", kCmdTimeoutCycles);

@@ -260,9 +260,8 @@ struct NetRxPacket {
 };
 
 // Entries of the card's association table (hw.def NET_ASSOC_ENTRIES; a card with a network side
-// reports it in CAP_NET_ASSOCS) and sockets of the network layer (VNx's, hw.def NET_SOCKETS).
+// reports it in CAP_NET_ASSOCS). The network layer's sockets are hw::kNET_SOCKETS (VNx's table).
 inline constexpr std::uint32_t kNetEntries = hw::kNET_ASSOC_ENTRIES;
-inline constexpr std::uint32_t kNetSockets = hw::kNET_SOCKETS;
 
 // One entry of the card's association table (hw.def NET_ASSOC_ARG0..6): packets whose addresses,
 // ports and verification tag match have their PPID 16 chunks on live streams offloaded (RFC 5043).
@@ -350,7 +349,7 @@ class NetPort {
   std::size_t receive(std::vector<NetRxPacket>& out, std::size_t max = 64);
   // One SCTP packet into the transmit ring; the card fills in the CRC32c (bytes 8..11) and sends it
   // through `socket`. kInvalidArgument: length outside hw::kNET_MIN_PACKET_BYTES..kNET_MAX_PACKET_BYTES or
-  // longer than a slot holds, socket not below kNetSockets; kQueueFull: every slot is still the card's.
+  // longer than a slot holds, socket not below hw::kNET_SOCKETS; kQueueFull: every slot is still the card's.
   void send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t socket);
   // Packets sent that the card has not read from the transmit ring yet (one MMIO read). A packet's
   // socket is looked up as it leaves: a socket pointed elsewhere while any is pending misdirects it.

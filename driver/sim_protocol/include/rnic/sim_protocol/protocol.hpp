@@ -70,11 +70,10 @@ enum class Op : std::uint16_t {
   // c->s NetSocketReq; s->c empty. Owner only. One entry of the socket table of the simulated network
   // layer (VNx's UDP socket table, docs/card-flow.md): a packet the card sends with tdest = index goes
   // to ip:port from the simulator's UDP port. kNoNetwork when the simulator has no network port;
-  // kBadArgument for an index >= kNetSockets.
+  // kBadArgument for an index >= hw::kNET_SOCKETS (VNx's socket table).
   kNetSocket = 11,
 };
 inline constexpr Op kLastOp = Op::kNetSocket;
-inline constexpr std::uint32_t kNetSockets = hw::kNET_SOCKETS;  // VNx's socket table
 
 enum class Status : std::uint16_t {
   kOk = 0,
@@ -176,7 +175,7 @@ struct StatusRep {
   std::uint64_t net_empty;
 };
 struct NetSocketReq {
-  std::uint32_t index;  // < kNetSockets
+  std::uint32_t index;  // < hw::kNET_SOCKETS
   std::uint32_t ip;     // IPv4, host byte order
   std::uint16_t port;   // UDP, host byte order
   std::uint16_t valid;  // 0 clears the entry
