@@ -67,31 +67,12 @@
 // - Items for a stream >= NumStreams: PLACED counts as a duplicate, STREAM_RESET only echoes.
 // - O's pushes into the completion and consume queues are registered; O waits while either queue
 //   has no room (counting the registered push).
-// Completion queue (a 16-entry FIFO and a register slice after it): decided entries in order, each
-//   with a data mark: place's commit_now_i when O decided it (segments place has committed to write,
-//   those dispatched in that very cycle included: place did not yet see this cycle's expected-MSN
-//   write).
-// Write: the head entry is written once b_segs_i has reached its mark (32-bit wrapping compare:
-//   every segment committed before the decision is acknowledged, so no write into a buffer can
-//   follow the completion that hands it back), cq_enable_i is 1, the ring has room counting
-//   entries in flight (full: written - cq_cons_i >=
-//   2^cq_log2_i, unsigned) and fewer than AckDepth entries await their B. One AW burst of 64 bytes
-//   (64/Bytes beats, all strobes) at {cq_base_i[63:6], 6'b0} + 64 * (index mod 2^cq_log2_i); AW and
-//   W are offered independently; the next entry follows in the cycle after the previous one's last
-//   handshake. Earlier entries' B responses are not waited for.
-// Acknowledge: at each entry's AW handshake its position in the AW sequence (aw_count_i + 1) is
-//   queued; cq_prod_o advances by one when b_count_i reaches the oldest, so in order and only
-//   after the entry's own write is acknowledged.
-// - cq_reset_i: producer 0 (phase 1), nothing in flight counted any more. An entry whose write is
-//   under way is finished on the bus but not counted; decided entries not yet started are written
-//   to the new ring.
-// - cq_enable_i = 0: entries reaching the head are discarded (nothing written). An entry already
-//   loaded is still written, to the ring it was loaded for: cq_busy_o is 1 from its load until the B
-//   of the last completion write issued has come (b_count_i reaching that AW's aw_count_i + 1, B in
-//   AW order). Regs takes no new ring configuration while it is 1, and software does not free or
-//   reuse the ring memory until it has read CQ_CTRL.busy = 0 after disabling.
-// - Fence markers (FENCE, QUEUE_SET) leave the head once its mark is reached and every completion
-//   before them is written and acknowledged; fence_done_o pulses (the command completes).
+// Completion queue: a 16-entry FIFO of decided entries (rnic_ce_t) in order, each with a data mark:
+//   place's commit_now_i when O decided it (segments place has committed to write, those dispatched
+//   in that very cycle included: place did not yet see this cycle's expected-MSN write).
+// Write: u_cq (rnic_deliver_cq, the completion-ring writer) takes the queue's head and writes each
+//   entry into the ring once every segment committed before it is acknowledged; its header says how
+//   (ring room, the producer index, cq_reset_i, cq_enable_i, cq_busy_o, fence markers).
 module rnic_rx_deliver #(
   parameter int DataWidth  = 512,  // bits
   parameter int NumStreams = 256,  // streams
@@ -168,9 +149,6 @@ module rnic_rx_deliver #(
   output logic                   fv_ce_valid
 `endif
 );
-  localparam int Bytes = DataWidth / 8;
-  localparam int Beats = 64 / Bytes;                             // beats per completion entry
-  localparam int BeatW = (Beats > 1) ? $clog2(Beats) : 1;
   localparam int WinW = $clog2(SsnWindow);
   localparam int StreamW = (NumStreams > 1) ? $clog2(NumStreams) : 1;
   localparam int QnW = (NumQns > 1) ? $clog2(NumQns) : 1;
@@ -180,12 +158,9 @@ module rnic_rx_deliver #(
   localparam int NumSlots = RamStreams * SsnWindow;
   localparam int SlotAw = StreamW + WinW;
   localparam logic [StreamW-1:0] LastStream = StreamW'(RamStreams - 1);
-  localparam logic [BeatW-1:0] LastBeat = BeatW'(Beats - 1);
   localparam logic [16:0] NumStreams17 = 17'(NumStreams);
   localparam int DqDepth = 16;    // decided completions not yet written
   localparam int ConsDepth = 8;   // consume events not yet taken by lookup
-  localparam int AckDepth = 32;   // completion writes in flight (written, B not yet seen)
-  localparam int AckAw = $clog2(AckDepth);
 
   // S's per-stream word: filled bits in [SsnWindow-1:0], next_ssn above.
   localparam int SqW = SsnWindow + 16;
@@ -208,21 +183,6 @@ module rnic_rx_deliver #(
   localparam int RLenLsb = 13;      // 16 bits: segment bytes (rnic_seg_t.seg_bytes)
   localparam int RHdrLsb = 29;      // 144 bits
   localparam int RecW = 173;
-
-  // Decided completion (flat vector). Aux: error: the header bytes; delivery: STag/QN in [31:0],
-  // MSN in [63:32], RsvdULP in [103:64]. The mark is the MSB field (not kept by the write stage).
-  localparam int CeErr = 0;
-  localparam int CeTagged = 1;
-  localparam int CeStreamLsb = 2;   // 16 bits
-  localparam int CeSsnLsb = 18;     // 16 bits
-  localparam int CeLenLsb = 34;     // 32 bits
-  localparam int CeTypeLsb = 66;    // 4 bits
-  localparam int CeCodeLsb = 70;    // 8 bits
-  localparam int CeAuxLsb = 78;     // 144 bits
-  localparam int CeOrder = 222;     // order error: aux holds QN and MSN, not the header
-  localparam int CeMarker = 223;    // a fence marker, not an entry
-  localparam int CeMarkLsb = 224;   // 32 bits
-  localparam int CeW = 256;
 
   // Consume event (flat vector): kind, stream, QN.
   localparam int CoW = 26;
@@ -337,8 +297,8 @@ module rnic_rx_deliver #(
   logic dup_q, msg_q, order_q, dup_q_d, msg_q_d, order_q_d;
 
   // ---- queues -----------------------------------------------------------------------------------
-  logic ce_push, ce_ready, ce_valid, ce_pop;
-  logic [CeW-1:0] ce_wdata, ce_rdata;
+  logic ce_push, ce_ready;
+  rnic_ce_t ce_wdata;
   logic co_push, co_ready;
   logic [CoW-1:0] co_wdata, co_rdata;
   logic [$clog2(DqDepth):0] ce_count;
@@ -347,21 +307,25 @@ module rnic_rx_deliver #(
   // O's pushes are registered in front of the queues (logic-depth budget: O's decision ends at
   // these flops, not inside the FIFOs); the room O sees counts the registered push.
   logic ce_push_q, co_push_q, ce_in_ready, co_in_ready;
-  logic [CeW-1:0] ce_wdata_q;
+  rnic_ce_t ce_wdata_q, cq_q_data;
   logic [CoW-1:0] co_wdata_q;
-  logic [CeW-1:0] cq_q_data;
   logic cq_q_valid, cq_q_ready;
-  rnic_fifo #(.Width(CeW), .Depth(DqDepth)) u_cq_fifo (
+  rnic_fifo #(.Width($bits(ce_wdata_q)), .Depth(DqDepth)) u_cq_fifo (
     .clk_i, .rst_ni,
     .in_data_i(ce_wdata_q), .in_valid_i(ce_push_q), .in_ready_o(ce_in_ready),
     .out_data_o(cq_q_data), .out_valid_o(cq_q_valid), .out_ready_i(cq_q_ready),
     .count_o(ce_count));
-  // The write stage takes the queue's head from a register slice: its load decision (ring room, the
-  // b_segs gate, the bus) ends at the slice instead of reaching into the FIFO (depth budget).
-  rnic_slice #(.Width(CeW)) u_cq_slice (
+  // The completion-ring writer takes the queue's head.
+  rnic_deliver_cq #(.DataWidth(DataWidth)) u_cq (
     .clk_i, .rst_ni,
-    .in_data_i(cq_q_data), .in_valid_i(cq_q_valid), .in_ready_o(cq_q_ready),
-    .out_data_o(ce_rdata), .out_valid_o(ce_valid), .out_ready_i(ce_pop));
+    .ce_i(cq_q_data), .ce_valid_i(cq_q_valid), .ce_ready_o(cq_q_ready),
+    .cq_base_i, .cq_log2_i, .cq_enable_i, .cq_reset_i, .cq_cons_i, .cq_prod_o, .cq_busy_o,
+    .awaddr_o, .awlen_o, .awvalid_o, .awready_i, .wdata_o, .wstrb_o, .wlast_o, .wvalid_o, .wready_i,
+    .b_segs_i, .aw_count_i, .b_count_i, .fence_done_o
+`ifdef FORMAL
+    , .fv_pop(fv_ce_pop), .fv_head_valid(fv_ce_valid)
+`endif
+  );
 
   rnic_fifo #(.Width(CoW), .Depth(ConsDepth)) u_cons_fifo (
     .clk_i, .rst_ni,
@@ -611,7 +575,8 @@ module rnic_rx_deliver #(
   logic o_room, o_go, o_hold, o_stream_ok, o_untagged, o_bad, err_now, qset_now;
   logic [OswW-1:0] osw_now;
   logic [QnW-1:0] o_qn;
-  logic [CeW-1:0] ce_rel, ce_item_err, ce_marker;
+  rnic_ce_t ce_rel, ce_item_err, ce_marker;
+  rnic_ce_dlv_t rel_dlv;
 
   assign o_room = ce_ready && co_ready;
   assign o_go = o_valid_q && o_room;
@@ -642,37 +607,39 @@ module rnic_rx_deliver #(
                  !(qset_now ? ((o_efw_hit_q && o_efw_we_q) ? eq_fw : eq_ram) : msn_zero);
 
   always_comb begin
+    rel_dlv = '0;
+    rel_dlv.stag_qn = o_item_q.stag_qn;
+    rel_dlv.msn = o_item_q.msn;
     ce_rel = '0;
-    ce_rel[CeTagged] = o_item_q.is_tagged;
-    ce_rel[CeStreamLsb +: 16] = o_item_q.stream;
-    ce_rel[CeSsnLsb +: 16] = o_item_q.ssn;
-    ce_rel[CeAuxLsb +: 32] = o_item_q.stag_qn;
-    ce_rel[CeAuxLsb + 32 +: 32] = o_item_q.msn;
-    ce_rel[CeMarkLsb +: 32] = commit_now_i;
+    ce_rel.is_tagged = o_item_q.is_tagged;
+    ce_rel.stream = o_item_q.stream;
+    ce_rel.ssn = o_item_q.ssn;
+    ce_rel.mark = commit_now_i;
     if (o_bad) begin
-      ce_rel[CeErr] = 1'b1;
-      ce_rel[CeOrder] = 1'b1;
-      ce_rel[CeTypeLsb +: 4] = RNIC_ET_UntaggedMsnRange;
-      ce_rel[CeCodeLsb +: 8] = RNIC_EC_UntaggedMsnRange;
+      ce_rel.err = 1'b1;
+      ce_rel.order = 1'b1;
+      ce_rel.err_type = RNIC_ET_UntaggedMsnRange;
+      ce_rel.err_code = RNIC_EC_UntaggedMsnRange;
     end else begin
-      ce_rel[CeLenLsb +: 32] = o_item_q.length;
-      ce_rel[CeAuxLsb + 64 +: 40] = o_item_q.rsvd_ulp;
+      ce_rel.length = o_item_q.length;
+      rel_dlv.rsvd_ulp = o_item_q.rsvd_ulp;
     end
+    ce_rel.aux = 144'(rel_dlv);
 
     ce_item_err = '0;
-    ce_item_err[CeErr] = 1'b1;
-    ce_item_err[CeTagged] = o_item_q.is_tagged;
-    ce_item_err[CeStreamLsb +: 16] = o_item_q.stream;
-    ce_item_err[CeSsnLsb +: 16] = o_item_q.ssn;
-    ce_item_err[CeLenLsb +: 32] = o_item_q.length;
-    ce_item_err[CeTypeLsb +: 4] = o_item_q.err_type;
-    ce_item_err[CeCodeLsb +: 8] = o_item_q.err_code;
-    ce_item_err[CeAuxLsb +: 144] = o_item_q.hdr_raw;
-    ce_item_err[CeMarkLsb +: 32] = commit_now_i;
+    ce_item_err.err = 1'b1;
+    ce_item_err.is_tagged = o_item_q.is_tagged;
+    ce_item_err.stream = o_item_q.stream;
+    ce_item_err.ssn = o_item_q.ssn;
+    ce_item_err.length = o_item_q.length;
+    ce_item_err.err_type = o_item_q.err_type;
+    ce_item_err.err_code = o_item_q.err_code;
+    ce_item_err.aux = o_item_q.hdr_raw;
+    ce_item_err.mark = commit_now_i;
 
     ce_marker = '0;
-    ce_marker[CeMarker] = 1'b1;
-    ce_marker[CeMarkLsb +: 32] = commit_now_i;
+    ce_marker.marker = 1'b1;
+    ce_marker.mark = commit_now_i;
   end
 
   logic o_del;  // O delivers a segment in this cycle (probe for the formal harness)
@@ -755,110 +722,6 @@ module rnic_rx_deliver #(
   assign dup_event_o = dup_q;
   assign order_err_event_o = order_q;
 
-  // ---- write ------------------------------------------------------------------------------------
-  logic wv_d, wv_q;                       // an entry is being written
-  logic aw_pend_d, aw_pend_q;
-  logic w_pend_d, w_pend_q;
-  logic [BeatW-1:0] beat_d, beat_q;
-  logic drop_d, drop_q;                   // cq_reset_i while it was written: do not count it
-  logic [31:0] widx_d, widx_q;            // entries started since the last cq reset
-  logic [31:0] prod_d, prod_q;            // entries acknowledged
-  logic [AckAw:0] ack_wp_d, ack_wp_q, ack_rp_d, ack_rp_q;
-  logic [31:0] ack_mem [AckDepth];
-  // datapath (no reset)
-  logic [CeMarkLsb-1:0] wr_d, wr_q;
-  logic [63:0] wr_addr_d, wr_addr_q;
-  logic wr_phase_d, wr_phase_q;
-
-  logic aw_hs, w_hs, aw_fin, w_fin, load, discard, mk_done, gate, ack_push, ack_pop, ack_any;
-  logic fdone_q;
-  logic [31:0] last_aw_q, last_b_wait;    // aw_count_i + 1 at this module's last AW handshake
-  logic [31:0] cq_size, cq_used, cq_index, cq_lap, mark_wait, ack_head, ack_wait;
-  logic [AckAw:0] infl_d, infl_q;         // entries started and not yet acknowledged (widx - prod)
-
-  assign aw_hs = awvalid_o && awready_i;
-  assign w_hs = wvalid_o && wready_i;
-  assign aw_fin = !aw_pend_q || awready_i;
-  assign w_fin = !w_pend_q || (wready_i && beat_q == LastBeat);
-
-  assign cq_size = 32'd1 << cq_log2_i;
-  assign cq_used = widx_q - cq_cons_i;
-  assign cq_index = widx_q & (cq_size - 32'd1);
-  assign cq_lap = widx_q >> cq_log2_i;
-  assign mark_wait = b_segs_i - ce_rdata[CeMarkLsb +: 32];
-  assign gate = ce_valid && !mark_wait[31];  // every segment committed before it is acknowledged
-
-  // An entry is written (enabled ring with room), or discarded (ring disabled); a fence marker
-  // leaves once nothing before it is in flight.
-  assign load = gate && !ce_rdata[CeMarker] && cq_enable_i && cq_used < cq_size &&
-                !infl_q[AckAw] && !cq_reset_i && (!wv_q || (aw_fin && w_fin));
-  assign discard = ce_valid && !ce_rdata[CeMarker] && !cq_enable_i && !cq_reset_i;
-  assign mk_done = gate && ce_rdata[CeMarker] && !wv_q && infl_q == '0 && !cq_reset_i;
-  assign ce_pop = load || discard || mk_done;
-  assign fence_done_o = fdone_q;
-
-  // Busy: an entry loading now or loaded and not yet fully on the bus, or its B (and so every
-  // earlier one) not in. The load cycle counts, so regs (which registers this) never takes a new
-  // ring configuration in the cycle after a load, however close together its writes come.
-  assign last_b_wait = b_count_i - last_aw_q;
-  assign cq_busy_o = load || wv_q || last_b_wait[31];
-
-  assign ack_any = ack_wp_q != ack_rp_q;
-  assign ack_head = ack_mem[ack_rp_q[AckAw-1:0]];
-  assign ack_wait = b_count_i - ack_head;
-  assign ack_push = aw_hs && !drop_q && !cq_reset_i;
-  assign ack_pop = ack_any && !ack_wait[31] && !cq_reset_i;
-
-  always_ff @(posedge clk_i) begin
-    if (ack_push) ack_mem[ack_wp_q[AckAw-1:0]] <= aw_count_i + 32'd1;
-  end
-
-  always_comb begin
-    wv_d = wv_q;
-    aw_pend_d = aw_pend_q;
-    w_pend_d = w_pend_q;
-    beat_d = beat_q;
-    drop_d = drop_q;
-    widx_d = widx_q;
-    prod_d = prod_q;
-    ack_wp_d = ack_wp_q;
-    ack_rp_d = ack_rp_q;
-    wr_d = wr_q;
-    wr_addr_d = wr_addr_q;
-    wr_phase_d = wr_phase_q;
-
-    if (aw_hs) aw_pend_d = 1'b0;
-    if (w_hs) begin
-      beat_d = beat_q + 1'b1;
-      if (beat_q == LastBeat) w_pend_d = 1'b0;
-    end
-    if (wv_q && aw_fin && w_fin) wv_d = 1'b0;
-    if (cq_reset_i) drop_d = 1'b1;
-    if (load) begin
-      wv_d = 1'b1;
-      aw_pend_d = 1'b1;
-      w_pend_d = 1'b1;
-      beat_d = '0;
-      drop_d = 1'b0;
-      widx_d = widx_q + 32'd1;
-      wr_d = ce_rdata[CeMarkLsb-1:0];
-      wr_addr_d = {cq_base_i[63:6], 6'b0} + {26'b0, cq_index, 6'b0};
-      wr_phase_d = ~cq_lap[0];  // 1 on the first lap
-    end
-    if (ack_push) ack_wp_d = ack_wp_q + 1'b1;
-    if (ack_pop) begin
-      ack_rp_d = ack_rp_q + 1'b1;
-      prod_d = prod_q + 32'd1;
-    end
-    infl_d = infl_q + (AckAw + 1)'(load) - (AckAw + 1)'(ack_pop);
-    if (cq_reset_i) begin
-      infl_d = '0;
-      widx_d = '0;
-      prod_d = '0;
-      ack_rp_d = ack_wp_q;
-    end
-  end
-
   // ---- flops ------------------------------------------------------------------------------------
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -875,18 +738,6 @@ module rnic_rx_deliver #(
       dup_q <= 1'b0;
       msg_q <= 1'b0;
       order_q <= 1'b0;
-      fdone_q <= 1'b0;
-      wv_q <= 1'b0;
-      aw_pend_q <= 1'b0;
-      w_pend_q <= 1'b0;
-      beat_q <= '0;
-      drop_q <= 1'b0;
-      widx_q <= '0;
-      prod_q <= '0;
-      infl_q <= '0;
-      ack_wp_q <= '0;
-      ack_rp_q <= '0;
-      last_aw_q <= '0;
     end else begin
       init_q <= init_d;
       icnt_q <= icnt_d;
@@ -901,18 +752,6 @@ module rnic_rx_deliver #(
       dup_q <= dup_q_d;
       msg_q <= msg_q_d;
       order_q <= order_q_d;
-      fdone_q <= mk_done;
-      wv_q <= wv_d;
-      aw_pend_q <= aw_pend_d;
-      w_pend_q <= w_pend_d;
-      beat_q <= beat_d;
-      drop_q <= drop_d;
-      widx_q <= widx_d;
-      prod_q <= prod_d;
-      infl_q <= infl_d;
-      ack_wp_q <= ack_wp_d;
-      ack_rp_q <= ack_rp_d;
-      if (aw_hs) last_aw_q <= aw_count_i + 32'd1;
     end
   end
 
@@ -935,91 +774,34 @@ module rnic_rx_deliver #(
     o_efw_data_q <= exp_wdata;
     o_xfw_hit_q <= osw_waddr == o_raddr[QueueW-1 -: StreamW];
     o_xfw_data_q <= osw_wdata;
-    wr_q <= wr_d;
-    wr_addr_q <= wr_addr_d;
-    wr_phase_q <= wr_phase_d;
   end
 
-  // ---- completion entry -------------------------------------------------------------------------
-  logic [511:0] cqe;
-
-  always_comb begin
-    cqe = '0;
-    cqe[RNIC_CQE_STREAM_LSB +: RNIC_CQE_STREAM_BITS] = wr_q[CeStreamLsb +: 16];
-    cqe[RNIC_CQE_FLAGS_PHASE_LSB]  = wr_phase_q;
-    cqe[RNIC_CQE_FLAGS_ERROR_LSB]  = wr_q[CeErr];
-    cqe[RNIC_CQE_FLAGS_TAGGED_LSB] = wr_q[CeTagged];
-    cqe[RNIC_CQE_FLAGS_ORDER_LSB]  = wr_q[CeOrder];
-    cqe[RNIC_CQE_SSN_LSB +: RNIC_CQE_SSN_BITS] = wr_q[CeSsnLsb +: 16];
-    if (wr_q[CeErr]) begin
-      cqe[RNIC_CQE_ERR_TYPE_LSB +: 4] = wr_q[CeTypeLsb +: 4];
-      cqe[RNIC_CQE_ERR_CODE_LSB +: RNIC_CQE_ERR_CODE_BITS] = wr_q[CeCodeLsb +: 8];
-      cqe[RNIC_CQE_LENGTH_LSB +: 32] = wr_q[CeLenLsb +: 32];
-      if (wr_q[CeOrder]) begin  // order error: QN and MSN, no header
-        cqe[RNIC_CQE_STAG_QN_LSB +: 32] = wr_q[CeAuxLsb +: 32];
-        cqe[RNIC_CQE_MSN_LSB +: 32] = wr_q[CeAuxLsb + 32 +: 32];
-      end else begin
-        cqe[RNIC_CQE_HEADER_LSB +: 144] = wr_q[CeAuxLsb +: 144];
-      end
-    end else begin
-      cqe[RNIC_CQE_STAG_QN_LSB +: 32] = wr_q[CeAuxLsb +: 32];
-      if (wr_q[CeTagged]) begin
-        cqe[RNIC_CQE_RSVD_ULP_LSB +: 8] = wr_q[CeAuxLsb + 64 +: 8];
-      end else begin
-        cqe[RNIC_CQE_MSN_LSB +: 32] = wr_q[CeAuxLsb + 32 +: 32];
-        cqe[RNIC_CQE_LENGTH_LSB +: 32] = wr_q[CeLenLsb +: 32];
-        cqe[RNIC_CQE_RSVD_ULP_LSB +: 40] = wr_q[CeAuxLsb + 64 +: 40];
-      end
-    end
-  end
-
-  always_comb begin
-    wdata_o = cqe[DataWidth-1:0];
-    for (int i = 1; i < Beats; i++) begin
-      if (beat_q == BeatW'(i)) wdata_o = cqe[i*DataWidth +: DataWidth];
-    end
-  end
-
-  assign awaddr_o = wr_addr_q;
-  assign awlen_o = 8'(Beats - 1);
-  assign wstrb_o = '1;
-  assign wlast_o = beat_q == LastBeat;
-  assign cq_prod_o = prod_q;
-  // The write port's valids depend on flops only.
-  // aw_pend_q and w_pend_q are set only with wv_q, and wv_q clears only once both are done
-  // (a_pend_in_wv): awvalid_o is a flip-flop (the depth budget: the mux's arbiter hangs on it).
-  assign awvalid_o = aw_pend_q;
-  assign wvalid_o = w_pend_q;
-  `RNIC_ASSERT(a_pend_in_wv, clk_i, rst_ni, wv_q || (!aw_pend_q && !w_pend_q))
-
-  // Address bits past NumStreams, the base's offset bits, the compare differences' low bits, O's
-  // queues' fill levels.
+  // Address bits past NumStreams, O's queues' fill levels.
   logic unused_bits;
-  assign unused_bits = ^{ssn_rd_stream_i, exp_rd_stream_i, exp_rd_qn_i, cq_base_i[5:0], mark_wait[30:0], ack_wait[30:0], last_b_wait[30:0], cq_lap,
-                         o_del, nssn2[15:WinW], a_m[WinW-1:0], o_item_q.err_at_ssn};
+  assign unused_bits = ^{ssn_rd_stream_i, exp_rd_stream_i, exp_rd_qn_i, o_del, nssn2[15:WinW],
+                         a_m[WinW-1:0], o_item_q.err_at_ssn};
   // The room O counted: a registered push always finds its queue ready.
   `RNIC_ASSERT(a_ce_room, clk_i, rst_ni, !ce_push_q || ce_in_ready)
   `RNIC_ASSERT(a_co_room, clk_i, rst_ni, !co_push_q || co_in_ready)
-  // valid/ready at the boundaries deliver drives: AW and W of the completion writes (AXI A3.3.1),
-  // the consume events to lookup.
-  `RNIC_ASSERT_HOLD(a_aw_hold, clk_i, rst_ni, awvalid_o, awready_i, {awaddr_o, awlen_o})
-  `RNIC_ASSERT_HOLD(a_w_hold, clk_i, rst_ni, wvalid_o, wready_i, {wdata_o, wstrb_o, wlast_o})
+  // valid/ready at the boundary deliver drives itself: the consume events to lookup (u_cq checks
+  // the completion writes').
   `RNIC_ASSERT_HOLD(a_cons_hold, clk_i, rst_ni, cons_valid_o, cons_ready_i,
                     {cons_stream_o, cons_qn_o, cons_kind_o})
 
 `ifdef FORMAL
   assign fv_ce_push = ce_push;
-  assign fv_ce_pop = ce_pop;
-  assign fv_ce_marker = ce_wdata[CeMarker];
-  assign fv_ce_err = ce_wdata[CeErr];
-  assign fv_ce_tagged = ce_wdata[CeTagged];
-  assign fv_ce_order = ce_wdata[CeOrder];
-  assign fv_ce_stream = ce_wdata[CeStreamLsb +: 16];
-  assign fv_ce_ssn = ce_wdata[CeSsnLsb +: 16];
-  assign fv_ce_stag_qn = ce_wdata[CeAuxLsb +: 32];
-  assign fv_ce_msn = ce_wdata[CeAuxLsb + 32 +: 32];
-  assign fv_ce_type = ce_wdata[CeTypeLsb +: 4];
-  assign fv_ce_code = ce_wdata[CeCodeLsb +: 8];
+  rnic_ce_dlv_t fv_ce_dlv;
+  assign fv_ce_dlv = ce_wdata.aux[$bits(fv_ce_dlv)-1:0];
+  assign fv_ce_marker = ce_wdata.marker;
+  assign fv_ce_err = ce_wdata.err;
+  assign fv_ce_tagged = ce_wdata.is_tagged;
+  assign fv_ce_order = ce_wdata.order;
+  assign fv_ce_stream = ce_wdata.stream;
+  assign fv_ce_ssn = ce_wdata.ssn;
+  assign fv_ce_stag_qn = fv_ce_dlv.stag_qn;
+  assign fv_ce_msn = fv_ce_dlv.msn;
+  assign fv_ce_type = ce_wdata.err_type;
+  assign fv_ce_code = ce_wdata.err_code;
   assign fv_co_push = co_push;
   assign fv_co_kind = co_wdata[25:24];
   assign fv_co_stream = co_wdata[23:8];
@@ -1031,6 +813,5 @@ module rnic_rx_deliver #(
   assign fv_rel_msn = o_item_q.msn;
   assign fv_o_item = o_item_q;
   assign fv_s_drain = dr_q && o_push && !o_d.is_tagged;
-  assign fv_ce_valid = ce_valid;
 `endif
 endmodule

@@ -15,10 +15,12 @@
 //                                     descriptor cache
 //   u_prefetch  rnic_lookup_prefetch  the prefetch engine: per queue up to RqPrefetch descriptors of
 //                                     posted buffers read ahead of use, visiting the queues hinted
-// This module keeps the segment pipeline, the table commands, and the descriptor reads: the AR
-// register B's direct reads and the engine's share, the in-order record of reads in flight (up to
-// MaxReads, one ID, so answers return in order) and the R side that lands a descriptor in B or in the
-// cache. A segment whose MSN is further ahead than the cache reaches reads its descriptor directly.
+//   u_fetch     rnic_lookup_fetch     the descriptor reads: C's direct reads and the engine's share
+//                                     one AR register; the answers land in C or in the cache
+// This module keeps the segment pipeline and the table commands, each part its own block by the state
+// it drives: the table reads (A), B -> C -> O, the hints, the stream table's write port, the command
+// state machine. A segment whose MSN is further ahead than the cache reaches reads its descriptor
+// directly.
 // Table commands run when the pipeline is empty; doorbells and consumes run alongside segments.
 // STag keys: the card issues them (rnic_lookup_stag); STAG_WRITE returns the STag on cmd_result_o
 // (decided in two cycles, C_RUN and C_SKEY; the command's end leaves from registers one cycle later),
@@ -91,7 +93,6 @@ module rnic_rx_lookup #(
   output logic [31:0]            fv_cmd_result
 `endif
 );
-  localparam int Bytes = DataWidth / 8;
   localparam int StagIw = $clog2(StagEntries);
   localparam int StreamIw = NumStreams > 1 ? $clog2(NumStreams) : 1;
   localparam int QnIw = NumQns > 1 ? $clog2(NumQns) : 1;
@@ -100,7 +101,6 @@ module rnic_rx_lookup #(
   localparam int PfIw = $clog2(RqPrefetch);
   localparam int InitEntries = StagEntries > NumQueues ? StagEntries : NumQueues;
   localparam int InitIw = $clog2(InitEntries) + 1;
-  localparam int DescBeats = Bytes >= 16 ? 1 : 16 / Bytes;
 
   initial begin
     if (DataWidth < 64 || DataWidth > 512) $fatal(1, "rnic_rx_lookup: DataWidth must be 64..512");
@@ -130,7 +130,6 @@ module rnic_rx_lookup #(
   logic                qc_we, qc_set, q_start;
   logic [QueueIw-1:0]  qc_waddr;
   logic                prod_we;
-  logic                land_we;
 
   // ---- command decoding ---------------------------------------------------------------------------
   logic [31:0] a0, a1, a2, a3, a4, a5;  // the words the commands other than STAG_WRITE read
@@ -205,22 +204,18 @@ module rnic_rx_lookup #(
   logic c_refresh_q;                    //   the table data of this cycle are C's (re-read on a miss),
                                         //   else B's
   dir_e c_dir_q, c_dir_d;               //   its direct descriptor read
-  logic [127:0] c_desc_q, c_desc_d;     //   the directly read descriptor
+  logic [63:0] c_daddr_q, c_daddr_d;   //   the directly read descriptor: address, length, fault
+  logic [31:0] c_dlen_q, c_dlen_d;
   logic c_rerr_q, c_rerr_d;
 
   logic lk_valid_q, lk_valid_d;         // stage O
   rnic_lookup_t lk_q, lk_d;
 
-  // Descriptor reads: the AR register and the in-order record of reads in flight.
-  localparam int RdW = 1 + QueueIw + 32 + 6;   // {direct, queue, MSN, byte offset in the beat}
-  logic ar_valid_q, ar_valid_d;
-  logic [63:0] ar_addr_q, ar_addr_d;
-  logic [RdW-1:0] rd_in, rd_out;
-  logic rd_push, rd_in_ready, rd_out_valid, rd_pop;
-  logic [$clog2(MaxReads):0] rd_count;
-  logic [127:0] r_desc_q, r_desc_d;     // descriptor assembled from R beats
-  logic [7:0] r_beat_q, r_beat_d;
-  logic r_err_q, r_err_d;
+  // Descriptor reads (u_fetch).
+  logic f_dir_take, f_rsp_dir, f_land, f_rsp_err, f_busy;
+  logic [QueueIw-1:0] f_land_queue;
+  logic [31:0] f_land_msn, f_rsp_len;
+  logic [63:0] f_rsp_addr;
 
   // Hints: queues the prefetch engine should visit.
   // A hint is decided here (hint_want, hint_in) and pushed from a register in the next cycle
@@ -228,21 +223,6 @@ module rnic_rx_lookup #(
   logic [QueueIw-1:0] hint_in, hint_q_q;
   logic hint_want, hint_v_q, hint_in_ready;
   logic [QueueIw-1:0] hint_last_q;
-
-  rnic_fifo #(.Width(RdW), .Depth(MaxReads)) u_reads (
-    .clk_i, .rst_ni,
-    .in_data_i(rd_in), .in_valid_i(rd_push), .in_ready_o(rd_in_ready),
-    .out_data_o(rd_out), .out_valid_o(rd_out_valid), .out_ready_i(rd_pop), .count_o(rd_count));
-
-  // R: the descriptor assembled from the beats (below); at the last beat it goes to B (direct) or
-  // into the cache.
-  logic rd_dir;
-  logic [QueueIw-1:0] rd_queue;
-  logic [31:0] rd_msn;
-  logic [5:0] rd_off;
-  assign {rd_dir, rd_queue, rd_msn, rd_off} = rd_out;
-  logic [127:0] r_desc_now;
-  logic r_err_now;
 
   // ---- the stream table
   logic [1:0]  strm_state;
@@ -278,9 +258,8 @@ module rnic_rx_lookup #(
     .db_we_i(prod_we), .db_queue_i(QueueIw'({db_stream_i[StreamIw-1:0], db_qn_i[QnIw-1:0]})),
     .db_prod_i(db_prod_i),
     .req_we_i(e_req_we), .req_queue_i(e_req_queue), .req_msn_i(e_req_msn),
-    .land_we_i(land_we), .land_queue_i(rd_queue), .land_msn_i(rd_msn),
-    .land_addr_i(r_desc_now[RNIC_RQD_ADDR_LSB +: 64]), .land_len_i(r_desc_now[RNIC_RQD_LENGTH_LSB +: 32]),
-    .land_err_i(r_err_now));
+    .land_we_i(f_land), .land_queue_i(f_land_queue), .land_msn_i(f_land_msn),
+    .land_addr_i(f_rsp_addr), .land_len_i(f_rsp_len), .land_err_i(f_rsp_err));
 
   // ---- the prefetch engine. No visit starts while a command waits with nothing in B that needs the
   // engine (e_start_hold_q: a registered copy, for the depth budget; a command that became pending
@@ -389,8 +368,8 @@ module rnic_rx_lookup #(
       c_out.stream_essn = strm_wessn;
     end
     if (c_dir_q == D_DONE) begin
-      c_out.rq_addr = c_desc_q[RNIC_RQD_ADDR_LSB +: 64];
-      c_out.rq_length = c_desc_q[RNIC_RQD_LENGTH_LSB +: 32];
+      c_out.rq_addr = c_daddr_q;
+      c_out.rq_length = c_dlen_q;
       c_out.local_fault = c_rerr_q;
     end
   end
@@ -449,8 +428,8 @@ module rnic_rx_lookup #(
     en_wr_q <= rst_ni && echo_seen;
   end
   assign cmd_pending = ctl_q == C_RUN && cmd_valid_i;
-  assign drained = !b_valid_q && !c_valid_q && !lk_valid_q && e_idle && !ar_valid_q && !rd_out_valid &&
-                   !c_busy && !dn_busy_i && !fail_q;
+  assign drained = !b_valid_q && !c_valid_q && !lk_valid_q && e_idle && !f_busy && !c_busy &&
+                   !dn_busy_i && !fail_q;
   assign cmd_exec = cmd_pending && cmd_seen_q && drained;
   assign seg_ready_o = ctl_q == C_RUN && !cmd_pending && !c_miss && (!b_valid_q || b_move);
 
@@ -492,34 +471,19 @@ module rnic_rx_lookup #(
     ctl_qwr_q <= rst_ni && qecho_seen;              // ctl_q == C_QWR (C_QECHO's exit)
   end
 
-  // AR register: B's direct read first, then the engine.
-  logic ar_load, ar_load_dir, ar_load_eng, ar_free;
-  assign ar_free = !ar_valid_q || m_axi_arready_i;
-  assign ar_load_dir = c_dir_q == D_WANT && ar_free && rd_in_ready;
-  assign ar_load_eng = !ar_load_dir && c_dir_q != D_WANT && e_iss_valid && ar_free && rd_in_ready &&
-                       !ctl_qwr_q;  // its last request writes req
-  assign e_iss_ready = ar_load_eng;
-  assign ar_load = ar_load_dir || ar_load_eng;
-  assign rd_push = ar_load;
-  always_comb begin
-    if (ar_load_dir) rd_in = {1'b1, c_queue, c_seg_q.msn, c_dir_addr[5:0]};
-    else rd_in = {1'b0, e_iss_queue, e_iss_msn, e_iss_addr[5:0]};
-  end
-
-  // R: assemble the descriptor.
-  logic [127:0] r_shifted;
-  assign r_shifted = 128'(512'(m_axi_rdata_i) >> (8 * (rd_off & 6'(Bytes - 1))));
-  assign m_axi_rready_o = ctl_q != C_QWR;  // a landing descriptor writes landed
-  logic r_take, r_done;
-  assign r_take = m_axi_rvalid_i && m_axi_rready_o;
-  assign r_done = r_take && m_axi_rlast_i;
-  assign rd_pop = r_done;
-  always_comb begin
-    r_desc_now = r_desc_q;
-    if (DescBeats == 1) r_desc_now = r_shifted;
-    else r_desc_now[r_beat_q[0] * 64 +: 64] = m_axi_rdata_i[63:0];  // 64-bit bus: two beats
-    r_err_now = r_err_q || m_axi_rresp_i != 2'b00;
-  end
+  // ---- the descriptor reads: C's direct read first, then the engine's (not in QUEUE_CONFIG's start
+  // cycle, whose last engine request writes req); R waits in that cycle (a landing writes landed).
+  rnic_lookup_fetch #(.DataWidth(DataWidth), .NumQueues(NumQueues), .MaxReads(MaxReads)) u_fetch (
+    .clk_i, .rst_ni,
+    .dir_valid_i(c_dir_q == D_WANT), .dir_addr_i(c_dir_addr), .dir_queue_i(c_queue),
+    .dir_msn_i(c_seg_q.msn), .dir_take_o(f_dir_take),
+    .eng_valid_i(e_iss_valid), .eng_addr_i(e_iss_addr), .eng_queue_i(e_iss_queue),
+    .eng_msn_i(e_iss_msn), .eng_hold_i(ctl_qwr_q), .eng_ready_o(e_iss_ready),
+    .r_hold_i(ctl_q == C_QWR),
+    .rsp_dir_o(f_rsp_dir), .land_o(f_land), .land_queue_o(f_land_queue), .land_msn_o(f_land_msn),
+    .rsp_addr_o(f_rsp_addr), .rsp_len_o(f_rsp_len), .rsp_err_o(f_rsp_err), .busy_o(f_busy),
+    .m_axi_araddr_o, .m_axi_arlen_o, .m_axi_arvalid_o, .m_axi_arready_i,
+    .m_axi_rdata_i, .m_axi_rresp_i, .m_axi_rlast_i, .m_axi_rvalid_i, .m_axi_rready_o);
 
   // ---- the stream table's write port (its own block: the stream answer forwards the write of its
   // cycle into stage B, which the block below reads) ----------------------------------------------------
@@ -545,33 +509,13 @@ module rnic_rx_lookup #(
   end
   assign {strm_we, strm_waddr, strm_wstate, strm_wpd, strm_wessn} = strm_w;
 
-  // ---- the one combinational block driving the other table ports -----------------------------------------
+  // ---- A: the table reads ----------------------------------------------------------------------------
+  // B's again while B stays (B re-reads while it waits, so it sees table changes), else the arriving
+  // segment's (read whether or not it is taken: the select does not wait for the handshake). A waiting
+  // command reads the queue it names once B is empty (no segment is taken meanwhile): QUEUE_CONFIG
+  // checks it is not configured, from the read of the cycle it runs in. C's miss: C's tables again (the
+  // cycle's read is C's; B reads in a later cycle). A consume reads its queue.
   always_comb begin
-    ctl_d = ctl_q;
-    init_d = init_q;
-    cmd_stream_d = cmd_stream_q;
-    cmd_pd_d = cmd_pd_q;
-    b_valid_d = b_valid_q;
-    b_seg_d = b_seg_q;
-    c_valid_d = c_valid_q;
-    c_dir_d = c_dir_q;
-    c_desc_d = c_desc_q;
-    c_rerr_d = c_rerr_q;
-    lk_valid_d = lk_valid_q;
-    lk_d = lk_q;
-    ar_valid_d = ar_valid_q;
-    ar_addr_d = ar_addr_q;
-    r_desc_d = r_desc_q;
-    r_beat_d = r_beat_q;
-    r_err_d = r_err_q;
-
-    cmd_ready_o = 1'b0;
-    cmd_done = 1'b0;
-    cmd_refused = 1'b0;
-    cmd_result = '0;
-
-    // Reads: B's again while B stays (B re-reads while it waits, so it sees table changes), else the
-    // arriving segment's (read whether or not it is taken: the select does not wait for the handshake).
     if (!b_valid_q || b_move) begin
       stag_rd = seg_i.stag;
       strm_rd = seg_i.stream;
@@ -585,10 +529,7 @@ module rnic_rx_lookup #(
       ssn_rd_stream_o = b_seg_q.stream;
       cache_rslot = PfIw'(b_msnm1_q);
     end
-    // A waiting command reads the queue it names once B is empty (no segment is taken meanwhile):
-    // QUEUE_CONFIG checks it is not configured, from the read of the cycle it runs in.
     if (cmd_pending && !b_valid_q) qa_raddr = QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]});
-    // C's miss: C's tables again (the cycle's read is C's; B reads in a later cycle).
     if (c_miss) begin
       stag_rd = c_seg_q.stag;
       strm_rd = c_seg_q.stream;
@@ -596,27 +537,27 @@ module rnic_rx_lookup #(
       ssn_rd_stream_o = c_seg_q.stream;
       cache_rslot = PfIw'(c_msnm1_q);
     end
-    qcons_raddr = QueueIw'({cons_stream_i[StreamIw-1:0], cons_qn_i[QnIw-1:0]});
+  end
+  assign qcons_raddr = QueueIw'({cons_stream_i[StreamIw-1:0], cons_qn_i[QnIw-1:0]});
 
-    stag_wr = 1'b0;
-    stag_set = 1'b0;
-    stag_windex = a0[StagIw-1:0];
-    qc_we = 1'b0;
-    qc_set = 1'b0;
-    q_start = 1'b0;
-    qc_waddr = QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]});
-    prod_we = 1'b0;
-    land_we = 1'b0;
+  // Doorbell: the producer is the MSN of the last posted buffer.
+  assign prod_we = db_take && db_in_range;
 
-    hint_want = 1'b0;
-    hint_in = b_queue;
+  // ---- B -> C -> O: the segment pipeline, and the items commands send (cmd_lk_valid, cmd_lk) --------
+  logic cmd_lk_valid;
+  rnic_lookup_t cmd_lk;
+  always_comb begin
+    b_valid_d = b_valid_q;
+    b_seg_d = b_seg_q;
+    c_valid_d = c_valid_q;
+    c_dir_d = c_dir_q;
+    c_daddr_d = c_daddr_q;
+    c_dlen_d = c_dlen_q;
+    c_rerr_d = c_rerr_q;
+    lk_valid_d = lk_valid_q;
+    lk_d = lk_q;
 
-    // Doorbell: the producer is the MSN of the last posted buffer.
-    if (db_take && db_in_range) begin
-      prod_we = 1'b1;
-    end
-
-    // ---- stage B -> O
+    // O
     if (c_adv) begin
       lk_d = c_out;
       lk_valid_d = 1'b1;
@@ -624,8 +565,20 @@ module rnic_rx_lookup #(
     end else if (lk_valid_q && lk_ready_i) begin
       lk_valid_d = 1'b0;
     end
+    if (cmd_lk_valid) begin  // (a command runs with the pipeline drained)
+      lk_d = cmd_lk;
+      lk_valid_d = 1'b1;
+    end
+    // C's direct read: wanted, issued, answered
     if (c_want_dir && c_dir_q == D_NONE) c_dir_d = D_WANT;
-    if (ar_load_dir) c_dir_d = D_WAIT;
+    if (f_dir_take) c_dir_d = D_WAIT;
+    if (f_rsp_dir) begin
+      c_daddr_d = f_rsp_addr;
+      c_dlen_d = f_rsp_len;
+      c_rerr_d = f_rsp_err;
+      c_dir_d = D_DONE;
+    end
+    // C
     if (b_move) begin
       c_valid_d = 1'b1;
     end else if (c_adv) begin
@@ -636,8 +589,12 @@ module rnic_rx_lookup #(
     if (!b_valid_q || b_move) b_seg_d = seg_i;
     b_valid_d = (b_valid_q && !b_move) ||
                 (seg_valid_i && ctl_q == C_RUN && !cmd_pending && !c_miss);
+  end
 
-    // ---- hints (one per cycle; a dropped hint only delays a fetch: a waiting segment hints again)
+  // ---- hints (one per cycle; a dropped hint only delays a fetch: a waiting segment hints again) ------
+  always_comb begin
+    hint_want = 1'b0;
+    hint_in = b_queue;
     if (c_miss) begin
       hint_want = 1'b1;
       hint_in = c_queue;
@@ -651,34 +608,30 @@ module rnic_rx_lookup #(
       hint_want = 1'b1;
       hint_in = c_queue;
     end
+  end
 
-    // ---- AR register
-    if (ar_load) begin
-      ar_valid_d = 1'b1;
-      ar_addr_d = ar_load_dir ? c_dir_addr : e_iss_addr;
-    end else if (m_axi_arready_i) begin
-      ar_valid_d = 1'b0;
-    end
+  // ---- the command state machine: the STag table's and the queue configuration's write requests, the
+  // command's end, the items it sends ------------------------------------------------------------------
+  always_comb begin
+    ctl_d = ctl_q;
+    init_d = init_q;
+    cmd_stream_d = cmd_stream_q;
+    cmd_pd_d = cmd_pd_q;
+    cmd_ready_o = 1'b0;
+    cmd_done = 1'b0;
+    cmd_refused = 1'b0;
+    cmd_result = '0;
+    cmd_lk_valid = 1'b0;
+    cmd_lk = '0;
+    cmd_lk.arg = a0[15:0];
+    stag_wr = 1'b0;
+    stag_set = 1'b0;
+    stag_windex = a0[StagIw-1:0];
+    qc_we = 1'b0;
+    qc_set = 1'b0;
+    q_start = 1'b0;
+    qc_waddr = QueueIw'({a0[StreamIw-1:0], a1[QnIw-1:0]});
 
-    // ---- R
-    if (r_take) begin
-      r_desc_d = r_desc_now;
-      r_err_d = r_err_now;
-      r_beat_d = r_beat_q + 8'd1;
-      if (r_done) begin
-        r_beat_d = '0;
-        r_err_d = 1'b0;
-        if (rd_dir) begin
-          c_desc_d = r_desc_now;
-          c_rerr_d = r_err_now;
-          c_dir_d = D_DONE;
-        end else begin
-          land_we = 1'b1;
-        end
-      end
-    end
-
-    // ---- control
     unique case (ctl_q)
       // Clear every table after reset: no STag valid, every stream torn down, no queue configured.
       C_INIT: begin
@@ -706,17 +659,13 @@ module rnic_rx_lookup #(
               // No lookup after this cycle can hit the entry; the FENCE item completes the command
               // once every earlier placement write is acknowledged (RFC 5041 8.3.1 #6).
               stag_wr = 1'b1;           // a clear
-              lk_d = '0;
-              lk_d.kind = RNIC_ITEM_FENCE;
-              lk_d.arg = a0[15:0];
-              lk_valid_d = 1'b1;
+              cmd_lk.kind = RNIC_ITEM_FENCE;
+              cmd_lk_valid = 1'b1;
             end
             RNIC_CMD_STREAM_ENABLE: begin
               // Deliver resets the stream's DDP-SSN state in order; the tables change on its echo.
-              lk_d = '0;
-              lk_d.kind = RNIC_ITEM_STREAM_RESET;
-              lk_d.arg = a0[15:0];
-              lk_valid_d = 1'b1;
+              cmd_lk.kind = RNIC_ITEM_STREAM_RESET;
+              cmd_lk_valid = 1'b1;
               cmd_stream_d = a0[15:0];
               cmd_pd_d = a1[15:0];
               ctl_d = C_ECHO;
@@ -724,10 +673,8 @@ module rnic_rx_lookup #(
             RNIC_CMD_STREAM_TEARDOWN: begin
               // No lookup after this cycle places for the stream; the FENCE completes the command
               // once every earlier write and completion is acknowledged.
-              lk_d = '0;
-              lk_d.kind = RNIC_ITEM_FENCE;
-              lk_d.arg = a0[15:0];
-              lk_valid_d = 1'b1;
+              cmd_lk.kind = RNIC_ITEM_FENCE;
+              cmd_lk_valid = 1'b1;
             end
             RNIC_CMD_QUEUE_CONFIG: ctl_d = C_QCHK;  // the queue's configuration is read this cycle
             default: cmd_done = 1'b1;  // NOP
@@ -752,13 +699,11 @@ module rnic_rx_lookup #(
           cmd_refused = 1'b1;
           ctl_d = C_RUN;
         end else begin
-          lk_d = '0;
-          lk_d.kind = RNIC_ITEM_QUEUE_SET;
-          lk_d.arg = a0[15:0];
-          lk_d.seg.stream = a0[15:0];
-          lk_d.seg.qn = a1;
-          lk_d.seg.msn = cfg_first;
-          lk_valid_d = 1'b1;
+          cmd_lk.kind = RNIC_ITEM_QUEUE_SET;
+          cmd_lk.seg.stream = a0[15:0];
+          cmd_lk.seg.qn = a1;
+          cmd_lk.seg.msn = cfg_first;
+          cmd_lk_valid = 1'b1;
           ctl_d = C_QECHO;
         end
       end
@@ -804,9 +749,6 @@ module rnic_rx_lookup #(
       c_dir_q <= D_NONE;
       c_refresh_q <= 1'b0;
       lk_valid_q <= 1'b0;
-      ar_valid_q <= 1'b0;
-      r_beat_q <= '0;
-      r_err_q <= 1'b0;
     end else begin
       ctl_q <= ctl_d;
       init_q <= init_d;
@@ -815,9 +757,6 @@ module rnic_rx_lookup #(
       c_dir_q <= c_dir_d;
       c_refresh_q <= c_miss;
       lk_valid_q <= lk_valid_d;
-      ar_valid_q <= ar_valid_d;
-      r_beat_q <= r_beat_d;
-      r_err_q <= r_err_d;
     end
   end
 
@@ -826,7 +765,8 @@ module rnic_rx_lookup #(
     cmd_pd_q <= cmd_pd_d;
     b_seg_q <= b_seg_d;
     if (!b_valid_q || b_move) b_msnm1_q <= seg_i.msn - 32'd1;
-    c_desc_q <= c_desc_d;
+    c_daddr_q <= c_daddr_d;
+    c_dlen_q <= c_dlen_d;
     c_rerr_q <= c_rerr_d;
     // C loads B's segment as it moves, or its own flags again from a re-read; else the stream word
     // follows the writes of its cycle.
@@ -852,8 +792,6 @@ module rnic_rx_lookup #(
       c_msnm1_q <= b_msnm1_q;
     end
     lk_q <= lk_d;
-    ar_addr_q <= ar_addr_d;
-    r_desc_q <= r_desc_d;
     if (hint_v_q && hint_in_ready) hint_last_q <= hint_q_q;  // the last hint pushed
     hint_q_q <= hint_in;
   end
@@ -862,20 +800,12 @@ module rnic_rx_lookup #(
   assign lk_o = lk_q;
   assign lk_valid_o = lk_valid_q;
 
-  // Descriptor reads: one burst covering the 16-byte descriptor.
-  localparam logic [63:0] BeatMask = 64'(Bytes) - 64'd1;
-  assign m_axi_araddr_o = Bytes >= 16 ? (ar_addr_q & ~BeatMask) : ar_addr_q;
-  assign m_axi_arlen_o = 8'(DescBeats - 1);
-  assign m_axi_arvalid_o = ar_valid_q;
-
   // Monitoring only.
   logic unused;
-  assign unused = ^{err_stream_i, cons_stream_i, cons_qn_i, rd_count, stag_unused, stag_rd_ready,
+  assign unused = ^{err_stream_i, cons_stream_i, cons_qn_i, stag_unused, stag_rd_ready,
                    stag_rsp_valid, stag_wr_ready};
-  // valid/ready at the boundaries lookup drives: the item to validate and the descriptor read.
+  // valid/ready at the boundary lookup drives: the item to validate (u_fetch checks the reads').
   `RNIC_ASSERT_HOLD(a_lk_hold, clk_i, rst_ni, lk_valid_o, lk_ready_i, lk_o)
-  `RNIC_ASSERT_HOLD(a_ar_hold, clk_i, rst_ni, m_axi_arvalid_o, m_axi_arready_i,
-                    {m_axi_araddr_o, m_axi_arlen_o})
   // The stream table has one write port: its writers never meet (validate's error, a delivery
   // failure, a teardown, the clear after reset, STREAM_ENABLE's NORMAL).
   `RNIC_ASSERT(a_one_strm_wr, clk_i, rst_ni,

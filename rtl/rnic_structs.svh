@@ -132,4 +132,26 @@ typedef struct packed {
   logic           err_at_ssn;  // ERROR: reported at its DDP-SSN position (rnic_verdict_t.err_at_ssn)
 } rnic_dlv_t;
 
+// deliver -> its completion-ring writer (rnic_deliver_cq): a decided completion or a fence marker, with its data mark; the writer turns it into the 64-byte CQE (hw.def RNIC_RECORD(CQE))
+typedef struct packed {
+  logic [31:0]  mark;       // place's commit_now when deliver decided it: written (or a marker leaves) once the mux's b_segs reaches it
+  logic         marker;     // a fence marker (FENCE, QUEUE_SET), not an entry: nothing is written
+  logic         order;      // an order error (RFC 5041 4.3): aux holds an rnic_ce_dlv_t (QN, MSN), not the header
+  logic [143:0] aux;        // a 7.1 error: the 18 header bytes (rnic_seg_t.hdr_raw); a delivery or an order error: an rnic_ce_dlv_t in [103:0]
+  logic [7:0]   err_code;   // error: RFC 5041 7.2 code
+  logic [3:0]   err_type;   // error: RFC 5041 7.2 type
+  logic [31:0]  length;     // untagged delivery: message length; a 7.1 error: segment bytes
+  logic [15:0]  ssn;        // DDP-SSN of the last segment, or of the failing one
+  logic [15:0]  stream;
+  logic         is_tagged;  // T of the message (or of the failing segment)
+  logic         err;        // an error completion
+} rnic_ce_t;
+
+// rnic_ce_t.aux[103:0] of a delivery or an order error
+typedef struct packed {
+  logic [39:0] rsvd_ulp;  // tagged: RsvdULP[7:0]; untagged: RsvdULP[39:0]; zero for an order error
+  logic [31:0] msn;       // untagged: MSN
+  logic [31:0] stag_qn;   // tagged: STag; untagged: QN
+} rnic_ce_dlv_t;
+
 `endif  // RNIC_STRUCTS_SVH

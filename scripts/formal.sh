@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Formal proofs of the write-safety property (issue 11, docs/rtl-architecture.md) with Yosys 0.23.
-#   scripts/formal.sh [--work DIR] [--place-depth N] [--deliver-depth N] [--lookup-depth N]
-#                     [--only NAME]... [--no-mutants]
+#   scripts/formal.sh [--work DIR] [--place-depth N] [--deliver-depth N] [--cq-depth N]
+#                     [--lookup-depth N] [--only NAME]... [--no-mutants]
 #                     [--engine sat|smtbmc] [--smt-timeout S]
 # Proofs (harnesses in tb/formal/, see its README.md):
 #   validate        rnic_rx_validate, all lookup inputs: a PLACE lies in the STag range / receive
@@ -16,6 +16,12 @@
 #                   --deliver-depth cycles (default 12: an item taken at cycle 3, after the
 #                   stream words' clearing, is decided in O at 6, its completion written from 9).
 #                   The harness reads the module's observation ports (`ifdef FORMAL in the RTL).
+#   cq              rnic_deliver_cq (deliver's completion-ring writer) alone at 512 bits, every entry
+#                   field free: ring slot and room, the b_segs gate, fence markers, discards,
+#                   cq_busy_o until the last B, cq_prod_o after each B in order, the CQE at every W
+#                   beat. BMC from reset to --cq-depth cycles (default 9: every scenario of
+#                   tb/formal/README.md 3b occurs by cycle 7; k-induction and pdr do not close).
+#   cq-128          the same at 128 bits, four beats per entry (slow: only when named).
 #   lookup-a        rnic_rx_lookup (128 bits, 2 STags, 1 stream x 1 QN): every tagged item carries the
 #                   STag entry the commands programmed (key as the card issued it). BMC to
 #                   --lookup-depth cycles (default 14: the first tagged item with a valid STag
@@ -45,6 +51,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work="$root/build/formal"
 place_depth=9
 deliver_depth=12
+cq_depth=9
 lookup_depth=14
 mutants=1
 engine=sat
@@ -55,6 +62,7 @@ while [[ $# -gt 0 ]]; do
     --work) work=$2; shift 2 ;;
     --place-depth) place_depth=$2; shift 2 ;;
     --deliver-depth) deliver_depth=$2; shift 2 ;;
+    --cq-depth) cq_depth=$2; shift 2 ;;
     --lookup-depth) lookup_depth=$2; shift 2 ;;
     --only) only+=("$2"); shift 2 ;;
     --no-mutants) mutants=0; shift ;;
@@ -219,12 +227,14 @@ proof() {  # NAME TOP MODE DEPTH FILES...
   p_files[$name]="$*"
 }
 lk="rtl/rnic_rx_lookup.sv rtl/rnic_lookup_stag.sv rtl/rnic_lookup_stream.sv rtl/rnic_lookup_rq.sv"
-lk="$lk rtl/rnic_lookup_prefetch.sv rtl/rnic_fifo.sv tb/formal/lookup_fv.sv"
+lk="$lk rtl/rnic_lookup_prefetch.sv rtl/rnic_lookup_fetch.sv rtl/rnic_fifo.sv tb/formal/lookup_fv.sv"
 proof validate validate_fv induct 4 rtl/rnic_rx_validate.sv tb/formal/validate_fv.sv
 proof place place_fv bmc "$place_depth" rtl/rnic_rx_place.sv tb/formal/place_fv.sv
-proof deliver deliver_fv bmc "$deliver_depth" rtl/rnic_fifo.sv rtl/rnic_slice.sv rtl/rnic_rx_deliver.sv \
-  tb/formal/deliver_fv.sv
+proof deliver deliver_fv bmc "$deliver_depth" rtl/rnic_fifo.sv rtl/rnic_slice.sv rtl/rnic_deliver_cq.sv \
+  rtl/rnic_rx_deliver.sv tb/formal/deliver_fv.sv
 proof regs-cq regs_cq_fv induct 4 rtl/rnic_regs.sv tb/formal/deliver_fv.sv
+proof cq cq_fv bmc "$cq_depth" rtl/rnic_slice.sv rtl/rnic_deliver_cq.sv tb/formal/cq_fv.sv
+proof cq-128 cq_fv_128 bmc "$cq_depth" rtl/rnic_slice.sv rtl/rnic_deliver_cq.sv tb/formal/cq_fv.sv
 # $lk: paths without spaces, one word each.
 proof lookup-a lookup_fv_a bmc "$lookup_depth" $lk
 proof lookup-bw lookup_fv_bw bmc "$lookup_depth" $lk
@@ -247,8 +257,10 @@ prove validate pass validate
 prove place pass place
 prove deliver pass deliver
 prove regs-cq pass regs-cq
+prove cq pass cq
 prove lookup-a pass lookup-a
-# The slow lookup tops run only when named (--only; the deep tier).
+# The slow tops run only when named (--only; the deep tier).
+if wanted cq-128 && [[ ${#only[@]} -gt 0 ]]; then prove cq-128 pass cq-128; fi
 if wanted lookup-bw && [[ ${#only[@]} -gt 0 ]]; then prove lookup-bw pass lookup-bw; fi
 if wanted lookup-b && [[ ${#only[@]} -gt 0 ]]; then prove lookup-b pass lookup-b; fi
 prove lookup-race pass lookup-race
