@@ -21,7 +21,8 @@
 #                   cq_busy_o until the last B, cq_prod_o after each B in order, the CQE at every W
 #                   beat. BMC from reset to --cq-depth cycles (default 9: every scenario of
 #                   tb/formal/README.md 3b occurs by cycle 7; k-induction and pdr do not close).
-#   cq-128          the same at 128 bits, four beats per entry (slow: only when named).
+#   cq-128          the same at 128 bits, four beats per entry, --cq-depth cycles too (slow: only
+#                   when named; formal.deep runs both to 12: every scenario occurs by cycle 9 there).
 #   lookup-a        rnic_rx_lookup (128 bits, 2 STags, 1 stream x 1 QN): every tagged item carries the
 #                   STag entry the commands programmed (key as the card issued it). BMC to
 #                   --lookup-depth cycles (default 14: the first tagged item with a valid STag

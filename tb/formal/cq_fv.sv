@@ -140,8 +140,14 @@ module cq_fv #(
   end
 
   // ---- the CQE (hw.def RNIC_RECORD(CQE), docs/registers.md) of the entry being written ----
-  rnic_ce_dlv_t wr_dlv;               // aux[103:0] of a delivery or an order error (structs.def)
-  assign wr_dlv = wr_e.aux[103:0];
+  // aux[103:0] of a delivery or an order error (structs.def), through plain vectors (no part-select
+  // of a struct member: see ../shared/docs/toolchain-notes.md on what Yosys 0.23 gets wrong)
+  logic [143:0] wr_aux;
+  logic [39:0]  wr_rsvd;
+  rnic_ce_dlv_t wr_dlv;
+  assign wr_aux = wr_e.aux;
+  assign wr_dlv = wr_aux[103:0];
+  assign wr_rsvd = wr_dlv.rsvd_ulp;
   logic [511:0] cqe_exp;
   always_comb begin
     cqe_exp = '0;                     // every field not named below is zero
@@ -161,18 +167,18 @@ module cq_fv #(
         cqe_exp[RNIC_CQE_STAG_QN_LSB +: 32] = wr_dlv.stag_qn;
         cqe_exp[RNIC_CQE_MSN_LSB +: 32] = wr_dlv.msn;
       end else begin
-        cqe_exp[RNIC_CQE_HEADER_LSB +: 144] = wr_e.aux;
+        cqe_exp[RNIC_CQE_HEADER_LSB +: 144] = wr_aux;
       end
     end else if (wr_e.is_tagged) begin
       // a tagged delivery: STag, RsvdULP 8 bits
       cqe_exp[RNIC_CQE_STAG_QN_LSB +: 32] = wr_dlv.stag_qn;
-      cqe_exp[RNIC_CQE_RSVD_ULP_LSB +: 8] = wr_dlv.rsvd_ulp[7:0];
+      cqe_exp[RNIC_CQE_RSVD_ULP_LSB +: 8] = wr_rsvd[7:0];
     end else begin
       // an untagged delivery: QN, MSN, message length, RsvdULP 40 bits
       cqe_exp[RNIC_CQE_STAG_QN_LSB +: 32] = wr_dlv.stag_qn;
       cqe_exp[RNIC_CQE_MSN_LSB +: 32] = wr_dlv.msn;
       cqe_exp[RNIC_CQE_LENGTH_LSB +: 32] = wr_e.length;
-      cqe_exp[RNIC_CQE_RSVD_ULP_LSB +: 40] = wr_dlv.rsvd_ulp;
+      cqe_exp[RNIC_CQE_RSVD_ULP_LSB +: 40] = wr_rsvd;
     end
   end
 
