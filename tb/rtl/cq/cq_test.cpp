@@ -48,10 +48,12 @@
 #include <vector>
 
 #include "rnic/hw/hw.hpp"
+#include "rnic/wire/bytes.hpp"
 
 namespace {
 
 namespace hw = rnic::hw;
+namespace wire = rnic::wire;
 namespace rtl = rnic::tb;
 
 constexpr unsigned kDw = CQ_DW;
@@ -66,16 +68,6 @@ constexpr std::uint64_t kRsvdUntagged = 0xFFFFFFFFFFULL;  // 40 bits, untagged
 using Cqe = std::array<std::uint8_t, kEntryBytes>;
 
 // ---- bytes ---------------------------------------------------------------------------------------
-
-void put_le(Cqe& e, unsigned off, unsigned nbytes, std::uint64_t v) {
-  for (unsigned i = 0; i < nbytes; ++i) e.at(off + i) = static_cast<std::uint8_t>(v >> (8 * i));
-}
-
-std::uint64_t get_le(const Cqe& e, unsigned off, unsigned nbytes) {
-  std::uint64_t v = 0;
-  for (unsigned i = 0; i < nbytes; ++i) v |= std::uint64_t{e.at(off + i)} << (8 * i);
-  return v;
-}
 
 std::string hex(const Cqe& e) {
   std::string s;
@@ -116,31 +108,31 @@ void set_dlv(rtl::Ce& e, const rtl::CeDlv& d) {
 // The CQE of an entry (hw.def RNIC_RECORD(CQE)) written on a lap with that phase.
 Cqe expected_cqe(const rtl::Ce& e, bool phase) {
   Cqe b{};
-  put_le(b, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8, e.stream);
+  wire::store_le(b.data() + hw::kCQE_STREAM_OFFSET, e.stream, hw::kCQE_STREAM_BITS / 8);
   const std::uint32_t flags = (phase ? hw::kCQE_FLAGS_PHASE.mask() : 0U) | (e.err ? hw::kCQE_FLAGS_ERROR.mask() : 0U) |
                               (e.is_tagged ? hw::kCQE_FLAGS_TAGGED.mask() : 0U) |
                               (e.order ? hw::kCQE_FLAGS_ORDER.mask() : 0U);
-  put_le(b, hw::kCQE_FLAGS_OFFSET, hw::kCQE_FLAGS_BITS / 8, flags);
-  put_le(b, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8, e.ssn);
+  wire::store_le(b.data() + hw::kCQE_FLAGS_OFFSET, flags, hw::kCQE_FLAGS_BITS / 8);
+  wire::store_le(b.data() + hw::kCQE_SSN_OFFSET, e.ssn, hw::kCQE_SSN_BITS / 8);
   const rtl::CeDlv d = dlv_of(e);
   if (e.err) {
-    put_le(b, hw::kCQE_ERR_TYPE_OFFSET, hw::kCQE_ERR_TYPE_BITS / 8, e.err_type);
-    put_le(b, hw::kCQE_ERR_CODE_OFFSET, hw::kCQE_ERR_CODE_BITS / 8, e.err_code);
-    put_le(b, hw::kCQE_LENGTH_OFFSET, hw::kCQE_LENGTH_BITS / 8, e.length);
+    wire::store_le(b.data() + hw::kCQE_ERR_TYPE_OFFSET, e.err_type, hw::kCQE_ERR_TYPE_BITS / 8);
+    wire::store_le(b.data() + hw::kCQE_ERR_CODE_OFFSET, e.err_code, hw::kCQE_ERR_CODE_BITS / 8);
+    wire::store_le(b.data() + hw::kCQE_LENGTH_OFFSET, e.length, hw::kCQE_LENGTH_BITS / 8);
     if (e.order) {  // an order error: QN and MSN, HEADER zero
-      put_le(b, hw::kCQE_STAG_QN_OFFSET, hw::kCQE_STAG_QN_BITS / 8, d.stag_qn);
-      put_le(b, hw::kCQE_MSN_OFFSET, hw::kCQE_MSN_BITS / 8, d.msn);
+      wire::store_le(b.data() + hw::kCQE_STAG_QN_OFFSET, d.stag_qn, hw::kCQE_STAG_QN_BITS / 8);
+      wire::store_le(b.data() + hw::kCQE_MSN_OFFSET, d.msn, hw::kCQE_MSN_BITS / 8);
     } else {  // a 7.1 error: the 18 header bytes
       for (unsigned i = 0; i < kHeaderBytes; ++i) b.at(hw::kCQE_HEADER_OFFSET + i) = e.aux.at(i);
     }
   } else {
-    put_le(b, hw::kCQE_STAG_QN_OFFSET, hw::kCQE_STAG_QN_BITS / 8, d.stag_qn);
+    wire::store_le(b.data() + hw::kCQE_STAG_QN_OFFSET, d.stag_qn, hw::kCQE_STAG_QN_BITS / 8);
     if (e.is_tagged) {
-      put_le(b, hw::kCQE_RSVD_ULP_OFFSET, hw::kCQE_RSVD_ULP_BITS / 8, d.rsvd_ulp & kRsvdTagged);
+      wire::store_le(b.data() + hw::kCQE_RSVD_ULP_OFFSET, d.rsvd_ulp & kRsvdTagged, hw::kCQE_RSVD_ULP_BITS / 8);
     } else {
-      put_le(b, hw::kCQE_MSN_OFFSET, hw::kCQE_MSN_BITS / 8, d.msn);
-      put_le(b, hw::kCQE_LENGTH_OFFSET, hw::kCQE_LENGTH_BITS / 8, e.length);
-      put_le(b, hw::kCQE_RSVD_ULP_OFFSET, hw::kCQE_RSVD_ULP_BITS / 8, d.rsvd_ulp & kRsvdUntagged);
+      wire::store_le(b.data() + hw::kCQE_MSN_OFFSET, d.msn, hw::kCQE_MSN_BITS / 8);
+      wire::store_le(b.data() + hw::kCQE_LENGTH_OFFSET, e.length, hw::kCQE_LENGTH_BITS / 8);
+      wire::store_le(b.data() + hw::kCQE_RSVD_ULP_OFFSET, d.rsvd_ulp & kRsvdUntagged, hw::kCQE_RSVD_ULP_BITS / 8);
     }
   }
   return b;
@@ -887,15 +879,15 @@ struct Fields {
 };
 Fields fields_of(const Cqe& e) {
   Fields f{};
-  f.stream = get_le(e, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8);
-  f.flags = get_le(e, hw::kCQE_FLAGS_OFFSET, hw::kCQE_FLAGS_BITS / 8);
-  f.err_type = get_le(e, hw::kCQE_ERR_TYPE_OFFSET, hw::kCQE_ERR_TYPE_BITS / 8);
-  f.err_code = get_le(e, hw::kCQE_ERR_CODE_OFFSET, hw::kCQE_ERR_CODE_BITS / 8);
-  f.ssn = get_le(e, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8);
-  f.stag_qn = get_le(e, hw::kCQE_STAG_QN_OFFSET, hw::kCQE_STAG_QN_BITS / 8);
-  f.msn = get_le(e, hw::kCQE_MSN_OFFSET, hw::kCQE_MSN_BITS / 8);
-  f.length = get_le(e, hw::kCQE_LENGTH_OFFSET, hw::kCQE_LENGTH_BITS / 8);
-  f.rsvd = get_le(e, hw::kCQE_RSVD_ULP_OFFSET, hw::kCQE_RSVD_ULP_BITS / 8);
+  f.stream = wire::load_le(e.data() + hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8);
+  f.flags = wire::load_le(e.data() + hw::kCQE_FLAGS_OFFSET, hw::kCQE_FLAGS_BITS / 8);
+  f.err_type = wire::load_le(e.data() + hw::kCQE_ERR_TYPE_OFFSET, hw::kCQE_ERR_TYPE_BITS / 8);
+  f.err_code = wire::load_le(e.data() + hw::kCQE_ERR_CODE_OFFSET, hw::kCQE_ERR_CODE_BITS / 8);
+  f.ssn = wire::load_le(e.data() + hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8);
+  f.stag_qn = wire::load_le(e.data() + hw::kCQE_STAG_QN_OFFSET, hw::kCQE_STAG_QN_BITS / 8);
+  f.msn = wire::load_le(e.data() + hw::kCQE_MSN_OFFSET, hw::kCQE_MSN_BITS / 8);
+  f.length = wire::load_le(e.data() + hw::kCQE_LENGTH_OFFSET, hw::kCQE_LENGTH_BITS / 8);
+  f.rsvd = wire::load_le(e.data() + hw::kCQE_RSVD_ULP_OFFSET, hw::kCQE_RSVD_ULP_BITS / 8);
   for (unsigned i = 0; i < kHeaderBytes; ++i) f.header.at(i) = e.at(hw::kCQE_HEADER_OFFSET + i);
   return f;
 }

@@ -54,10 +54,12 @@
 #include <vector>
 
 #include "rnic/hw/hw.hpp"
+#include "rnic/wire/bytes.hpp"
 
 namespace {
 
 namespace hw = rnic::hw;
+namespace wire = rnic::wire;
 
 constexpr unsigned kDw = DLV_DW;
 constexpr unsigned kBytes = kDw / 8;
@@ -78,16 +80,6 @@ std::uint8_t get_byte(const T& sig, unsigned i) {
   } else {
     return static_cast<std::uint8_t>(sig.m_storage[i / 4] >> (8 * (i % 4)));
   }
-}
-
-void put_le(Entry& e, unsigned off, unsigned nbytes, std::uint64_t v) {
-  for (unsigned i = 0; i < nbytes; ++i) e.at(off + i) = static_cast<std::uint8_t>(v >> (8 * i));
-}
-
-std::uint64_t get_le(const Entry& e, unsigned off, unsigned nbytes) {
-  std::uint64_t v = 0;
-  for (unsigned i = 0; i < nbytes; ++i) v |= std::uint64_t{e.at(off + i)} << (8 * i);
-  return v;
 }
 
 std::string hex(const Entry& e) {
@@ -188,28 +180,29 @@ struct ExpCons {
 
 Entry delivery_entry(const Item& it, std::uint16_t ssn) {
   Entry e{};
-  put_le(e, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8, it.stream);
-  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, it.tagged ? hw::kCQE_FLAGS_TAGGED.mask() : 0);
-  put_le(e, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8, ssn);
-  put_le(e, hw::kCQE_STAG_QN_OFFSET, hw::kCQE_STAG_QN_BITS / 8, it.stag_qn);
+  wire::store_le(e.data() + hw::kCQE_STREAM_OFFSET, it.stream, hw::kCQE_STREAM_BITS / 8);
+  wire::store_le(e.data() + hw::kCQE_FLAGS_OFFSET, it.tagged ? hw::kCQE_FLAGS_TAGGED.mask() : 0, 1);
+  wire::store_le(e.data() + hw::kCQE_SSN_OFFSET, ssn, hw::kCQE_SSN_BITS / 8);
+  wire::store_le(e.data() + hw::kCQE_STAG_QN_OFFSET, it.stag_qn, hw::kCQE_STAG_QN_BITS / 8);
   if (it.tagged) {
-    put_le(e, hw::kCQE_RSVD_ULP_OFFSET, hw::kCQE_RSVD_ULP_BITS / 8, it.rsvd & 0xFF);
+    wire::store_le(e.data() + hw::kCQE_RSVD_ULP_OFFSET, it.rsvd & 0xFF, hw::kCQE_RSVD_ULP_BITS / 8);
   } else {
-    put_le(e, hw::kCQE_MSN_OFFSET, hw::kCQE_MSN_BITS / 8, it.msn);
-    put_le(e, hw::kCQE_LENGTH_OFFSET, hw::kCQE_LENGTH_BITS / 8, it.length);
-    put_le(e, hw::kCQE_RSVD_ULP_OFFSET, hw::kCQE_RSVD_ULP_BITS / 8, it.rsvd & 0xFFFFFFFFFFULL);
+    wire::store_le(e.data() + hw::kCQE_MSN_OFFSET, it.msn, hw::kCQE_MSN_BITS / 8);
+    wire::store_le(e.data() + hw::kCQE_LENGTH_OFFSET, it.length, hw::kCQE_LENGTH_BITS / 8);
+    wire::store_le(e.data() + hw::kCQE_RSVD_ULP_OFFSET, it.rsvd & 0xFFFFFFFFFFULL, hw::kCQE_RSVD_ULP_BITS / 8);
   }
   return e;
 }
 
 Entry error_entry(const Item& it) {
   Entry e{};
-  put_le(e, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8, it.stream);
-  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, hw::kCQE_FLAGS_ERROR.mask() | (it.tagged ? hw::kCQE_FLAGS_TAGGED.mask() : 0));
-  put_le(e, hw::kCQE_ERR_TYPE_OFFSET, 1, it.err_type & 0xFU);
-  put_le(e, hw::kCQE_ERR_CODE_OFFSET, 1, it.err_code);
-  put_le(e, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8, it.ssn);
-  put_le(e, hw::kCQE_LENGTH_OFFSET, hw::kCQE_LENGTH_BITS / 8, it.length);
+  wire::store_le(e.data() + hw::kCQE_STREAM_OFFSET, it.stream, hw::kCQE_STREAM_BITS / 8);
+  wire::store_le(e.data() + hw::kCQE_FLAGS_OFFSET,
+                 hw::kCQE_FLAGS_ERROR.mask() | (it.tagged ? hw::kCQE_FLAGS_TAGGED.mask() : 0), 1);
+  wire::store_le(e.data() + hw::kCQE_ERR_TYPE_OFFSET, it.err_type & 0xFU, 1);
+  wire::store_le(e.data() + hw::kCQE_ERR_CODE_OFFSET, it.err_code, 1);
+  wire::store_le(e.data() + hw::kCQE_SSN_OFFSET, it.ssn, hw::kCQE_SSN_BITS / 8);
+  wire::store_le(e.data() + hw::kCQE_LENGTH_OFFSET, it.length, hw::kCQE_LENGTH_BITS / 8);
   for (unsigned i = 0; i < 18; ++i) e.at(hw::kCQE_HEADER_OFFSET + i) = it.hdr[i];
   return e;
 }
@@ -218,13 +211,13 @@ Entry error_entry(const Item& it) {
 // error and order, STAG_QN = QN, MSN, LENGTH 0, no header.
 Entry order_entry(const Item& it, std::uint16_t ssn) {
   Entry e{};
-  put_le(e, hw::kCQE_STREAM_OFFSET, hw::kCQE_STREAM_BITS / 8, it.stream);
-  put_le(e, hw::kCQE_FLAGS_OFFSET, 1, hw::kCQE_FLAGS_ERROR.mask() | hw::kCQE_FLAGS_ORDER.mask());
-  put_le(e, hw::kCQE_ERR_TYPE_OFFSET, 1, 0x2);
-  put_le(e, hw::kCQE_ERR_CODE_OFFSET, 1, 0x03);
-  put_le(e, hw::kCQE_SSN_OFFSET, hw::kCQE_SSN_BITS / 8, ssn);
-  put_le(e, hw::kCQE_STAG_QN_OFFSET, hw::kCQE_STAG_QN_BITS / 8, it.stag_qn);
-  put_le(e, hw::kCQE_MSN_OFFSET, hw::kCQE_MSN_BITS / 8, it.msn);
+  wire::store_le(e.data() + hw::kCQE_STREAM_OFFSET, it.stream, hw::kCQE_STREAM_BITS / 8);
+  wire::store_le(e.data() + hw::kCQE_FLAGS_OFFSET, hw::kCQE_FLAGS_ERROR.mask() | hw::kCQE_FLAGS_ORDER.mask(), 1);
+  wire::store_le(e.data() + hw::kCQE_ERR_TYPE_OFFSET, 0x2, 1);
+  wire::store_le(e.data() + hw::kCQE_ERR_CODE_OFFSET, 0x03, 1);
+  wire::store_le(e.data() + hw::kCQE_SSN_OFFSET, ssn, hw::kCQE_SSN_BITS / 8);
+  wire::store_le(e.data() + hw::kCQE_STAG_QN_OFFSET, it.stag_qn, hw::kCQE_STAG_QN_BITS / 8);
+  wire::store_le(e.data() + hw::kCQE_MSN_OFFSET, it.msn, hw::kCQE_MSN_BITS / 8);
   return e;
 }
 
@@ -1252,7 +1245,7 @@ Item placed(unsigned stream, unsigned ssn, bool last, bool tagged, std::uint32_t
   return it;
 }
 
-unsigned entry_ssn(const Entry& e) { return static_cast<unsigned>(get_le(e, 6, 2)); }
+unsigned entry_ssn(const Entry& e) { return static_cast<unsigned>(wire::load_le(e.data() + 6, 2)); }
 
 class Deliver : public ::testing::Test {
  protected:
@@ -1489,8 +1482,8 @@ TEST_F(Deliver, DuplicatesAreNotDeliveredTwice) {
   finish(10000);
   ASSERT_EQ(tb().entries_read.size(), 2U);
   EXPECT_EQ(tb().dup_events, 3U);
-  EXPECT_EQ(get_le(tb().entries_read[0], hw::kCQE_LENGTH_OFFSET, 4), 32U);  // the first copy's fields
-  EXPECT_EQ(get_le(tb().entries_read[1], hw::kCQE_LENGTH_OFFSET, 4), 30U);
+  EXPECT_EQ(wire::load_le(tb().entries_read[0].data() + hw::kCQE_LENGTH_OFFSET, 4), 32U);  // the first copy's fields
+  EXPECT_EQ(wire::load_le(tb().entries_read[1].data() + hw::kCQE_LENGTH_OFFSET, 4), 30U);
 }
 
 TEST_F(Deliver, SsnWrap) {
@@ -1519,7 +1512,7 @@ TEST_F(Deliver, SsnWrap) {
   bool before = false;
   bool after = false;
   for (const auto& e : tb().entries_read) {
-    if ((get_le(e, 2, 1) & 2) != 0) continue;
+    if ((wire::load_le(e.data() + 2, 1) & 2) != 0) continue;
     before = before || entry_ssn(e) >= stop;
     after = after || entry_ssn(e) < 0x100;
   }
@@ -1566,7 +1559,7 @@ TEST_F(Deliver, StreamResetClearsSlots) {
   tb().send(placed(s, 0, true, false, 0x42, 0, 99));  // MSN 0: the reset's expected MSN
   ASSERT_TRUE(tb().run_until_idle(20000));
   ASSERT_EQ(tb().entries_read.size(), 1U);
-  EXPECT_EQ(get_le(tb().entries_read[0], 8, 4), 0x42U);
+  EXPECT_EQ(wire::load_le(tb().entries_read[0].data() + 8, 4), 0x42U);
   for (unsigned ssn = kWin; ssn-- > 1;) tb().send(placed(s, ssn, true, true, 0xBEEF0000 + ssn));
   // A reset of a stream with advanced next_ssn.
   tb().send(r);
@@ -1574,7 +1567,7 @@ TEST_F(Deliver, StreamResetClearsSlots) {
   finish(50000);
   EXPECT_EQ(tb().dup_events, 0U);
   ASSERT_EQ(tb().entries_read.size(), 1 + (kWin - 1) + 1U);
-  EXPECT_EQ(get_le(tb().entries_read.back(), 8, 4), 0x77U);
+  EXPECT_EQ(wire::load_le(tb().entries_read.back().data() + 8, 4), 0x77U);
   EXPECT_EQ(entry_ssn(tb().entries_read.back()), 0U);
 }
 
@@ -1609,7 +1602,7 @@ TEST_F(Deliver, RingFullStallsAndResumes) {
   ASSERT_EQ(tb().entries_read.size(), n);
   for (unsigned i = 0; i < n; ++i) {
     EXPECT_EQ(tb().entries_read[i][2] & 1, ((i >> 2) & 1U) == 0 ? 1 : 0) << "phase of entry " << i;
-    EXPECT_EQ(get_le(tb().entries_read[i], 8, 4), i);
+    EXPECT_EQ(wire::load_le(tb().entries_read[i].data() + 8, 4), i);
   }
 }
 
@@ -1682,7 +1675,7 @@ TEST_F(Deliver, CqDisabledDiscards) {
   for (unsigned i = 0; i < 5; ++i, ++ssn) tb().send(msg(0, ssn, true, true, 0x900 + i));
   finish(20000);
   ASSERT_EQ(tb().entries_read.size(), 8U);
-  for (unsigned i = 0; i < 5; ++i) EXPECT_EQ(get_le(tb().entries_read[3 + i], 8, 4), 0x900U + i);
+  for (unsigned i = 0; i < 5; ++i) EXPECT_EQ(wire::load_le(tb().entries_read[3 + i].data() + 8, 4), 0x900U + i);
 }
 
 // RFC 5041 4.3, 5.3, 7.1 untagged #5, 7.2 (2, 0x03): an untagged segment released in DDP-SSN order
@@ -1724,7 +1717,7 @@ TEST_F(Deliver, OrderErrorEntryBytes) {
   finish(5000);
   ASSERT_EQ(tb().entries_read.size(), 3U);
   EXPECT_EQ(tb().entries_read[2][2] & 0xE, 0) << "a normal completion again";
-  EXPECT_EQ(get_le(tb().entries_read[2], hw::kCQE_MSN_OFFSET, 4), 7U);
+  EXPECT_EQ(wire::load_le(tb().entries_read[2].data() + hw::kCQE_MSN_OFFSET, 4), 7U);
 }
 
 // The order-error cases of RFC 5041 4.3 (MSN + 1 per message, every segment of a message carries its
@@ -1788,9 +1781,9 @@ TEST_F(Deliver, OrderErrorsInSsnOrder) {
     EXPECT_EQ(e[3], 0x02);
     EXPECT_EQ(e[4], 0x03);
     EXPECT_EQ(entry_ssn(e), c.bad_ssn);
-    EXPECT_EQ(get_le(e, hw::kCQE_STAG_QN_OFFSET, 4), qn);
-    EXPECT_EQ(get_le(e, hw::kCQE_MSN_OFFSET, 4), first + static_cast<std::uint32_t>(c.bad_dmsn));
-    EXPECT_EQ(get_le(e, hw::kCQE_LENGTH_OFFSET, 4), 0U);
+    EXPECT_EQ(wire::load_le(e.data() + hw::kCQE_STAG_QN_OFFSET, 4), qn);
+    EXPECT_EQ(wire::load_le(e.data() + hw::kCQE_MSN_OFFSET, 4), first + static_cast<std::uint32_t>(c.bad_dmsn));
+    EXPECT_EQ(wire::load_le(e.data() + hw::kCQE_LENGTH_OFFSET, 4), 0U);
     EXPECT_EQ(tb().order_events, errors);
     EXPECT_TRUE(tb().ref.failed(s));
   }
@@ -1819,7 +1812,8 @@ TEST_F(Deliver, QueueSetAndMsnWrap) {
   ASSERT_EQ(tb().entries_read.size(), q1 != q0 ? 6U : 4U);
   std::vector<std::uint32_t> msns;
   for (const Entry& e : tb().entries_read) {
-    if (get_le(e, hw::kCQE_STAG_QN_OFFSET, 4) == q0) msns.push_back(static_cast<std::uint32_t>(get_le(e, 12, 4)));
+    if (wire::load_le(e.data() + hw::kCQE_STAG_QN_OFFSET, 4) == q0)
+      msns.push_back(static_cast<std::uint32_t>(wire::load_le(e.data() + 12, 4)));
   }
   EXPECT_EQ(msns, (std::vector<std::uint32_t>{0xFFFFFFFEU, 0xFFFFFFFFU, 0U, 1U}));
   // A new QUEUE_SET mid-stream: the old next MSN is now out of order.
@@ -1828,7 +1822,7 @@ TEST_F(Deliver, QueueSetAndMsnWrap) {
   tb().send(placed(s, ssn++, true, false, q0, 2, 18));  // the MSN before the QUEUE_SET: error
   finish(10000);
   EXPECT_EQ(tb().order_events, 1U);
-  EXPECT_EQ(get_le(tb().entries_read.back(), hw::kCQE_MSN_OFFSET, 4), 2U);
+  EXPECT_EQ(wire::load_le(tb().entries_read.back().data() + hw::kCQE_MSN_OFFSET, 4), 2U);
 }
 
 // place's expected-MSN read port (issue 11): data one cycle after the address, deliver's write of
@@ -2142,7 +2136,7 @@ TEST_F(Deliver, CqResetWithWritesInFlight) {
   ASSERT_EQ(tb().entries_read.size(), 2U);
   for (unsigned k = 0; k < 2; ++k) {
     EXPECT_EQ(tb().entries_read[k][2] & 1, 1) << "phase after reset";
-    EXPECT_EQ(get_le(tb().entries_read[k], 8, 4), 0x103U + k);
+    EXPECT_EQ(wire::load_le(tb().entries_read[k].data() + 8, 4), 0x103U + k);
   }
 }
 
