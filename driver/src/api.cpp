@@ -137,7 +137,17 @@ std::unique_ptr<Device> Device::open(const std::string& device, const OpenOption
       const char* env = std::getenv("RNIC_XCLBIN");
       if (env != nullptr) xclbin = env;
     }
+    std::string wire = opts.sim_wire;
+    if (wire.empty()) {
+      const char* env = std::getenv("RNIC_SIM_WIRE");
+      if (env != nullptr) wire = env;
+    }
     be = detail::make_xrt_backend(spec.index, xclbin);
+    if (!wire.empty()) {
+      const std::chrono::milliseconds timeout =
+          opts.sim_timeout_ms == 0 ? detail::kDefaultSimTimeout : std::chrono::milliseconds(opts.sim_timeout_ms);
+      be = detail::make_wired_backend(std::move(be), detail::make_sim_backend(wire, true, timeout));
+    }
   }
   return detail::open_with_backend(std::move(be), resolved, opts);
 }
@@ -333,6 +343,10 @@ Buffer Client::alloc_buffer(std::size_t bytes) {
 
 void Client::free_buffer(std::uint64_t buffer) {
   with_client(state_, [buffer](detail::Core& core, detail::ClientRec& c) { core.free_buffer(c, buffer); });
+}
+
+void Client::flush_buffer(std::uint64_t buffer, std::size_t offset, std::size_t bytes) {
+  with_client(state_, [=](detail::Core& core, detail::ClientRec& c) { core.flush_buffer(c, buffer, offset, bytes); });
 }
 
 Registration Client::register_memory(const RegisterRequest& req) {

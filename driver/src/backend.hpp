@@ -72,5 +72,7 @@ std::unique_ptr<Backend> make_sim_backend(const std::string& socket_path, bool o
 // "xrt:<index>": opens the device and loads the xclbin (kNoDevice: no card / no such index / bad
 // xclbin, with XRT's reason).
 std::unique_ptr<Backend> make_xrt_backend(unsigned index, const std::string& xclbin);
+// `card` for everything but sim(), which is `wire`'s (a simulator observer): rnic-sim owned by XRT.
+std::unique_ptr<Backend> make_wired_backend(std::unique_ptr<Backend> card, std::unique_ptr<Backend> wire);
 
 }  // namespace rnic::detail

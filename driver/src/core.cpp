@@ -450,6 +450,16 @@ void Core::free_buffer(ClientRec& c, std::uint64_t buffer) {
   publish();
 }
 
+void Core::flush_buffer(ClientRec& c, std::uint64_t buffer, std::size_t offset, std::size_t bytes) {
+  BufferRec& b = buffer_of(c, buffer, "flush_buffer");
+  if (offset > b.size || bytes > b.size - offset) {
+    throw Error(Errc::kInvalidArgument, "flush_buffer: offset " + std::to_string(offset) + " + bytes " +
+                                            std::to_string(bytes) + " outside buffer " + std::to_string(buffer) +
+                                            " of " + std::to_string(b.size) + " bytes");
+  }
+  backend().to_device(b.region, offset, bytes);
+}
+
 Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
   PdRec& p = pd_of(c, req.pd, "register_memory");
   BufferRec& b = buffer_of(c, req.buffer, "register_memory");

@@ -135,6 +135,7 @@ class Core {
   void dealloc_pd(ClientRec& c, PdId pd);
   Buffer alloc_buffer(ClientRec& c, std::size_t bytes);
   void free_buffer(ClientRec& c, std::uint64_t buffer);
+  void flush_buffer(ClientRec& c, std::uint64_t buffer, std::size_t offset, std::size_t bytes);
   Registration register_memory(ClientRec& c, const RegisterRequest& req);
   void invalidate(ClientRec& c, Stag stag);
   StreamId create_stream(ClientRec& c, PdId pd);

@@ -95,9 +95,9 @@ class XrtBackend final : public Backend {
     // A card bank (DDR/HBM/PLRAM): a host shadow plus device memory, sync copies between them.
     const auto flags = info_.gmem.host ? xrt::bo::flags::host_only : xrt::bo::flags::normal;
     DmaRegion region;
-    xrt::bo bo;
+    xrt::bo bo = take_pooled(bytes);
     try {
-      bo = xrt::bo(device_, bytes, flags, static_cast<xrt::memory_group>(info_.gmem.index));
+      if (!bo) bo = xrt::bo(device_, bytes, flags, static_cast<xrt::memory_group>(info_.gmem.index));
       region.host = bo.map<std::uint8_t*>();
       region.device_addr = bo.address();
       std::memset(region.host, 0, bytes);
@@ -123,10 +123,21 @@ class XrtBackend final : public Backend {
     return region;
   }
 
+  // A freed region's buffer object is kept for a later allocation of the same size (up to
+  // kPoolBytes in all) and zeroed again when it is handed out: an XRT buffer object is expensive to
+  // make (its memory is pinned and mapped for the card), and XRT 2.13's hardware emulation cannot
+  // free one safely while the card runs (docs/xrt-backend.md, "hw_emu").
   void free(const DmaRegion& region) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (bos_.erase(region.handle) == 0)
+    const auto it = bos_.find(region.handle);
+    if (it == bos_.end())
       throw Error(Errc::kNotFound, fmt::format("xrt free: unknown region handle {}", region.handle));
+    const std::size_t size = it->second.size();
+    if (pooled_bytes_ + size <= kPoolBytes) {
+      pool_.emplace(size, std::move(it->second));
+      pooled_bytes_ += size;
+    }
+    bos_.erase(it);
   }
 
   void to_device(const DmaRegion& region, std::size_t offset, std::size_t bytes) override {
@@ -144,6 +155,19 @@ class XrtBackend final : public Backend {
   std::string published_state() override { return read_state_file(xrt_state_path(index_)); }
 
  private:
+  static constexpr std::size_t kPoolBytes = std::size_t{256} << 20;
+
+  // A pooled buffer object of exactly `bytes`, or an empty one.
+  xrt::bo take_pooled(std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = pool_.find(bytes);
+    if (it == pool_.end()) return {};
+    xrt::bo bo = std::move(it->second);
+    pool_.erase(it);
+    pooled_bytes_ -= bytes;
+    return bo;
+  }
+
   void sync_bo(const DmaRegion& region, std::size_t offset, std::size_t bytes, xclBOSyncDirection dir, const char* op) {
     xrt::bo bo;
     {
@@ -174,7 +198,9 @@ class XrtBackend final : public Backend {
   xrt::ip ip_;  // declared after device_: closed before it
   std::mutex mutex_;
   std::uint64_t last_handle_ = 0;
-  std::map<std::uint64_t, xrt::bo> bos_;  // destroyed first: buffers go before the device
+  std::map<std::uint64_t, xrt::bo> bos_;      // destroyed first: buffers go before the device
+  std::multimap<std::size_t, xrt::bo> pool_;  // freed regions' buffer objects by size (free())
+  std::size_t pooled_bytes_ = 0;
 };
 
 }  // namespace

@@ -144,8 +144,11 @@ void verify_images(const std::vector<Image>& images) {
   }
 }
 
-Image fill_image(const Buffer& b, std::string what) {
+// The fill pattern, flushed to the card (a card-memory bank: the driver copies a tagged completion's
+// whole registration back, so the pattern must be on the card too).
+Image fill_image(Client& client, const Buffer& b, std::string what) {
   std::fill(b.data, b.data + b.size, kFill);
+  client.flush_buffer(b.id, 0, b.size);
   return Image{&b, std::vector<std::uint8_t>(b.size, kFill), std::move(what)};
 }
 
@@ -214,7 +217,7 @@ int run(const Options& o) {
     rq.access = kRemoteWrite;
     rq.base_to = uni(1ull << 12, 1ull << 48);
     if (t.bound) rq.bind_stream = streams[*t.bound];
-    images.push_back(fill_image(t.buf, fmt::format("tagged buffer {}", i)));
+    images.push_back(fill_image(*client, t.buf, fmt::format("tagged buffer {}", i)));
     t.reg = client->register_memory(rq);
   }
 
@@ -245,7 +248,7 @@ int run(const Options& o) {
     if (first > 0) {  // the tagged buffers start over: fill pattern, cursors at 0
       for (std::size_t i = 0; i < tagged.size(); ++i) {
         tagged[i].cursor = 0;
-        images[i] = fill_image(tagged[i].buf, fmt::format("tagged buffer {}", i));
+        images[i] = fill_image(*client, tagged[i].buf, fmt::format("tagged buffer {}", i));
       }
     }
     std::vector<std::vector<Wire>> per_stream(kDataStreams);
@@ -311,7 +314,7 @@ int run(const Options& o) {
     std::vector<Buffer> rx(kDataStreams);
     for (std::uint32_t s = 0; s < kDataStreams; ++s) {
       rx[s] = client->alloc_buffer(rx_cursor[s] + 2 * kGuard);
-      images.push_back(fill_image(rx[s], fmt::format("receive pool of stream {}", s)));
+      images.push_back(fill_image(*client, rx[s], fmt::format("receive pool of stream {}", s)));
     }
     for (std::uint32_t s = 0; s < kDataStreams; ++s) {
       for (auto& x : expected[s]) {
@@ -490,7 +493,7 @@ int run(const Options& o) {
       {"DDP-SSN outside the window", DdpError::kLlpError, untag(0, 1, 0), static_cast<std::uint16_t>(window + 5)},
   };
   Buffer err_rx = client->alloc_buffer(bad.size() * (kErrRxBytes + 64) + 2 * kGuard);
-  images.push_back(fill_image(err_rx, "receive pool of the error streams"));
+  images.push_back(fill_image(*client, err_rx, "receive pool of the error streams"));
   fmt::print("rnic-run: error injection (RFC 5041 7.1 / 7.2), one stream each, a valid segment after each:\n");
   const std::vector<std::uint8_t> junk(64, 0xEE);
   std::vector<StreamId> err_streams;

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <string>
 #include <system_error>
 
@@ -45,6 +47,27 @@ MemRegion::~MemRegion() {
   munmap(data_, size_);
   close(ro_fd_);
   close(fd_);
+}
+
+bool MemRegion::write(std::uint64_t addr, const std::uint8_t* data, const std::uint8_t* strobe, std::size_t n) {
+  std::uint8_t* p = data_ + (addr - base_);
+  if (n < 8) {  // a bus narrower than 8 bytes: byte by byte
+    for (std::size_t i = 0; i < n; ++i) {
+      if (strobe[i]) p[i] = data[i];
+    }
+    return true;
+  }
+  for (std::size_t i = 8; i < n; ++i) {
+    if (strobe[i]) p[i] = data[i];
+  }
+  std::atomic_thread_fence(std::memory_order_release);
+  std::uint8_t head[8];  // the burst is 8-aligned: one 64-bit store
+  std::memcpy(head, p, 8);
+  for (std::size_t i = 0; i < 8; ++i) {
+    if (strobe[i]) head[i] = data[i];
+  }
+  std::memcpy(p, head, 8);
+  return true;
 }
 
 std::optional<std::uint64_t> Allocator::alloc(std::uint64_t bytes, std::uint64_t align) {

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // rnic-sim's simulated host memory: one memfd shared with every client (MAP_SHARED), a first-fit
 // allocator with per-client ownership, and the AXI4 slave the kernel's masters (m_axi_gmem, m_axi_net)
-// talk to.
+// talk to, over a BusMemory: the memfd (MemRegion), or, when XRT drives the card (xrt_device.cpp), card
+// memory plus the host memory XRT serves over its socket.
 //
-// Device addresses are mem_base + offset into the memfd. The slave accepts every AW/AR at once
-// (AWREADY/ARREADY/WREADY always 1), writes each W beat's strobed bytes as it arrives, answers one B
-// per burst and R beats in order without extra latency. A burst not entirely inside
-// [mem_base, mem_base + size) (or not a bus-aligned full-width INCR burst) is answered SLVERR (BRESP, or RRESP on every
-// beat with zero data), counted once, and touches nothing.
+// The slave accepts every AW/AR at once (AWREADY/ARREADY/WREADY always 1), reads a burst's bytes when
+// it takes the AR, gathers a write burst's W beats and lands it when the last one arrives, answers one B
+// per burst and R beats in order without extra latency. A burst the memory does not hold entirely (or
+// not a bus-aligned full-width INCR burst, or one the memory fails) is answered SLVERR (BRESP, or RRESP
+// on every beat with zero data), counted once, and touches nothing.
 #pragma once
 
 #include <algorithm>
@@ -26,11 +27,28 @@
 
 namespace rnic::sim {
 
+// What the AXI slave reads and writes: device addresses to bytes.
+class BusMemory {
+ public:
+  virtual ~BusMemory() = default;
+  // [addr, addr + n) lies inside the memory.
+  virtual bool contains(std::uint64_t addr, std::uint64_t n) const = 0;
+  // False: the memory failed the access (nothing was read or written).
+  virtual bool read(std::uint64_t addr, std::uint8_t* out, std::size_t n) = 0;
+  // Writes the bytes whose strobe is non-zero as one PCIe write lands: the bytes from offset 8 on
+  // first, then the first 8 (addr is 8-aligned when n >= 8). The driver, another process reading the
+  // same memory while the card runs, polls a phase bit in the first 8 bytes of an entry (CQE FLAGS,
+  // NRXD FLAGS), each written as a burst of its own: once it sees the phase it sees the whole entry.
+  // Byte by byte in address order, it could see a completion's phase before its RsvdULP (a torn read:
+  // SimNetE2E found it).
+  virtual bool write(std::uint64_t addr, const std::uint8_t* data, const std::uint8_t* strobe, std::size_t n) = 0;
+};
+
 // The memfd and the simulator's own mapping of it. Throws std::system_error on failure.
-class MemRegion {
+class MemRegion final : public BusMemory {
  public:
   MemRegion(std::uint64_t base, std::size_t bytes);
-  ~MemRegion();
+  ~MemRegion() override;
   MemRegion(const MemRegion&) = delete;
   MemRegion& operator=(const MemRegion&) = delete;
 
@@ -40,10 +58,14 @@ class MemRegion {
   std::uint64_t base() const { return base_; }
   std::size_t size() const { return size_; }
   std::uint8_t* data() { return data_; }
-  // [addr, addr + n) lies inside the region.
-  bool contains(std::uint64_t addr, std::uint64_t n) const {
+  bool contains(std::uint64_t addr, std::uint64_t n) const override {
     return addr >= base_ && n <= size_ && addr - base_ <= size_ - n;
   }
+  bool read(std::uint64_t addr, std::uint8_t* out, std::size_t n) override {
+    std::memcpy(out, data_ + (addr - base_), n);
+    return true;
+  }
+  bool write(std::uint64_t addr, const std::uint8_t* data, const std::uint8_t* strobe, std::size_t n) override;
 
  private:
   int fd_ = -1, ro_fd_ = -1;
@@ -77,7 +99,7 @@ class Allocator {
 template <class Top, class P = rnic::bus::GmemPorts>
 class AxiSlave : public rnic::bus::Component<Top> {
  public:
-  AxiSlave(rnic::bus::Sim<Top>& sim, MemRegion& mem, unsigned bus_bytes) : mem_(mem), bytes_(bus_bytes) {
+  AxiSlave(rnic::bus::Sim<Top>& sim, BusMemory& mem, unsigned bus_bytes) : mem_(mem), bytes_(bus_bytes) {
     sim.add(this);
   }
 
@@ -96,8 +118,7 @@ class AxiSlave : public rnic::bus::Component<Top> {
     P::rvalid(t) = rv;
     if (rv) {
       const Burst& r = reads_.front();
-      const std::uint64_t a = r.addr + std::uint64_t{r.beat} * bytes_;
-      const std::uint8_t* p = r.err ? nullptr : mem_.data() + (a - mem_.base());
+      const std::uint8_t* p = r.err ? nullptr : r.data.data() + std::size_t{r.beat} * bytes_;
       for (unsigned i = 0; i < bytes_; ++i) rnic::bus::set_byte(P::rdata(t), i, p ? p[i] : 0);
       P::rresp(t) = r.err ? kSlvErr : 0;
       P::rlast(t) = r.beat == r.len;
@@ -118,7 +139,15 @@ class AxiSlave : public rnic::bus::Component<Top> {
     if (P::wvalid(t)) sample_w(t);
     if (P::bvalid(t) && P::bready(t)) b_q_.pop_front();
     if (P::arvalid(t)) {
-      reads_.push_back(open(P::araddr(t), P::arlen(t), P::arsize(t), P::arburst(t)));
+      Burst r = open(P::araddr(t), P::arlen(t), P::arsize(t), P::arburst(t));
+      if (!r.err) {
+        r.data.resize(std::size_t{r.len + 1} * bytes_);
+        if (!mem_.read(r.addr, r.data.data(), r.data.size())) {
+          r.err = true;
+          ++errors_;
+        }
+      }
+      reads_.push_back(std::move(r));
     }
     if (P::rvalid(t) && P::rready(t) && !reads_.empty()) {
       Burst& r = reads_.front();
@@ -136,6 +165,7 @@ class AxiSlave : public rnic::bus::Component<Top> {
     unsigned len;  // AxLEN: beats - 1
     unsigned beat;
     bool err;
+    std::vector<std::uint8_t> data;  // a read burst's bytes, read when its AR was taken
   };
   static constexpr std::uint8_t kSlvErr = 2;
   static constexpr unsigned kIncr = 1;
@@ -145,15 +175,11 @@ class AxiSlave : public rnic::bus::Component<Top> {
     const bool ok = (1u << size) == bytes_ && burst == kIncr && addr % bytes_ == 0 &&
                     mem_.contains(addr, std::uint64_t{len + 1} * bytes_);
     if (!ok) ++errors_;
-    return Burst{addr, len, 0, !ok};
+    return Burst{addr, len, 0, !ok, {}};
   }
 
-  // W beats are gathered and the burst lands in host memory when its last beat is taken, as one PCIe
-  // write does: the bytes from offset 8 on first, then (after a release fence) the first 8 bytes in
-  // one aligned 64-bit store. The driver, another process reading the same memory while the card runs,
-  // polls a phase bit in the first 8 bytes of an entry (CQE FLAGS, NRXD FLAGS), each written as a burst
-  // of its own: once it sees the phase it sees the whole entry. Byte by byte in address order, it could
-  // see a completion's phase before its RsvdULP (a torn read: SimNetE2E found it).
+  // W beats are gathered and the burst lands in memory when its last beat is taken, as one PCIe write
+  // does (BusMemory::write).
   void sample_w(const Top& t) {
     if (writes_.empty()) {
       ++proto_errors_;  // the kernel promises W never precedes its burst's AWVALID
@@ -172,7 +198,10 @@ class AxiSlave : public rnic::bus::Component<Top> {
       }
     }
     if (b.beat == b.len || P::wlast(t)) {
-      if (!b.err) land(b.addr, std::size_t{b.beat + 1} * bytes_);
+      if (!b.err && !mem_.write(b.addr, data_.data(), strobe_.data(), std::size_t{b.beat + 1} * bytes_)) {
+        b.err = true;
+        ++errors_;
+      }
       b_q_.push_back(b.err ? kSlvErr : 0);
       writes_.pop_front();
     } else {
@@ -180,27 +209,7 @@ class AxiSlave : public rnic::bus::Component<Top> {
     }
   }
 
-  void land(std::uint64_t addr, std::size_t n) {
-    std::uint8_t* p = mem_.data() + (addr - mem_.base());
-    if (n < 8) {  // a bus narrower than 8 bytes: byte by byte
-      for (std::size_t i = 0; i < n; ++i) {
-        if (strobe_[i]) p[i] = data_[i];
-      }
-      return;
-    }
-    for (std::size_t i = 8; i < n; ++i) {
-      if (strobe_[i]) p[i] = data_[i];
-    }
-    std::atomic_thread_fence(std::memory_order_release);
-    std::uint8_t head[8];  // the burst is bus-aligned, so 8-aligned: one 64-bit store
-    std::memcpy(head, p, 8);
-    for (std::size_t i = 0; i < 8; ++i) {
-      if (strobe_[i]) head[i] = data_[i];
-    }
-    std::memcpy(p, head, 8);
-  }
-
-  MemRegion& mem_;
+  BusMemory& mem_;
   unsigned bytes_;
   std::deque<Burst> writes_;  // accepted AWs still receiving W beats
   std::deque<std::uint8_t> b_q_;

@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 
 #include "server.hpp"
+#include "xrt_device.hpp"
 
 int main(int argc, char** argv) {
   rnic::sim::Options o;
@@ -45,7 +46,32 @@ int main(int argc, char** argv) {
   app.add_option("--net-seed", o.net_path.seed, "network path: seed of the loss, duplication and reordering draws")
       ->capture_default_str();
   app.add_flag("--verbose", o.verbose, "log connections, errors and cleanup to stderr");
+  bool xrt = false;
+  std::string xclbin, bank = "host";
+  app.add_flag("--xrt", xrt,
+               "be an XRT hardware-emulation device: XRT's hw_emu shim starts rnic-sim (simulate.sh) and owns the card "
+               "over its sockets (docs/xrt-backend.md); --socket serves observers and the simulated wire");
+  app.add_option("--xrt-connect-seconds", o.xrt_connect_seconds, "--xrt: how long to wait for XRT's sockets")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 3600u));
+  app.add_option("--write-xclbin", xclbin,
+                 "write the xclbin that describes the --xrt device to XRT (its DDR[0] bank is --mem-mib MiB) and exit");
+  app.add_option("--xclbin-bank", bank,
+                 "--write-xclbin: the bank m_axi_gmem is connected to: host (host_only buffers) "
+                 "or ddr (card memory)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"host", "ddr"}));
   CLI11_PARSE(app, argc, argv);
+
+  if (!xclbin.empty()) {
+    try {
+      rnic::sim::write_xrt_xclbin(xclbin, o, bank == "host" ? rnic::sim::XrtBank::kHost : rnic::sim::XrtBank::kDdr);
+      return 0;
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "rnic-sim: {}\n", e.what());
+      return 1;
+    }
+  }
 
   // SIGINT/SIGTERM arrive through a signalfd the server polls; SIGPIPE is never wanted.
   sigset_t set;
@@ -64,8 +90,9 @@ int main(int argc, char** argv) {
   }
   int rc = 0;
   try {
+    o.xrt = xrt;
     rnic::sim::Server server(o);
-    server.run(sfd);
+    rc = server.run(sfd);
   } catch (const std::exception& e) {
     fmt::print(stderr, "rnic-sim: {}\n", e.what());
     rc = 1;

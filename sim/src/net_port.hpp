@@ -72,7 +72,7 @@ class NetPort final : public NetPortBase {
   static constexpr std::uint32_t kLoopback = 0x7F000001;
 
   // Binds 127.0.0.1:port (0: any free port). Throws std::runtime_error with the reason.
-  NetPort(bus::Sim<Top>& sim, MemRegion& mem, unsigned bus_bytes, int port, const simnet::ImpairmentConfig& path)
+  NetPort(bus::Sim<Top>& sim, BusMemory& mem, unsigned bus_bytes, int port, const simnet::ImpairmentConfig& path)
       : source_(sim, bus_bytes),
         sink_(sim, bus_bytes),
         slave_(sim, mem, bus_bytes),
@@ -223,7 +223,7 @@ struct HasNetPorts<T, std::void_t<decltype(std::declval<T&>().s_axis_net_tvalid)
 
 // A network port on Top, or nullptr when Top has none.
 template <class Top>
-std::unique_ptr<NetPortBase> make_net_port(bus::Sim<Top>& sim, MemRegion& mem, unsigned bus_bytes, int port,
+std::unique_ptr<NetPortBase> make_net_port(bus::Sim<Top>& sim, BusMemory& mem, unsigned bus_bytes, int port,
                                            const simnet::ImpairmentConfig& path) {
   if constexpr (HasNetPorts<Top>::value) {
     return std::make_unique<NetPort<Top>>(sim, mem, bus_bytes, port, path);

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Vrnic_kernel.h"
+#include "card.hpp"
 #include "host_memory.hpp"
 #include "net_port.hpp"
 #include "rnic/bus/axi_lite_master.hpp"
@@ -36,6 +37,7 @@
 #include "rnic/wire/ddp.hpp"
 #include "rnic/wire/ddp_errors.hpp"
 #include "rnic/wire/sctp_ddp.hpp"
+#include "xrt_device.hpp"
 
 namespace rnic::sim {
 namespace {
@@ -49,7 +51,6 @@ constexpr std::size_t kMaxClients = 64;
 constexpr unsigned kBatch = 64;                     // cycles between two looks at the sockets
 constexpr unsigned kBatchInteractive = 4;           // the same while a client is talking to the card
 constexpr std::uint64_t kInteractiveCycles = 1024;  // how long after a message that lasts
-constexpr std::uint64_t kCmdTimeoutCycles = 2'000'000;
 
 std::string errno_text(const char* what) { return fmt::format("{}: {}", what, std::strerror(errno)); }
 
@@ -95,59 +96,26 @@ struct Client {
   std::optional<PendingSync> sync;
 };
 
-// Offsets of the RNIC_REG rows of hw.def.
-constexpr std::uint32_t kRegRows[] = {
-#define RNIC_REG(name, offset, access, desc) offset,
-#include "rnic/hw/hw.def"
-};
-
 }  // namespace
 
 // The card of one implementation (Top: the Verilated rnic_kernel, or the SystemC model behind the same
-// ports).
+// ports). With --xrt, XRT's hardware-emulation shim owns it (xrt_device.hpp): its calls arrive on an
+// XrtSession, the card's memory is DDR[0] (mem_) and XRT's host memory, and the simulator's own socket
+// serves observers and the simulated wire (inject, sync, the network port's sockets).
 template <class Top>
-class KernelServer final : public Server::Impl {
-  // Bus width of the model (DATA_WIDTH / 8), checked against CAP_DATA_WIDTH at start.
-  static constexpr unsigned kBusBytes =
-      static_cast<unsigned>(sizeof(std::remove_reference_t<decltype(std::declval<Top&>().s_axis_rx_tdata)>));
+class KernelServer final : public Server::Impl, private XrtCard {
+  static constexpr unsigned kBusBytes = Card<Top>::kBusBytes;
 
  public:
-  explicit KernelServer(const Options& o) : opt_(o), alloc_(mem_bytes(o)) {
-    mem_ = std::make_unique<MemRegion>(kMemBase, mem_bytes(o));
-    if (o.fst.empty()) {
-      unsetenv("RNIC_FST");
-    } else {
-      setenv("RNIC_FST", o.fst.c_str(), 1);  // rnic::bus::Sim opens the FST dump from it
-    }
-    sim_ = std::make_unique<bus::Sim<Top>>();
-    mmio_ = std::make_unique<bus::AxiLiteMaster<Top>>(*sim_);
-    axis_ = std::make_unique<bus::AxisSource<Top>>(*sim_, kBusBytes, 1);
-    slave_ = std::make_unique<AxiSlave<Top>>(*sim_, *mem_, kBusBytes);
-    if (o.udp_port >= 0) {
-      net_ = make_net_port<Top>(*sim_, *mem_, kBusBytes, o.udp_port, o.net_path);
-      if (!net_) throw std::runtime_error("--udp-port needs --model rtl: the SystemC model has no network ports");
-    }
-    sim_->reset();
-    const std::uint32_t width = mmio_->read32(hw::kRegCAP_DATA_WIDTH);
-    streams_ = mmio_->read32(hw::kRegCAP_STREAMS);
-    // Longer segments are cut and reported by the kernel, so the ingress takes up to this plus the
-    // largest header.
-    max_seg_bytes_ = mmio_->read32(hw::kRegCAP_MAX_SEG_BYTES);
-    qns_ = mmio_->read32(hw::kRegCAP_QNS);
-    if (mmio_->read32(hw::kRegID) != hw::kID_VALUE || width != 8 * kBusBytes) {
-      throw std::runtime_error("the Verilated kernel does not identify as rnic_kernel");
-    }
-    // The kernel's network side (NET = 1): CAP_NET_ASSOCS reads 0 without it.
-    net_side_ = mmio_->read32(hw::kRegCAP_NET_ASSOCS) != 0;
-    if (net_ && !net_side_) {
-      throw std::runtime_error("--udp-port: this kernel was built without its network side (NET = 0)");
-    }
-    // After reset the kernel clears its tables, one row per cycle: lookup the longest of the STag table,
-    // the stream table and the queues (CAP_STAGS, CAP_STREAMS * CAP_QNS), deliver its stream words.
-    // Commands and segments wait meanwhile; the simulator lets it finish before it serves.
-    const std::uint32_t stags = mmio_->read32(hw::kRegCAP_STAGS);
-    const std::uint64_t clear = std::max<std::uint64_t>(stags, std::uint64_t{streams_} * qns_) + 1024;
-    for (std::uint64_t i = 0; i < clear; ++i) sim_->tick();
+  explicit KernelServer(const Options& o)
+      : opt_(o),
+        mem_(std::make_unique<MemRegion>(kMemBase, mem_bytes(o))),
+        xrt_(o.xrt ? std::make_unique<XrtSession>(o, *mem_) : nullptr),
+        alloc_(mem_bytes(o)),
+        card_(o, xrt_ ? xrt_->bus() : static_cast<BusMemory&>(*mem_)),
+        streams_(card_.streams()),
+        qns_(card_.qns()),
+        max_seg_bytes_(card_.max_seg_bytes()) {
     if (!o.pcap.empty()) {
       pcap_ = std::make_unique<capture::SctpCaptureWriter>(o.pcap, capture::SctpEndpoint{0x0A000001, 5001},
                                                            capture::SctpEndpoint{0x0A000002, 5002}, hw::kID_VALUE);
@@ -159,6 +127,7 @@ class KernelServer final : public Server::Impl {
     log("rnic-sim: listening on {} ({} MiB host memory at 0x{:x}, {} streams x {} QNs, {}-bit bus)", o.socket,
         o.mem_mib, kMemBase, streams_, qns_, 8 * kBusBytes);
     if (net_) log("rnic-sim: network port on UDP 127.0.0.1:{}", net_->port());
+    if (xrt_) log("rnic-sim: owned by XRT (hw_emu) on {}; HOST[0] at 0x{:x}", xrt_->path(), kXrtHostBase);
   }
 
   ~KernelServer() override {
@@ -168,9 +137,10 @@ class KernelServer final : public Server::Impl {
     if (pcap_) pcap_->close();
   }
 
-  void run(int signal_fd) override {
+  int run(int signal_fd) override {
     std::vector<pollfd> pf;
     std::vector<Client*> polled;
+    constexpr std::size_t kFirstClient = 4;
     for (;;) {
       // A quiet card releases what the network path holds back: a reordered datagram comes late, not never.
       if (net_ && net_->holding() && is_idle()) net_->flush();
@@ -180,6 +150,7 @@ class KernelServer final : public Server::Impl {
       pf.push_back(pollfd{signal_fd, POLLIN, 0});
       pf.push_back(pollfd{listen_.get(), POLLIN, 0});
       pf.push_back(pollfd{net_ ? net_->fd() : -1, POLLIN, 0});  // fd -1: poll ignores the entry
+      pf.push_back(pollfd{xrt_ ? xrt_->fd() : -1, POLLIN, 0});
       for (auto& c : clients_) {
         // A client waiting for SYNC sends nothing more until it has the reply (hang-ups still show).
         pf.push_back(pollfd{c->fd.get(), static_cast<short>(c->sync ? 0 : POLLIN), 0});
@@ -191,13 +162,22 @@ class KernelServer final : public Server::Impl {
         if ((pf[0].revents & POLLIN) != 0) {
           signalfd_siginfo si{};
           if (::read(signal_fd, &si, sizeof si) > 0) log("rnic-sim: signal {}, stopping", si.ssi_signo);
-          log_speed();
-          return;
+          card_.log_speed();
+          return 0;
         }
         if ((pf[1].revents & POLLIN) != 0) accept_clients();
         if ((pf[2].revents & POLLIN) != 0) net_->receive();
+        if ((pf[3].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+          // XRT's call: the session ends with XRT's close (0) or without it (1); the device ends with it.
+          const XrtSession::Next next = xrt_->serve(*this);
+          interactive_until_ = cycle() + kInteractiveCycles;
+          if (next != XrtSession::Next::kGoOn) {
+            card_.log_speed();
+            return next == XrtSession::Next::kClosed ? 0 : 1;
+          }
+        }
         for (std::size_t i = 0; i < polled.size(); ++i) {
-          const short ev = pf[i + 3].revents;
+          const short ev = pf[i + kFirstClient].revents;
           if ((ev & POLLIN) != 0) {
             serve(*polled[i]);
             interactive_until_ = cycle() + kInteractiveCycles;
@@ -210,10 +190,7 @@ class KernelServer final : public Server::Impl {
       if (!is_idle()) {
         // Short batches while a client is mid-conversation (MMIO round trips), long ones otherwise.
         const unsigned batch = cycle() < interactive_until_ ? kBatchInteractive : kBatch;
-        const auto t0 = std::chrono::steady_clock::now();
-        for (unsigned i = 0; i < batch; ++i) sim_->tick();
-        run_time_ += std::chrono::steady_clock::now() - t0;
-        run_cycles_ += batch;
+        card_.run(batch);
         check_syncs();
         sweep();
       }
@@ -231,28 +208,14 @@ class KernelServer final : public Server::Impl {
     return static_cast<std::size_t>(o.mem_mib) << 20;
   }
 
-  std::uint64_t cycle() const { return sim_->cycle(); }
-
-  // The simulation speed while the card runs (the batches of the main loop: traffic, and the quiet
-  // tail after it; not the MMIO round trips' few cycles): scripts/bench.sh reads this line.
-  void log_speed() {
-    const double secs = std::chrono::duration<double>(run_time_).count();
-    log("rnic-sim: ran {} of {} cycles in batches, {:.3f} s: {:.0f} cycles/s", run_cycles_, cycle(), secs,
-        secs > 0 ? static_cast<double>(run_cycles_) / secs : 0.0);
-  }
-  std::uint64_t last_axi_activity() const {
-    const std::uint64_t net = net_ ? net_->last_activity() : 0;
-    return std::max({slave_->last_activity(), axis_->last_accept_cycle(), net});
-  }
-  bool inputs_quiet() const { return axis_->empty() && slave_->idle() && (!net_ || net_->idle()); }
+  std::uint64_t last_axi_activity() const { return card_.last_axi_activity(); }
+  bool inputs_quiet() const { return card_.inputs_quiet(); }
   // Nothing queued, nothing waiting for the kernel, no AXI/stream/MMIO activity for --quiet-cycles.
   bool is_idle() const {
-    if (!inputs_quiet()) return false;
     for (const auto& c : clients_) {
       if (c->sync) return false;
     }
-    const std::uint64_t last = std::max(last_axi_activity(), last_mmio_);
-    return cycle() - last >= opt_.quiet_cycles;
+    return card_.quiet_for(opt_.quiet_cycles);
   }
 
   // ---- socket ---------------------------------------------------------------------------------------
@@ -417,18 +380,16 @@ class KernelServer final : public Server::Impl {
       case Op::kRead32: {
         proto::MmioReq r{};
         if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
-        if (!valid_register(r.offset)) return reply(c, h, Status::kBadAddress);
-        const proto::MmioRep rep{mmio_read(r.offset), 0};
+        if (!card_.valid_register(r.offset)) return reply(c, h, Status::kBadAddress);
+        const proto::MmioRep rep{card_.mmio_read(r.offset), 0};
         return reply_with(c, h, Status::kOk, rep);
       }
       case Op::kWrite32: {
         proto::MmioReq r{};
         if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
         if (!owner(c)) return reply(c, h, Status::kNotOwner);
-        if (!valid_register(r.offset)) return reply(c, h, Status::kBadAddress);
-        if (r.offset == hw::kRegCMD) snoop_command(r.value);
-        snoop_net(r.offset, r.value);
-        mmio_write(r.offset, r.value);
+        if (!card_.valid_register(r.offset)) return reply(c, h, Status::kBadAddress);
+        card_.owner_write(r.offset, r.value);
         return reply(c, h, Status::kOk);
       }
       case Op::kAlloc: {
@@ -471,7 +432,7 @@ class KernelServer final : public Server::Impl {
         s.mem_base = kMemBase;
         s.mem_bytes = mem_->size();
         s.mem_used = alloc_.used();
-        s.owner_pid = owner_ ? owner_->pid : 0;
+        s.owner_pid = owner_pid();
         s.clients = static_cast<std::uint32_t>(clients_.size());
         s.axi_errors = slave_->errors() + (net_ ? net_->axi_errors() : 0);
         if (net_) {
@@ -498,10 +459,12 @@ class KernelServer final : public Server::Impl {
       case Op::kNetSocket: {
         proto::NetSocketReq r{};
         if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
-        if (!owner(c)) return reply(c, h, Status::kNotOwner);
+        // The simulated network layer's socket table is the wire's, not the card's: with XRT owning the
+        // card, the simulator's clients (the harness) set it.
+        if (!owner(c) && !xrt_) return reply(c, h, Status::kNotOwner);
         if (!net_) return reply(c, h, Status::kNoNetwork);
         if (!net_->set_socket(r)) return reply(c, h, Status::kBadArgument);
-        if (r.valid != 0) owner_sockets_.insert(r.index);
+        if (r.valid != 0) card_.owner_socket(r.index);
         return reply(c, h, Status::kOk);
       }
     }
@@ -512,10 +475,10 @@ class KernelServer final : public Server::Impl {
     proto::HelloReq r{};
     if (!parse(p, len, r)) return reply(c, h, Status::kBadLength);
     if (c.hello) return reply(c, h, Status::kBadArgument);  // said HELLO already
-    proto::HelloRep rep{proto::kVersion, 0, owner_ ? owner_->pid : 0, kMemBase, mem_->size(), cycle()};
+    proto::HelloRep rep{proto::kVersion, 0, owner_pid(), kMemBase, mem_->size(), cycle()};
     if (r.version != proto::kVersion) return reply_with(c, h, Status::kBadVersion, rep);
     if (r.role != proto::kRoleOwner && r.role != proto::kRoleObserver) return reply(c, h, Status::kBadArgument);
-    if (r.role == proto::kRoleOwner && owner_ != nullptr) return reply_with(c, h, Status::kOwned, rep);
+    if (r.role == proto::kRoleOwner && (owner_ != nullptr || xrt_)) return reply_with(c, h, Status::kOwned, rep);
     c.hello = true;
     c.role = r.role;
     c.pid = r.pid;
@@ -577,177 +540,46 @@ class KernelServer final : public Server::Impl {
     }
   }
 
-  // ---- MMIO ------------------------------------------------------------------------------------------
-  // The register map: the RNIC_REG rows, every register of the RNIC_REG_ARRAY rows (CMD_ARG0..15,
-  // NET_ASSOC_ARG0..6, NET_CNT0..9) and the per-error counters. A kernel without its
-  // network side answers that window's rows SLVERR, read as 0, as any row it does not decode: the same
-  // on every model, so a reader (rnicctl counters, regs) sees zeros, not an error.
-  bool valid_register(std::uint32_t off) const {
-    if (off % 4 != 0 || off >= hw::kMMIO_BYTES) return false;
-    if (off >= hw::kRegNET_ASSOC_ARG0 && off < hw::reg_net_assoc_arg(hw::kNET_ASSOC_ARGS)) return true;
-    if (off >= hw::kRegNET_CNT0 && off < hw::reg_net_counter(hw::kNET_COUNTERS)) return true;
-    if (std::find(std::begin(kRegRows), std::end(kRegRows), off) != std::end(kRegRows)) return true;
-    if (off >= hw::kRegCMD_ARG0 && off < hw::reg_cmd_arg(hw::kCMD_ARGS)) return true;
-    const auto rows = static_cast<unsigned>(wire::kAllDdpErrors.size());
-    return off >= hw::kRegCNT_ERROR0_LO && off < hw::reg_error_counter_lo(rows);
+  // ---- XrtCard: XRT's calls -------------------------------------------------------------------------
+  bool valid_register(std::uint32_t off) const override { return card_.valid_register(off); }
+  std::uint32_t read_register(std::uint32_t off) override { return card_.mmio_read(off); }
+  void write_register(std::uint32_t off, std::uint32_t v) override { card_.owner_write(off, v); }
+  std::uint64_t cycle() const override { return card_.cycle(); }
+
+  // The owner's process: a client's, or (--xrt) XRT's, the process that started the simulator.
+  std::uint32_t owner_pid() const {
+    if (owner_) return owner_->pid;
+    return xrt_ ? static_cast<std::uint32_t>(::getppid()) : 0;
   }
 
-  std::uint32_t mmio_read(std::uint32_t off) {
-    const std::uint32_t v = mmio_->read32(off);
-    last_mmio_ = cycle();
-    return v;
-  }
-  void mmio_write(std::uint32_t off, std::uint32_t v) {
-    mmio_->write32(off, v);
-    last_mmio_ = cycle();
-  }
-
-  // What the owner programmed, for owner_gone(): every STag index it wrote and every stream it
-  // enabled or configured, as the card sees them: the opcode is CMD[7:0] (the card ignores the upper
-  // bits) and the index or stream argument is read back from the card's register. A command the card
-  // ignores or refuses only adds an entry that is cleaned up needlessly.
-  static_assert(hw::kArgSTREAM_ENABLE_STREAM.word == hw::kArgQUEUE_CONFIG_STREAM.word &&
-                hw::kArgSTREAM_ENABLE_STREAM.mask() == hw::kArgQUEUE_CONFIG_STREAM.mask());
-  void snoop_command(std::uint32_t v) {
-    const std::uint32_t op = hw::cmd_opcode(v);
-    if (op == hw::kCmdSTAG_WRITE) {
-      owner_stags_.insert(arg_of(hw::kArgSTAG_WRITE_INDEX));
-    } else if (op == hw::kCmdSTREAM_ENABLE || op == hw::kCmdQUEUE_CONFIG) {
-      owner_streams_.insert(arg_of(hw::kArgSTREAM_ENABLE_STREAM));
-    }
-  }
-  std::uint32_t arg_of(const hw::ArgField& f) { return f.get(mmio_read(hw::reg_cmd_arg(f.word))); }
-
-  // What the owner set on the network side, for owner_gone(): association entries written and streams
-  // made live (NET_ASSOC_CMD WRITE, NET_STREAM_LIVE LIVE).
-  void snoop_net(std::uint32_t off, std::uint32_t v) {
-    if (!net_side_) return;
-    if (off == hw::kRegNET_ASSOC_CMD && hw::kNET_ASSOC_CMD_WRITE.get(v) != 0)
-      owner_assocs_.insert(hw::kNET_ASSOC_CMD_INDEX.get(v));
-    if (off == hw::kRegNET_STREAM_LIVE && hw::kNET_STREAM_LIVE_LIVE.get(v) != 0)
-      owner_live_.insert(hw::kNET_STREAM_LIVE_STREAM.get(v));
-  }
-
-  // The network side's part of owner_gone(): both packet rings off (their memory is the owner's: free
-  // only once no ring write or read is in flight, NET_RX_CTRL / NET_TX_CTRL bit 1), every stream it made
-  // live cleared, every association entry it wrote cleared (fenced: NET_ASSOC_STATUS busy until the
-  // packets that came before have left the front end), its sockets unset. False if anything stayed busy.
-  bool net_owner_gone() {
-    if (!net_side_) return true;
-    bool clean = true;
-    mmio_write(hw::kRegNET_RX_CTRL, 0);
-    mmio_write(hw::kRegNET_TX_CTRL, 0);
-    for (std::uint32_t stream : owner_live_) {
-      mmio_write(hw::kRegNET_STREAM_LIVE, hw::kNET_STREAM_LIVE_STREAM.put(stream));  // LIVE 0
-    }
-    for (std::uint32_t idx : owner_assocs_) {
-      clean = wait_clear(hw::kRegNET_ASSOC_STATUS, hw::kNET_ASSOC_STATUS_BUSY.mask()) && clean;
-      mmio_write(hw::kRegNET_ASSOC_CMD, hw::kNET_ASSOC_CMD_INDEX.put(idx));  // WRITE 0: clear
-    }
-    clean = wait_clear(hw::kRegNET_ASSOC_STATUS, hw::kNET_ASSOC_STATUS_BUSY.mask()) && clean;
-    for (std::uint32_t reg : {hw::kRegNET_RX_CTRL, hw::kRegNET_TX_CTRL}) {
-      if (!wait_clear(reg, hw::kNET_RX_CTRL_BUSY.mask())) {
-        fmt::print(stderr, "rnic-sim: packet ring (0x{:x}) still busy after {} cycles\n", reg, kCmdTimeoutCycles);
-        clean = false;
-      }
-    }
-    if (net_) {
-      for (std::uint32_t i : owner_sockets_) net_->set_socket(proto::NetSocketReq{i, 0, 0, 0});
-    }
-    owner_assocs_.clear();
-    owner_live_.clear();
-    owner_sockets_.clear();
-    return clean;
-  }
-
-  // Reads reg until (value & mask) == 0; false after kCmdTimeoutCycles.
-  bool wait_clear(std::uint32_t reg, std::uint32_t mask) {
-    const std::uint64_t t0 = cycle();
-    while ((mmio_read(reg) & mask) != 0) {
-      if (cycle() - t0 > kCmdTimeoutCycles) return false;
-    }
-    return true;
-  }
-
-  // Runs a command as a driver would (rnic/hw/command.hpp): wait for an earlier one, then its one
-  // argument (arg: where it goes) and the opcode until CMD_STATUS is not busy. False when busy never
-  // clears within kCmdTimeoutCycles.
-  bool command(std::uint32_t op, const hw::ArgField& arg, std::uint32_t arg0) {
-    const auto read = [this](std::uint32_t off) { return mmio_read(off); };
-    std::uint64_t t0 = cycle();
-    const auto again = [&] { return cycle() - t0 <= kCmdTimeoutCycles; };  // each read takes cycles
-    if (!hw::wait_cmd_idle(read, again)) {
-      fmt::print(stderr, "rnic-sim: an earlier command is still busy after {} cycles; {} ({}) not issued\n",
-                 kCmdTimeoutCycles, op, arg0);
-      return false;
-    }
-    t0 = cycle();
-    const auto write = [this](std::uint32_t off, std::uint32_t v) { mmio_write(off, v); };
-    const hw::CmdArgs args = hw::CmdArgs().set(arg, arg0);
-    if (hw::run_command(read, write, again, op, args.data(), args.size())) return true;
-    fmt::print(stderr, "rnic-sim: command {} ({}) still busy after {} cycles\n", op, arg0, kCmdTimeoutCycles);
-    return false;
-  }
-
-  // RFC 5041 8.3.2: what a kernel driver does when the owning process exits (and, with a network
-  // port, net_owner_gone() for the packet rings and the association table). The CQ goes off first:
-  // nobody drains the ring any more, and with the CQ disabled the card discards completions, so the
-  // fenced commands (STAG_INVALIDATE, STREAM_TEARDOWN: busy until every write and completion decided
-  // before them is done) can finish; then CQ_CTRL.busy must read 0 (no completion write loaded before
-  // the disable still in flight). When all of that finished, nothing the owner left can be written
-  // and sweep() frees its memory; otherwise (false) the memory is quarantined.
-  bool owner_gone() {
-    log("rnic-sim: owner gone: disabling the CQ, invalidating {} STags, tearing down {} streams", owner_stags_.size(),
-        owner_streams_.size());
-    bool clean = true;
-    try {
-      mmio_write(hw::kRegCQ_CTRL, 0);
-      for (std::uint32_t idx : owner_stags_)
-        clean = command(hw::kCmdSTAG_INVALIDATE, hw::kArgSTAG_INVALIDATE_INDEX, idx) && clean;
-      for (std::uint32_t s : owner_streams_)
-        clean = command(hw::kCmdSTREAM_TEARDOWN, hw::kArgSTREAM_TEARDOWN_STREAM, s) && clean;
-      // The ring is the owner's memory: free only once no completion write is in flight.
-      if (!wait_clear(hw::kRegCQ_CTRL, hw::kCQ_CTRL_BUSY.mask())) {
-        fmt::print(stderr, "rnic-sim: completion ring still busy after {} cycles\n", kCmdTimeoutCycles);
-        clean = false;
-      }
-      clean = net_owner_gone() && clean;
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "rnic-sim: owner cleanup: {}\n", e.what());
-      clean = false;
-    }
-    owner_stags_.clear();
-    owner_streams_.clear();
+  // The owner is gone: the card undoes what it programmed (Card::owner_gone), its tables go with it.
+  bool owner_gone() override {
+    const bool clean = card_.owner_gone();
     owner_ = nullptr;
-    published_.clear();  // the owner's tables are gone with it
+    published_.clear();
     return clean;
   }
 
   Options opt_;
   std::unique_ptr<MemRegion> mem_;
+  std::unique_ptr<XrtSession> xrt_;  // --xrt: XRT owns the card
   Allocator alloc_;
-  std::unique_ptr<bus::Sim<Top>> sim_;
-  std::unique_ptr<bus::AxiLiteMaster<Top>> mmio_;
-  std::unique_ptr<bus::AxisSource<Top>> axis_;
-  std::unique_ptr<AxiSlave<Top>> slave_;
-  std::unique_ptr<NetPortBase> net_;
-  bool net_side_ = false;  // the kernel has its network side (NET = 1): the window answers
-  std::set<std::uint32_t> owner_assocs_, owner_live_, owner_sockets_;
+  Card<Top> card_;
+  // The card's parts (owned by card_).
+  bus::AxisSource<Top>* axis_ = &card_.axis();
+  AxiSlave<Top>* slave_ = &card_.slave();
+  NetPortBase* net_ = card_.net();
   std::unique_ptr<capture::SctpCaptureWriter> pcap_;
   Fd listen_;
   bool bound_ = false;
   std::vector<std::unique_ptr<Client>> clients_;
   std::uint64_t next_id_ = 0;
   Client* owner_ = nullptr;
-  std::uint32_t owner_arg0_ = 0;
-  std::set<std::uint32_t> owner_stags_, owner_streams_;
   std::string published_;
-  std::uint32_t streams_ = 0, qns_ = 0, max_seg_bytes_ = 0;
-  std::uint64_t injected_ = 0, last_mmio_ = 0;
+  const std::uint32_t streams_, qns_, max_seg_bytes_;
+  std::uint64_t injected_ = 0;
   std::uint64_t out_seen_ = 0, beats_at_out_ = 0;  // check_syncs: the last host-memory or send activity seen
   std::uint64_t interactive_until_ = 0;
-  std::uint64_t run_cycles_ = 0;                    // cycles ticked by the main loop
-  std::chrono::steady_clock::duration run_time_{};  // and the time they took
   std::vector<std::uint8_t> rx_;
 };
 
@@ -764,6 +596,6 @@ std::unique_ptr<Server::Impl> make_impl(const Options& o) {
 
 Server::Server(const Options& o) : impl_(make_impl(o)) {}
 Server::~Server() = default;
-void Server::run(int signal_fd) { impl_->run(signal_fd); }
+int Server::run(int signal_fd) { return impl_->run(signal_fd); }
 
 }  // namespace rnic::sim

@@ -23,6 +23,9 @@ struct Options {
   // which). Needs the RTL model: the SystemC model has no network ports.
   int udp_port = -1;
   simnet::ImpairmentConfig net_path;  // loss, duplication, reordering on both directions, seeded
+  // XRT hardware-emulation device (xrt_device.hpp): XRT owns the card; how long to wait for its sockets.
+  bool xrt = false;
+  unsigned xrt_connect_seconds = 60;
 };
 
 // Device address of the first byte of the host memory: above 4 GiB so 64-bit addressing is used.
@@ -37,15 +40,16 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Serves until SIGINT/SIGTERM (blocked by the caller and read through signal_fd). Returns normally
-  // on a signal; the destructor then closes the pcap/FST and unlinks the socket.
-  void run(int signal_fd);
+  // Serves until SIGINT/SIGTERM (blocked by the caller and read through signal_fd), or with --xrt
+  // until the XRT session ends. Returns the process's exit code: 0 on a signal or XRT's close, 1 when
+  // the XRT session ended without one. The destructor then closes the pcap/FST and unlinks the socket.
+  int run(int signal_fd);
 
   // One implementation's card (server.cpp).
   class Impl {
    public:
     virtual ~Impl() = default;
-    virtual void run(int signal_fd) = 0;
+    virtual int run(int signal_fd) = 0;
   };
 
  private:

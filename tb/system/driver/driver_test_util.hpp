@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared pieces of the driver system tests: a fixture with its own rnic-sim, a device and a client;
-// segment builders (the wire library's encoders); completion draining with a deadline.
+// Shared pieces of the driver system tests: a fixture with its own rnic-sim (or the program's shared
+// device), a device and a client; segment builders (the wire library's encoders); completion draining
+// with a deadline.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,7 +9,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,22 +86,52 @@ inline std::string describe(const Completion& c) {
          " type " + std::to_string(c.err_type) + " code " + std::to_string(c.err_code);
 }
 
-// Every test gets its own simulator, device (owner) and client.
+// RNIC_SYSTEST_DEVICE=shared: the tests share one device, opened once from $RNIC_DEVICE, each with a
+// client of its own. That is how the suite runs through XRT's hardware emulation of rnic-sim
+// (scripts/xrt_emu.sh sets RNIC_DEVICE=xrt:0 and the simulated wire; XRT starts one simulator per
+// session and a session costs about 10 s). Unset: every test starts its own rnic-sim.
+inline bool shared_device() {
+  const char* e = std::getenv("RNIC_SYSTEST_DEVICE");
+  return e != nullptr && std::string(e) == "shared";
+}
+inline Device& the_shared_device() {
+  static const std::unique_ptr<Device> dev = Device::open("");
+  return *dev;
+}
+
+// Every test gets its own simulator, device (owner) and client; or, on a shared device, its own client.
 class DriverSystem : public ::testing::Test {
  protected:
   void SetUp() override {
-    dev_ = Device::open(sim_.device_string());
+    if (shared_device()) {
+      dev_ = &the_shared_device();
+    } else {
+      sim_.emplace();
+      own_dev_ = Device::open(sim_->device_string());
+      dev_ = own_dev_.get();
+    }
     client_ = dev_->create_client();
   }
 
+  // The fill pattern in host memory and, on a card whose buffers are card memory, on the card too.
   Buffer filled_buffer(std::size_t bytes, std::uint8_t fill) {
     Buffer b = client_->alloc_buffer(bytes);
     std::fill(b.data, b.data + b.size, fill);
+    client_->flush_buffer(b.id, 0, b.size);
     return b;
   }
 
-  SimProcess sim_;
-  std::unique_ptr<Device> dev_;
+  // The test's own simulator, for a second connection to it (an observer). A test that needs one
+  // calls this first: on a shared device it is skipped (the device is XRT's, opened once).
+  SimProcess& own_sim() {
+    if (!sim_) throw std::logic_error("own_sim() on a shared device: GTEST_SKIP first (needs_own_sim)");
+    return *sim_;
+  }
+  bool needs_own_sim() const { return !sim_.has_value(); }
+
+  std::optional<SimProcess> sim_;
+  std::unique_ptr<Device> own_dev_;
+  Device* dev_ = nullptr;
   std::unique_ptr<Client> client_;
 };
 

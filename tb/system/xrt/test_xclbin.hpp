@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Builds small xclbin (axlf) files for the XRT backend tests. Debian 12's xclbinutil cannot run (its
-// wrapper calls /usr/bin/unwrapped/xclbinutil, which libxrt-utils 2.13 does not ship), so the tests
-// write the container themselves from the structs in <xrt/xclbin.h>: header, section headers and the
-// IP_LAYOUT, MEM_TOPOLOGY, CONNECTIVITY and (optional) EMBEDDED_METADATA sections the way v++ emits them.
+// Small xclbin (axlf) files for the XRT backend tests, written by the project's xclbin writer
+// (sim/xclbin: Debian 12's xclbinutil cannot run).
 #pragma once
 
 #include <cstdint>
@@ -10,27 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "rnic/xclbin/writer.hpp"
+
 namespace rnic::tb {
 
-struct TestIp {
-  std::string name;           // "kernel:instance", e.g. "rnic_kernel:rnic_kernel_1"
-  std::uint64_t base = 0;     // base address of its AXI4-Lite control space
-  std::uint32_t control = 2;  // IP_CONTROL: 2 = AP_CTRL_NONE (free-running)
-};
-
-struct TestMem {
-  std::string tag;        // "bank0", "HOST[0]", ...
-  std::uint8_t type = 1;  // MEM_TYPE: 1 = MEM_DDR4, 10 = MEM_HOST
-  std::uint64_t base = 0;
-  std::uint64_t size_kb = 0;
-  bool used = true;
-};
-
-struct TestConnection {
-  int arg = 0;  // argument index
-  int ip = 0;   // index into ips
-  int mem = 0;  // index into mems
-};
+using TestIp = xclbin::Ip;
+using TestMem = xclbin::Mem;
+using TestConnection = xclbin::Connection;
 
 struct TestXclbin {
   std::vector<TestIp> ips;

@@ -89,6 +89,10 @@ struct OpenOptions {
   // the request: a stopped (SIGSTOP) or hung simulator is an error, never a hang. SimControl::sync
   // waits longer as long as the simulated clock advances (see there). 0 means the default, 10 s.
   std::uint32_t sim_timeout_ms = 10'000;
+  // xrt: when the card is rnic-sim run by XRT's hardware emulation (rnic-sim --xrt), the simulator's
+  // socket: its wire (Device::sim(): inject, sync, cycles, the network port's sockets) is reached
+  // through it, the card itself through XRT. Default $RNIC_SIM_WIRE; empty: a card, no sim().
+  std::string sim_wire;
 };
 
 // Per-client limits (RFC 5041 8.3.2). Zero means "the device default" shown here.
@@ -383,6 +387,12 @@ class Client {
 
   Buffer alloc_buffer(std::size_t bytes);  // zeroed, 64-byte aligned, DMA-able
   void free_buffer(std::uint64_t buffer);  // kBusy while registered or posted
+  // Makes the host's writes to bytes [offset, offset + bytes) of a buffer visible to the card. On a
+  // card whose buffers live in card memory (an XRT DDR/HBM bank) this copies them to the card, and is
+  // needed: the driver copies the card's writes back over a tagged completion's whole registration,
+  // so bytes the host wrote there and never flushed are overwritten. Elsewhere (simulator, host memory
+  // bank) the memory is shared and this is a fence. kInvalidArgument outside the buffer.
+  void flush_buffer(std::uint64_t buffer, std::size_t offset, std::size_t bytes);
 
   Registration register_memory(const RegisterRequest& req);
   // Fenced (RFC 5041 8.3.1 #6): returns once no placement to the STag is in flight and none can start.
