@@ -12,6 +12,8 @@
 #    checks the reported type/code; rnicctl prints the counters; the simulator stops (SIGTERM) and
 #    tshark decodes its capture: the DDP segments with a good SCTP CRC32c must be exactly the ones
 #    rnic-run injected.
+#    Then the same rnic-run through the real XRT runtime: XRT's hardware emulation starts rnic-sim and the
+#    driver drives it through its XRT backend (scripts/xrt_emu.sh).
 # 3. The card on the network (issue 14): rnic-sim's RTL card with its network port on UDP 127.0.0.1:9899
 #    (RFC 6951; RNIC_NET_PORT changes it) and loss, duplication and reordering on the path; rnic-sink
 #    (the driver, the packet rings, usrsctp over them) on the card's side; rnic-peer (usrsctp in UDP,
@@ -129,6 +131,17 @@ for m in "${models[@]}"; do
   run_card "$m"
   cards+="${cards:+, }$injected segments on $m"
 done
+
+# The same card step through the real XRT runtime: Debian's XRT 2.13 loads the project's xclbin in
+# hardware emulation, starts rnic-sim (the RTL) and the driver runs through its XRT backend
+# (docs/xrt-backend.md, "hw_emu"; XRT itself waits about 10 s while loading).
+printf '\n-- the card through XRT (hw_emu: XRT starts rnic-sim, the driver uses its XRT backend)\n'
+xrt_log=$build/rnic-run.xrt.log
+./scripts/xrt_emu.sh --build "$build" -- "$build/host/run/rnic-run" "${rnic_run_args[@]}" 2>&1 |
+  grep -v '^INFO: \[HW-EMU' | tee "$xrt_log" || fail "rnic-run through XRT hw_emu (see $xrt_log)"
+grep -q '^rnic-run: PASS' "$xrt_log" || fail "rnic-run through XRT hw_emu did not pass (see $xrt_log)"
+xrt_injected=$(sed -n 's/^rnic-run: injected \([0-9]*\) segments.*/\1/p' "$xrt_log")
+cards+=", $xrt_injected segments through XRT hw_emu"
 
 # ---- 5. The card on the network: rnic-peer -> UDP -> rnic-sim's network port, rnic-sink on the host -------
 step "5/5 the card on the network: rnic-peer (usrsctp in UDP, RFC 6951) -> rnic-sim's network port (the RTL card," \

@@ -2,17 +2,22 @@
 #include "xrt_device.hpp"
 
 #include <poll.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -111,12 +116,50 @@ int connect_to(const std::string& path, std::chrono::steady_clock::time_point de
   }
 }
 
+// The reply XRT's shim accepts as a failure of `call` (it asserts that every required field is
+// present, and copies a register read's requested 4 bytes out of any reply).
+hwemu::Writer failure_reply(std::uint32_t call) {
+  static constexpr std::uint8_t kZeros[4] = {};
+  hwemu::Writer w;
+  switch (static_cast<Call>(call)) {
+    case Call::kReadKernelCtrl:
+      w.varint(1, 0).bytes(2, kZeros, 4);
+      break;
+    case Call::kCopyDeviceToHost:
+      w.varint(1, 0).bytes(2, kZeros, 0);
+      break;
+    case Call::kCopyHostToDevice:
+    case Call::kGetDeviceTimestamp:
+    case Call::kWriteKernelCtrl:
+    case Call::kAllocDeviceBuffer:
+    case Call::kFreeDeviceBuffer:
+    case Call::kClose:
+    case Call::kSetEnvironment:
+      w.varint(1, 0);
+      break;
+    default:
+      break;
+  }
+  return w;
+}
+
+// Where the device is in its conversation with XRT, in memory it shares with its guardian
+// (XrtSession: the process XRT started, which outlives a device that dies).
+struct SessionState {
+  enum : std::uint32_t { kIdle, kServing, kStreamBusy };
+  std::atomic<std::uint32_t> main{kIdle};  // kServing: `call` was read whole and is not answered yet
+  std::atomic<std::uint32_t> call{0};
+  std::atomic<std::uint32_t> host{kIdle};  // kStreamBusy: a host-memory request is half written
+  std::atomic<bool> host_closed{false};    // the host-memory socket got its close call
+  std::atomic<bool> ended{false};          // XRT closed the device, or is gone
+};
+
 // Host memory through XRT's host-memory ("D2X") socket: each access is a request XRT's thread answers
 // from the host_only buffer that holds the address. A failed or refused access is false: the card's
 // burst is answered SLVERR.
 class XrtHostMemory {
  public:
-  explicit XrtHostMemory(int fd) : fd_(fd) {}
+  XrtHostMemory(int fd, SessionState& state) : fd_(fd), state_(state) {}
   // However the device ends, XRT's host-memory thread gets its close call first.
   ~XrtHostMemory() {
     close_session();
@@ -152,6 +195,7 @@ class XrtHostMemory {
     std::uint8_t h[hwemu::kCallHeaderBytes];
     hwemu::encode_call_header(h, 0, static_cast<std::uint32_t>(Call::kClose));
     write_exact(fd_, h, sizeof h);
+    state_.host_closed = true;
     alive_ = false;
   }
 
@@ -161,10 +205,10 @@ class XrtHostMemory {
     std::uint8_t h[hwemu::kCallHeaderBytes];
     hwemu::encode_call_header(h, w.data().size(), static_cast<std::uint32_t>(c));
     std::uint8_t rh[hwemu::kCallHeaderBytes];
-    if (!write_exact(fd_, h, sizeof h) || !write_exact(fd_, w.data().data(), w.data().size()) ||
-        !read_exact(fd_, rh, sizeof rh)) {
-      return dead(errno == 0 ? "XRT closed it" : std::strerror(errno));
-    }
+    state_.host = SessionState::kStreamBusy;
+    const bool sent = write_exact(fd_, h, sizeof h) && write_exact(fd_, w.data().data(), w.data().size());
+    state_.host = SessionState::kIdle;
+    if (!sent || !read_exact(fd_, rh, sizeof rh)) return dead(errno == 0 ? "XRT closed it" : std::strerror(errno));
     const auto hdr = hwemu::decode_call_header(rh);
     if (!hdr || hdr->size > kMaxCallBytes) return dead("a malformed reply header");
     body_.resize(static_cast<std::size_t>(hdr->size));
@@ -189,6 +233,7 @@ class XrtHostMemory {
   }
 
   int fd_;
+  SessionState& state_;
   bool alive_ = true;
   std::vector<std::uint8_t> body_;
   hwemu::Message reply_;
@@ -240,11 +285,68 @@ class XrtBusMemory final : public BusMemory {
 
 }  // namespace
 
+// The process XRT started stays as the device's guardian: XRT waits for it at close, and XRT 2.13
+// spins forever on a socket whose other end vanished. When the device (the child: the card) ends the
+// session itself, the guardian exits with its status. When the device dies otherwise (killed,
+// crashed) the guardian answers XRT from then on: the call in flight and every later one fail (XRT
+// reports them as errors, so the driver does: never a hang), XRT's close is answered and the
+// host-memory socket gets its close call.
+[[noreturn]] void guard(int main_fd, int host_fd, SessionState& state, pid_t device) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);  // the guardian has no signalfd: a signal ends it
+  int status = 0;
+  while (::waitpid(device, &status, 0) < 0) {
+    if (errno != EINTR) ::_exit(1);
+  }
+  if (state.ended) ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+  fmt::print(stderr,
+             "rnic-sim: the simulated card (pid {}) ended without XRT's close ({}): every further XRT call "
+             "fails\n",
+             device, WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit " + std::to_string(WEXITSTATUS(status)));
+  const auto finish = [&](int code) {
+    if (!state.host_closed && state.host != SessionState::kStreamBusy) {
+      std::uint8_t h[hwemu::kCallHeaderBytes];
+      hwemu::encode_call_header(h, 0, static_cast<std::uint32_t>(Call::kClose));
+      write_exact(host_fd, h, sizeof h);
+    }
+    ::_exit(code);
+  };
+  const auto reply = [&](const hwemu::Writer& w) {
+    std::uint8_t h[hwemu::kReplyHeaderBytes];
+    hwemu::encode_reply_header(h, w.data().size());
+    if (!write_exact(main_fd, h, sizeof h) || !write_exact(main_fd, w.data().data(), w.data().size())) finish(1);
+  };
+  if (state.main == SessionState::kStreamBusy) {
+    fmt::print(stderr, "rnic-sim: it died in the middle of a message: XRT's socket cannot be answered any more\n");
+    finish(1);
+  }
+  if (state.main == SessionState::kServing) reply(failure_reply(state.call));
+  std::vector<std::uint8_t> body;
+  for (;;) {
+    pollfd pf{main_fd, POLLIN, 0};
+    if (::poll(&pf, 1, -1) < 0 && errno != EINTR) finish(1);
+    std::uint8_t h[hwemu::kCallHeaderBytes];
+    if (!read_exact(main_fd, h, sizeof h)) finish(1);  // XRT is gone
+    const auto hdr = hwemu::decode_call_header(h);
+    if (!hdr || hdr->size > kMaxCallBytes) finish(1);
+    body.resize(static_cast<std::size_t>(hdr->size));
+    if (!read_exact(main_fd, body.data(), body.size())) finish(1);
+    if (hdr->call == static_cast<std::uint32_t>(Call::kClose)) {
+      reply(hwemu::Writer().varint(1, 1));
+      finish(1);
+    }
+    reply(failure_reply(hdr->call));
+  }
+}
+
 struct XrtSession::Impl {
   using Next = XrtSession::Next;
 
-  Impl(const Options& o, MemRegion& d, int main, int host_fd)
-      : opt(o), path(xrt_socket_path(false)), main_fd(main), host(host_fd), ddr(d), bus(d, host) {}
+  Impl(const Options& o, MemRegion& d, int main, int host_fd, SessionState& st)
+      : opt(o), path(xrt_socket_path(false)), main_fd(main), state(st), host(host_fd, st), ddr(d), bus(d, host) {}
   ~Impl() { ::close(main_fd); }
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
@@ -257,6 +359,7 @@ struct XrtSession::Impl {
   // XRT is gone without closing the device (killed, or its session broke): what a kernel driver does
   // when its owner dies (XrtCard::owner_gone), then the device ends.
   Next owner_gone(const std::string& why) {
+    state.ended = true;
     fmt::print(stderr, "rnic-sim: XRT session ended without a close ({}): cleaning up after the owner\n", why);
     if (!card->owner_gone()) fmt::print(stderr, "rnic-sim: owner cleanup did not finish\n");
     host.close_session();
@@ -264,6 +367,7 @@ struct XrtSession::Impl {
   }
 
   Next serve() {
+    state.main = SessionState::kStreamBusy;  // until the call is read whole
     std::uint8_t h[hwemu::kCallHeaderBytes];
     if (!read_exact(main_fd, h, sizeof h))
       return owner_gone(errno == 0 ? "XRT closed its socket" : std::strerror(errno));
@@ -288,6 +392,8 @@ struct XrtSession::Impl {
     if (!read_exact(main_fd, body.data(), body.size())) {
       return owner_gone(fmt::format("call {} truncated after its header", hdr->call));
     }
+    state.call = hdr->call;
+    state.main = SessionState::kServing;
     hwemu::Message m;
     if (!m.parse(body.data(), body.size())) {
       fmt::print(stderr, "rnic-sim: XRT call {}: a malformed message of {} bytes, refused\n", hdr->call, hdr->size);
@@ -311,38 +417,15 @@ struct XrtSession::Impl {
   bool send_reply(const hwemu::Writer& w) {
     std::uint8_t h[hwemu::kReplyHeaderBytes];
     hwemu::encode_reply_header(h, w.data().size());
-    return write_exact(main_fd, h, sizeof h) && write_exact(main_fd, w.data().data(), w.data().size());
+    state.main = SessionState::kStreamBusy;
+    const bool sent = write_exact(main_fd, h, sizeof h) && write_exact(main_fd, w.data().data(), w.data().size());
+    state.main = SessionState::kIdle;
+    return sent;
   }
   Next answered(bool sent) { return sent ? Next::kGoOn : owner_gone(errno_text("reply to XRT")); }
 
   // The reply a call XRT's shim accepts as a failure (XRT asserts every required field is present).
-  Next reply_failure(std::uint32_t call) {
-    hwemu::Writer w;
-    switch (static_cast<Call>(call)) {
-      case Call::kReadKernelCtrl:
-        w.varint(1, 0).bytes(2, kZeros, 4);
-        break;
-      case Call::kCopyDeviceToHost:
-        w.varint(1, 0).bytes(2, kZeros, 0);
-        break;
-      case Call::kCopyHostToDevice:
-        w.varint(1, 0);
-        break;
-      case Call::kGetDeviceTimestamp:
-        w.varint(1, card->cycle());
-        break;
-      case Call::kWriteKernelCtrl:
-      case Call::kAllocDeviceBuffer:
-      case Call::kFreeDeviceBuffer:
-      case Call::kClose:
-      case Call::kSetEnvironment:
-        w.varint(1, 0);
-        break;
-      default:
-        break;
-    }
-    return answered(reply(w));
-  }
+  Next reply_failure(std::uint32_t call) { return answered(reply(failure_reply(call))); }
 
   // A register access: inside the compute unit's control space, one aligned 32-bit word, and a
   // register the kernel decodes (as the simulator's own socket checks, Card::valid_register).
@@ -420,6 +503,7 @@ struct XrtSession::Impl {
       case Call::kClose: {
         // The driver has cleaned up already; the owner cleanup makes sure, then XRT's host-memory
         // thread gets its close call and the device ends (XRT waits for it to exit).
+        state.ended = true;
         if (!card->owner_gone()) fmt::print(stderr, "rnic-sim: cleanup at XRT's close did not finish\n");
         const bool sent = reply(w.varint(1, 1));
         host.close_session();
@@ -433,11 +517,10 @@ struct XrtSession::Impl {
     }
   }
 
-  static constexpr std::uint8_t kZeros[4] = {};
-
   Options opt;
   std::string path;
   int main_fd;
+  SessionState& state;
   XrtHostMemory host;
   MemRegion& ddr;
   XrtBusMemory bus;
@@ -456,7 +539,18 @@ XrtSession::XrtSession(const Options& o, MemRegion& ddr) {
     ::close(main_fd);
     throw;
   }
-  impl_ = std::make_unique<Impl>(o, ddr, main_fd, host_fd);
+  // The state the device and its guardian share: a page of its own, mapped before the fork.
+  void* page = ::mmap(nullptr, sizeof(SessionState), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (page == MAP_FAILED) {
+    ::close(main_fd);
+    ::close(host_fd);
+    throw std::runtime_error(errno_text("mmap of the session state"));
+  }
+  auto* state = new (page) SessionState;
+  const pid_t device = ::fork();
+  if (device < 0) throw std::runtime_error(errno_text("fork of the device"));
+  if (device > 0) guard(main_fd, host_fd, *state, device);  // never returns
+  impl_ = std::make_unique<Impl>(o, ddr, main_fd, host_fd, *state);
 }
 
 XrtSession::~XrtSession() = default;

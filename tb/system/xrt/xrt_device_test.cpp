@@ -7,6 +7,7 @@
 // and always sends the host-memory socket its close call (without which XRT 2.13 spins forever).
 // The real XRT runtime drives the device in the XrtEmu tests (CMakeLists.txt).
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -16,6 +17,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -266,6 +268,32 @@ TEST_F(FakeXrt, XrtGoneRunsTheOwnerCleanup) {
   EXPECT_EQ(exit_code(), 1);
   EXPECT_NE(sim_->err().find("cleaning up after the owner"), std::string::npos) << sim_->err();
   EXPECT_NE(sim_->err().find("owner gone: disabling the CQ"), std::string::npos) << sim_->err();
+}
+
+// The process XRT started (the guardian) and the device under it (the card): kill the card mid-run and
+// every later call fails instead of hanging XRT, the close is answered, the host-memory socket closed.
+pid_t device_of(pid_t guardian) {
+  const std::string children =
+      systest::slurp("/proc/" + std::to_string(guardian) + "/task/" + std::to_string(guardian) + "/children");
+  return static_cast<pid_t>(std::atoi(children.c_str()));
+}
+
+TEST_F(FakeXrt, CardKilledMidRunEveryCallFailsAndCloseIsAnswered) {
+  set_environment(65536);
+  EXPECT_EQ(read_register(hw::kRegID), hw::kID_VALUE);
+  const pid_t card = device_of(sim_->pid());
+  ASSERT_GT(card, 0) << "no device process under rnic-sim --xrt";
+  ASSERT_EQ(::kill(card, SIGKILL), 0);
+  bool valid = true;
+  for (int i = 0; i < 3; ++i) {
+    read_register(hw::kRegID, &valid);
+    EXPECT_FALSE(valid) << "a call after the card died";
+  }
+  EXPECT_EQ(call(Call::kWriteKernelCtrl, Writer().varint(2, kCuBase).varint(3, 4).bytes(4, "abcd", 4)).number(1), 0u);
+  EXPECT_EQ(call(Call::kClose, Writer()).number(1), 1u);
+  expect_host_memory_close();
+  EXPECT_EQ(exit_code(), 1);
+  EXPECT_NE(sim_->err().find("ended without XRT's close"), std::string::npos) << sim_->err();
 }
 
 // With XRT owning the card, the simulator's socket serves observers and the wire, never a second owner.

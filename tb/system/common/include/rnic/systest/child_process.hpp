@@ -90,6 +90,7 @@ class ChildProcess {
   void signal(int sig) const {
     if (pid_ > 0) ::kill(pid_, sig);
   }
+  pid_t pid() const { return pid_; }  // -1 once it has exited
   const std::string& dir() const { return dir_; }
   std::string out() const { return slurp(dir_ + "/stdout"); }
   std::string err() const { return slurp(dir_ + "/stderr"); }
