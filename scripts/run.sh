@@ -141,7 +141,7 @@ xrt_log=$build/rnic-run.xrt.log
   grep -v '^INFO: \[HW-EMU' | tee "$xrt_log" || fail "rnic-run through XRT hw_emu (see $xrt_log)"
 grep -q '^rnic-run: PASS' "$xrt_log" || fail "rnic-run through XRT hw_emu did not pass (see $xrt_log)"
 xrt_injected=$(sed -n 's/^rnic-run: injected \([0-9]*\) segments.*/\1/p' "$xrt_log")
-cards+=", $xrt_injected segments through XRT hw_emu"
+cards+=", $xrt_injected segments on rtl under XRT hw_emu"
 
 # ---- 5. The card on the network: rnic-peer -> UDP -> rnic-sim's network port, rnic-sink on the host -------
 step "5/5 the card on the network: rnic-peer (usrsctp in UDP, RFC 6951) -> rnic-sim's network port (the RTL card," \

@@ -19,11 +19,12 @@
 #
 # For COMMAND it sets: XCL_EMULATION_MODE=hw_emu, XILINX_XRT (a tree whose lib/ holds Debian's
 # libxrt_hwemu.so.2), XRT_INI_PATH, EMCONFIG_PATH, SDACCEL_EM_RUN_DIR and XDG_RUNTIME_DIR (XRT's run
-# files, the driver's state file), USER (XRT names its sockets after it), RNIC_DEVICE=xrt:0,
-# RNIC_XCLBIN, and RNIC_SIM_WIRE (rnic-sim's own socket: the simulated wire, for inject/sync and the
-# network port's sockets). RNIC_XRT_VERBOSE=1 passes --verbose to rnic-sim. Everything lives in one
-# private scratch directory (mode 0700), removed afterwards with the host-memory sockets XRT leaves in
-# /tmp/$USER; XRT makes its sim_dir world-writable, which is why that lives inside it.
+# files, the driver's state file), USER (rnic-xrt-<pid>: XRT's socket directory /tmp/$USER is the
+# session's own), RNIC_DEVICE=xrt:0, RNIC_XCLBIN, and RNIC_SIM_WIRE (rnic-sim's own socket: the
+# simulated wire, for inject/sync and the network port's sockets). RNIC_XRT_VERBOSE=1 passes --verbose
+# to rnic-sim. Everything lives in one
+# private scratch directory (mode 0700) and /tmp/$USER, both removed afterwards; XRT makes its sim_dir
+# world-writable, which is why that lives inside the scratch directory.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$root/build/${RNIC_PRESET:-default}
@@ -57,20 +58,18 @@ done
 hwemu=$(find /usr/lib /opt/xilinx/xrt/lib -name libxrt_hwemu.so.2 -print -quit 2>/dev/null || true)
 [[ -n $hwemu ]] || { echo "xrt_emu: libxrt_hwemu.so.2 not found (apt-get install libxrt1)" >&2; exit 1; }
 
-export USER=${USER:-$(id -un)}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/rnic-xrt-emu.XXXXXX")
 chmod 700 "$scratch"
+# XRT names its socket directory /tmp/$USER and never removes what a killed or crashed session leaves
+# there: each session gets a USER of its own, so its directory is private (0700, made before XRT sees
+# it) and goes with the session; parallel sessions never touch each other's sockets.
+export USER=rnic-xrt-$$
 sockdir=/tmp/$USER
-before=$(ls "$sockdir" 2>/dev/null | grep '^D2X_unix_sock_' || true)
+rm -rf "$sockdir"
+mkdir -m 700 "$sockdir"
 cleanup() {
   local rc=$?
-  # XRT never removes its host-memory sockets: those this session made go.
-  if [[ -d $sockdir ]]; then
-    for s in "$sockdir"/D2X_unix_sock_*; do
-      [[ -S $s ]] || continue
-      grep -qxF "$(basename "$s")" <<<"$before" || rm -f "$s"
-    done
-  fi
+  rm -rf "$sockdir"
   if [[ $keep == 1 ]]; then echo "xrt_emu: kept $scratch" >&2; else rm -rf "$scratch"; fi
   exit "$rc"
 }

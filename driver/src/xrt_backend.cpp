@@ -10,6 +10,7 @@
 #include <xrt/xrt_device.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -47,6 +48,9 @@ class XrtBackend final : public Backend {
       throw Error(Errc::kNoDevice,
                   fmt::format("xrt:{}: no Alveo card at index {}: {}{}", index, index, e.what(), open_hint(e.what())));
     }
+    // XRT's hardware emulation forks the simulator here (docs/xrt-backend.md, "hw_emu"), and the child
+    // flushes what the caller's stdio buffers hold a second time: flushed first.
+    std::fflush(nullptr);
     try {
       uuid_ = device_.load_xclbin(xclbin);
     } catch (const std::exception& e) {

@@ -46,7 +46,7 @@ std::string errno_text(const std::string& what) { return fmt::format("{}: {}", w
 
 // Reads exactly n bytes, waiting at most kIoTimeoutMs for each part. False on EOF, error or timeout
 // (errno says which: 0 for EOF, ETIMEDOUT).
-bool read_exact(int fd, void* p, std::size_t n) {
+bool read_exact(int fd, void* p, std::size_t n, std::atomic<std::uint64_t>* progress = nullptr) {
   auto* b = static_cast<std::uint8_t*>(p);
   while (n > 0) {
     pollfd pf{fd, POLLIN, 0};
@@ -58,18 +58,20 @@ bool read_exact(int fd, void* p, std::size_t n) {
     if (got < 0 && errno == EINTR) continue;
     if (got == 0) errno = 0;
     if (got <= 0) return false;
+    if (progress != nullptr) *progress += static_cast<std::uint64_t>(got);
     b += got;
     n -= static_cast<std::size_t>(got);
   }
   return true;
 }
 
-bool write_exact(int fd, const void* p, std::size_t n) {
+bool write_exact(int fd, const void* p, std::size_t n, std::atomic<std::uint64_t>* progress = nullptr) {
   const auto* b = static_cast<const std::uint8_t*>(p);
   while (n > 0) {
     const ssize_t put = ::send(fd, b, n, MSG_NOSIGNAL);
     if (put < 0 && errno == EINTR) continue;
     if (put <= 0) return false;
+    if (progress != nullptr) *progress += static_cast<std::uint64_t>(put);
     b += put;
     n -= static_cast<std::size_t>(put);
   }
@@ -146,12 +148,17 @@ hwemu::Writer failure_reply(std::uint32_t call) {
 // Where the device is in its conversation with XRT, in memory it shares with its guardian
 // (XrtSession: the process XRT started, which outlives a device that dies).
 struct SessionState {
-  enum : std::uint32_t { kIdle, kServing, kStreamBusy };
-  std::atomic<std::uint32_t> main{kIdle};  // kServing: `call` was read whole and is not answered yet
+  enum : std::uint32_t { kIdle, kReading, kServing, kReplying, kStreamBusy };
+  // The main socket: kReading a call (`moved` bytes of it taken so far), kServing `call` (read whole,
+  // not answered), kReplying (`moved` of `reply_bytes` written).
+  std::atomic<std::uint32_t> main{kIdle};
   std::atomic<std::uint32_t> call{0};
-  std::atomic<std::uint32_t> host{kIdle};  // kStreamBusy: a host-memory request is half written
-  std::atomic<bool> host_closed{false};    // the host-memory socket got its close call
-  std::atomic<bool> ended{false};          // XRT closed the device, or is gone
+  std::atomic<std::uint64_t> moved{0}, reply_bytes{0};
+  // The host-memory socket: kStreamBusy while a request is written (`host_moved` of `host_bytes`).
+  std::atomic<std::uint32_t> host{kIdle};
+  std::atomic<std::uint64_t> host_moved{0}, host_bytes{0};
+  std::atomic<bool> host_closed{false};  // the host-memory socket got its close call
+  std::atomic<bool> ended{false};        // XRT closed the device, or is gone
 };
 
 // Host memory through XRT's host-memory ("D2X") socket: each access is a request XRT's thread answers
@@ -205,8 +212,11 @@ class XrtHostMemory {
     std::uint8_t h[hwemu::kCallHeaderBytes];
     hwemu::encode_call_header(h, w.data().size(), static_cast<std::uint32_t>(c));
     std::uint8_t rh[hwemu::kCallHeaderBytes];
+    state_.host_bytes = sizeof h + w.data().size();
+    state_.host_moved = 0;
     state_.host = SessionState::kStreamBusy;
-    const bool sent = write_exact(fd_, h, sizeof h) && write_exact(fd_, w.data().data(), w.data().size());
+    const bool sent = write_exact(fd_, h, sizeof h, &state_.host_moved) &&
+                      write_exact(fd_, w.data().data(), w.data().size(), &state_.host_moved);
     state_.host = SessionState::kIdle;
     if (!sent || !read_exact(fd_, rh, sizeof rh)) return dead(errno == 0 ? "XRT closed it" : std::strerror(errno));
     const auto hdr = hwemu::decode_call_header(rh);
@@ -307,7 +317,10 @@ class XrtBusMemory final : public BusMemory {
              "fails\n",
              device, WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit " + std::to_string(WEXITSTATUS(status)));
   const auto finish = [&](int code) {
-    if (!state.host_closed && state.host != SessionState::kStreamBusy) {
+    // A request cut in two would swallow the close call: then XRT's thread is beyond help.
+    const bool cut =
+        state.host == SessionState::kStreamBusy && state.host_moved != 0 && state.host_moved != state.host_bytes;
+    if (!state.host_closed && !cut) {
       std::uint8_t h[hwemu::kCallHeaderBytes];
       hwemu::encode_call_header(h, 0, static_cast<std::uint32_t>(Call::kClose));
       write_exact(host_fd, h, sizeof h);
@@ -319,11 +332,17 @@ class XrtBusMemory final : public BusMemory {
     hwemu::encode_reply_header(h, w.data().size());
     if (!write_exact(main_fd, h, sizeof h) || !write_exact(main_fd, w.data().data(), w.data().size())) finish(1);
   };
-  if (state.main == SessionState::kStreamBusy) {
+  // Where the conversation stood: nothing of a call taken, or a whole reply written, is a clean cut; a
+  // call taken whole and not yet answered gets its failure; a message cut in two cannot be resumed.
+  const std::uint32_t phase = state.main;
+  const std::uint64_t moved = state.moved;
+  if (phase == SessionState::kServing || (phase == SessionState::kReplying && moved == 0)) {
+    reply(failure_reply(state.call));
+  } else if ((phase == SessionState::kReading && moved != 0) ||
+             (phase == SessionState::kReplying && moved != state.reply_bytes)) {
     fmt::print(stderr, "rnic-sim: it died in the middle of a message: XRT's socket cannot be answered any more\n");
     finish(1);
   }
-  if (state.main == SessionState::kServing) reply(failure_reply(state.call));
   std::vector<std::uint8_t> body;
   for (;;) {
     pollfd pf{main_fd, POLLIN, 0};
@@ -367,9 +386,10 @@ struct XrtSession::Impl {
   }
 
   Next serve() {
-    state.main = SessionState::kStreamBusy;  // until the call is read whole
+    state.moved = 0;
+    state.main = SessionState::kReading;
     std::uint8_t h[hwemu::kCallHeaderBytes];
-    if (!read_exact(main_fd, h, sizeof h))
+    if (!read_exact(main_fd, h, sizeof h, &state.moved))
       return owner_gone(errno == 0 ? "XRT closed its socket" : std::strerror(errno));
     const auto hdr = hwemu::decode_call_header(h);
     if (!hdr) return owner_gone("a malformed call header: the stream cannot be trusted any more");
@@ -389,7 +409,7 @@ struct XrtSession::Impl {
                  hdr->call, hdr->size, *xrt_buffer);
     }
     body.resize(static_cast<std::size_t>(hdr->size));
-    if (!read_exact(main_fd, body.data(), body.size())) {
+    if (!read_exact(main_fd, body.data(), body.size(), &state.moved)) {
       return owner_gone(fmt::format("call {} truncated after its header", hdr->call));
     }
     state.call = hdr->call;
@@ -417,8 +437,11 @@ struct XrtSession::Impl {
   bool send_reply(const hwemu::Writer& w) {
     std::uint8_t h[hwemu::kReplyHeaderBytes];
     hwemu::encode_reply_header(h, w.data().size());
-    state.main = SessionState::kStreamBusy;
-    const bool sent = write_exact(main_fd, h, sizeof h) && write_exact(main_fd, w.data().data(), w.data().size());
+    state.reply_bytes = sizeof h + w.data().size();
+    state.moved = 0;
+    state.main = SessionState::kReplying;
+    const bool sent = write_exact(main_fd, h, sizeof h, &state.moved) &&
+                      write_exact(main_fd, w.data().data(), w.data().size(), &state.moved);
     state.main = SessionState::kIdle;
     return sent;
   }
