@@ -147,16 +147,27 @@ hwemu::Writer failure_reply(std::uint32_t call) {
 
 // Where the device is in its conversation with XRT, in memory it shares with its guardian
 // (XrtSession: the process XRT started, which outlives a device that dies).
+// A message cut in two by the device's death is finished by the guardian from here: a call's header
+// is read into `header` and its body counted, a reply or a host-memory request is written from
+// `reply` / `request` (the longest ones XRT 2.13 can take fit: its message buffer is sized by its first
+// message, 64 KiB and a little with scripts/xrt_emu.sh's xrt.ini; a host-memory request is one burst).
 struct SessionState {
-  enum : std::uint32_t { kIdle, kReading, kServing, kReplying, kStreamBusy };
-  // The main socket: kReading a call (`moved` bytes of it taken so far), kServing `call` (read whole,
-  // not answered), kReplying (`moved` of `reply_bytes` written).
+  enum : std::uint32_t { kIdle, kReading, kServing, kReplying, kBusy };
+  static constexpr std::size_t kReplyMax = std::size_t{1} << 20;
+  static constexpr std::size_t kRequestMax = std::size_t{64} << 10;
+  // The main socket: kReading a call (`header_moved` bytes of its header and `body_moved` of its
+  // body taken so far), kServing `call` (read whole, not answered), kReplying (`moved` of
+  // `reply_bytes` of `reply` written); kBusy: a reply too long for `reply` is being written.
   std::atomic<std::uint32_t> main{kIdle};
   std::atomic<std::uint32_t> call{0};
-  std::atomic<std::uint64_t> moved{0}, reply_bytes{0};
-  // The host-memory socket: kStreamBusy while a request is written (`host_moved` of `host_bytes`).
+  std::atomic<std::uint64_t> header_moved{0}, body_moved{0}, moved{0}, reply_bytes{0};
+  std::uint8_t header[hwemu::kCallHeaderBytes]{};
+  std::uint8_t reply[kReplyMax]{};
+  // The host-memory socket: kReplying while `request` is written (`host_moved` of `host_bytes`);
+  // kBusy: a request too long for `request` is.
   std::atomic<std::uint32_t> host{kIdle};
   std::atomic<std::uint64_t> host_moved{0}, host_bytes{0};
+  std::uint8_t request[kRequestMax]{};
   std::atomic<bool> host_closed{false};  // the host-memory socket got its close call
   std::atomic<bool> ended{false};        // XRT closed the device, or is gone
 };
@@ -212,11 +223,19 @@ class XrtHostMemory {
     std::uint8_t h[hwemu::kCallHeaderBytes];
     hwemu::encode_call_header(h, w.data().size(), static_cast<std::uint32_t>(c));
     std::uint8_t rh[hwemu::kCallHeaderBytes];
-    state_.host_bytes = sizeof h + w.data().size();
+    const std::size_t total = sizeof h + w.data().size();
+    bool sent = false;
     state_.host_moved = 0;
-    state_.host = SessionState::kStreamBusy;
-    const bool sent = write_exact(fd_, h, sizeof h, &state_.host_moved) &&
-                      write_exact(fd_, w.data().data(), w.data().size(), &state_.host_moved);
+    if (total <= SessionState::kRequestMax) {  // written from where the guardian can finish it
+      std::memcpy(state_.request, h, sizeof h);
+      std::memcpy(state_.request + sizeof h, w.data().data(), w.data().size());
+      state_.host_bytes = total;
+      state_.host = SessionState::kReplying;
+      sent = write_exact(fd_, state_.request, total, &state_.host_moved);
+    } else {
+      state_.host = SessionState::kBusy;
+      sent = write_exact(fd_, h, sizeof h) && write_exact(fd_, w.data().data(), w.data().size());
+    }
     state_.host = SessionState::kIdle;
     if (!sent || !read_exact(fd_, rh, sizeof rh)) return dead(errno == 0 ? "XRT closed it" : std::strerror(errno));
     const auto hdr = hwemu::decode_call_header(rh);
@@ -317,10 +336,13 @@ class XrtBusMemory final : public BusMemory {
              "fails\n",
              device, WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit " + std::to_string(WEXITSTATUS(status)));
   const auto finish = [&](int code) {
-    // A request cut in two would swallow the close call: then XRT's thread is beyond help.
-    const bool cut =
-        state.host == SessionState::kStreamBusy && state.host_moved != 0 && state.host_moved != state.host_bytes;
-    if (!state.host_closed && !cut) {
+    // A request cut in two is finished first (XRT's thread answers it, then reads the close call);
+    // one that was too long to keep cannot be, and then XRT's thread is beyond help.
+    if (state.host == SessionState::kReplying && state.host_moved < state.host_bytes) {
+      const std::uint64_t at = state.host_moved;
+      write_exact(host_fd, state.request + at, static_cast<std::size_t>(state.host_bytes - at));
+    }
+    if (!state.host_closed && state.host != SessionState::kBusy) {
       std::uint8_t h[hwemu::kCallHeaderBytes];
       hwemu::encode_call_header(h, 0, static_cast<std::uint32_t>(Call::kClose));
       write_exact(host_fd, h, sizeof h);
@@ -332,18 +354,49 @@ class XrtBusMemory final : public BusMemory {
     hwemu::encode_reply_header(h, w.data().size());
     if (!write_exact(main_fd, h, sizeof h) || !write_exact(main_fd, w.data().data(), w.data().size())) finish(1);
   };
-  // Where the conversation stood: nothing of a call taken, or a whole reply written, is a clean cut; a
-  // call taken whole and not yet answered gets its failure; a message cut in two cannot be resumed.
-  const std::uint32_t phase = state.main;
-  const std::uint64_t moved = state.moved;
-  if (phase == SessionState::kServing || (phase == SessionState::kReplying && moved == 0)) {
-    reply(failure_reply(state.call));
-  } else if ((phase == SessionState::kReading && moved != 0) ||
-             (phase == SessionState::kReplying && moved != state.reply_bytes)) {
-    fmt::print(stderr, "rnic-sim: it died in the middle of a message: XRT's socket cannot be answered any more\n");
-    finish(1);
-  }
+  // XRT's call in flight, if any, is answered: a cut call is read to its end first, a cut reply
+  // written to its end; a call taken whole and not answered gets its failure (XRT's close its answer
+  // and the end).
+  const auto answer = [&](std::uint32_t call) {
+    if (call == static_cast<std::uint32_t>(Call::kClose)) {
+      reply(hwemu::Writer().varint(1, 1));
+      finish(1);
+    }
+    reply(failure_reply(call));
+  };
   std::vector<std::uint8_t> body;
+  switch (state.main.load()) {
+    case SessionState::kReading: {
+      const std::uint64_t got = state.header_moved;
+      if (got == 0) break;  // nothing of it taken: the loop below reads it
+      if (got < sizeof state.header && !read_exact(main_fd, state.header + got, sizeof state.header - got)) finish(1);
+      const auto hdr = hwemu::decode_call_header(state.header);
+      if (!hdr || hdr->size > kMaxCallBytes) finish(1);
+      body.resize(static_cast<std::size_t>(hdr->size - std::min<std::uint64_t>(hdr->size, state.body_moved)));
+      if (!read_exact(main_fd, body.data(), body.size())) finish(1);
+      answer(hdr->call);
+      break;
+    }
+    case SessionState::kServing:
+      answer(state.call);
+      break;
+    case SessionState::kReplying: {
+      const std::uint64_t at = state.moved;
+      if (at == 0) {
+        answer(state.call);
+      } else if (at < state.reply_bytes &&
+                 !write_exact(main_fd, state.reply + at, static_cast<std::size_t>(state.reply_bytes - at))) {
+        finish(1);
+      }
+      break;
+    }
+    case SessionState::kBusy:
+      fmt::print(stderr, "rnic-sim: it died writing a reply too long to finish: XRT's socket cannot be answered\n");
+      finish(1);
+      break;
+    default:
+      break;
+  }
   for (;;) {
     pollfd pf{main_fd, POLLIN, 0};
     if (::poll(&pf, 1, -1) < 0 && errno != EINTR) finish(1);
@@ -386,12 +439,12 @@ struct XrtSession::Impl {
   }
 
   Next serve() {
-    state.moved = 0;
+    state.header_moved = 0;
+    state.body_moved = 0;
     state.main = SessionState::kReading;
-    std::uint8_t h[hwemu::kCallHeaderBytes];
-    if (!read_exact(main_fd, h, sizeof h, &state.moved))
+    if (!read_exact(main_fd, state.header, sizeof state.header, &state.header_moved))
       return owner_gone(errno == 0 ? "XRT closed its socket" : std::strerror(errno));
-    const auto hdr = hwemu::decode_call_header(h);
+    const auto hdr = hwemu::decode_call_header(state.header);
     if (!hdr) return owner_gone("a malformed call header: the stream cannot be trusted any more");
     if (hdr->size > kMaxCallBytes) {
       return owner_gone(
@@ -409,7 +462,7 @@ struct XrtSession::Impl {
                  hdr->call, hdr->size, *xrt_buffer);
     }
     body.resize(static_cast<std::size_t>(hdr->size));
-    if (!read_exact(main_fd, body.data(), body.size(), &state.moved)) {
+    if (!read_exact(main_fd, body.data(), body.size(), &state.body_moved)) {
       return owner_gone(fmt::format("call {} truncated after its header", hdr->call));
     }
     state.call = hdr->call;
@@ -437,11 +490,19 @@ struct XrtSession::Impl {
   bool send_reply(const hwemu::Writer& w) {
     std::uint8_t h[hwemu::kReplyHeaderBytes];
     hwemu::encode_reply_header(h, w.data().size());
-    state.reply_bytes = sizeof h + w.data().size();
+    const std::size_t total = sizeof h + w.data().size();
+    bool sent = false;
     state.moved = 0;
-    state.main = SessionState::kReplying;
-    const bool sent = write_exact(main_fd, h, sizeof h, &state.moved) &&
-                      write_exact(main_fd, w.data().data(), w.data().size(), &state.moved);
+    if (total <= SessionState::kReplyMax) {  // written from where the guardian can finish it
+      std::memcpy(state.reply, h, sizeof h);
+      std::memcpy(state.reply + sizeof h, w.data().data(), w.data().size());
+      state.reply_bytes = total;
+      state.main = SessionState::kReplying;
+      sent = write_exact(main_fd, state.reply, total, &state.moved);
+    } else {
+      state.main = SessionState::kBusy;
+      sent = write_exact(main_fd, h, sizeof h) && write_exact(main_fd, w.data().data(), w.data().size());
+    }
     state.main = SessionState::kIdle;
     return sent;
   }
