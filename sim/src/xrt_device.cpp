@@ -17,11 +17,11 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <fmt/core.h>
@@ -46,7 +46,7 @@ std::string errno_text(const std::string& what) { return fmt::format("{}: {}", w
 
 // Reads exactly n bytes, waiting at most kIoTimeoutMs for each part. False on EOF, error or timeout
 // (errno says which: 0 for EOF, ETIMEDOUT).
-bool read_exact(int fd, void* p, std::size_t n, std::atomic<std::uint64_t>* progress = nullptr) {
+bool read_exact(int fd, void* p, std::size_t n) {
   auto* b = static_cast<std::uint8_t*>(p);
   while (n > 0) {
     pollfd pf{fd, POLLIN, 0};
@@ -58,20 +58,18 @@ bool read_exact(int fd, void* p, std::size_t n, std::atomic<std::uint64_t>* prog
     if (got < 0 && errno == EINTR) continue;
     if (got == 0) errno = 0;
     if (got <= 0) return false;
-    if (progress != nullptr) *progress += static_cast<std::uint64_t>(got);
     b += got;
     n -= static_cast<std::size_t>(got);
   }
   return true;
 }
 
-bool write_exact(int fd, const void* p, std::size_t n, std::atomic<std::uint64_t>* progress = nullptr) {
+bool write_exact(int fd, const void* p, std::size_t n) {
   const auto* b = static_cast<const std::uint8_t*>(p);
   while (n > 0) {
     const ssize_t put = ::send(fd, b, n, MSG_NOSIGNAL);
     if (put < 0 && errno == EINTR) continue;
     if (put <= 0) return false;
-    if (progress != nullptr) *progress += static_cast<std::uint64_t>(put);
     b += put;
     n -= static_cast<std::size_t>(put);
   }
@@ -147,37 +145,12 @@ hwemu::Writer failure_reply(std::uint32_t call) {
 
 // Where the device is in its conversation with XRT, in memory it shares with its guardian
 // (XrtSession: the process XRT started, which outlives a device that dies).
-// A message cut in two by the device's death is finished by the guardian from here: a call's header
-// is read into `header` and its body counted, a reply or a host-memory request is written from
-// `reply` / `request` (the longest ones XRT 2.13 can take fit: its message buffer is sized by its first
-// message, 64 KiB and a little with scripts/xrt_emu.sh's xrt.ini; a host-memory request is one burst).
-struct SessionState {
-  enum : std::uint32_t { kIdle, kReading, kServing, kReplying, kBusy };
-  static constexpr std::size_t kReplyMax = std::size_t{1} << 20;
-  static constexpr std::size_t kRequestMax = std::size_t{64} << 10;
-  // The main socket: kReading a call (`header_moved` bytes of its header and `body_moved` of its
-  // body taken so far), kServing `call` (read whole, not answered), kReplying (`moved` of
-  // `reply_bytes` of `reply` written); kBusy: a reply too long for `reply` is being written.
-  std::atomic<std::uint32_t> main{kIdle};
-  std::atomic<std::uint32_t> call{0};
-  std::atomic<std::uint64_t> header_moved{0}, body_moved{0}, moved{0}, reply_bytes{0};
-  std::uint8_t header[hwemu::kCallHeaderBytes]{};
-  std::uint8_t reply[kReplyMax]{};
-  // The host-memory socket: kReplying while `request` is written (`host_moved` of `host_bytes`);
-  // kBusy: a request too long for `request` is.
-  std::atomic<std::uint32_t> host{kIdle};
-  std::atomic<std::uint64_t> host_moved{0}, host_bytes{0};
-  std::uint8_t request[kRequestMax]{};
-  std::atomic<bool> host_closed{false};  // the host-memory socket got its close call
-  std::atomic<bool> ended{false};        // XRT closed the device, or is gone
-};
-
 // Host memory through XRT's host-memory ("D2X") socket: each access is a request XRT's thread answers
 // from the host_only buffer that holds the address. A failed or refused access is false: the card's
 // burst is answered SLVERR.
 class XrtHostMemory {
  public:
-  XrtHostMemory(int fd, SessionState& state) : fd_(fd), state_(state) {}
+  explicit XrtHostMemory(int fd) : fd_(fd) {}
   // However the device ends, XRT's host-memory thread gets its close call first.
   ~XrtHostMemory() {
     close_session();
@@ -213,7 +186,6 @@ class XrtHostMemory {
     std::uint8_t h[hwemu::kCallHeaderBytes];
     hwemu::encode_call_header(h, 0, static_cast<std::uint32_t>(Call::kClose));
     write_exact(fd_, h, sizeof h);
-    state_.host_closed = true;
     alive_ = false;
   }
 
@@ -223,20 +195,7 @@ class XrtHostMemory {
     std::uint8_t h[hwemu::kCallHeaderBytes];
     hwemu::encode_call_header(h, w.data().size(), static_cast<std::uint32_t>(c));
     std::uint8_t rh[hwemu::kCallHeaderBytes];
-    const std::size_t total = sizeof h + w.data().size();
-    bool sent = false;
-    state_.host_moved = 0;
-    if (total <= SessionState::kRequestMax) {  // written from where the guardian can finish it
-      std::memcpy(state_.request, h, sizeof h);
-      std::memcpy(state_.request + sizeof h, w.data().data(), w.data().size());
-      state_.host_bytes = total;
-      state_.host = SessionState::kReplying;
-      sent = write_exact(fd_, state_.request, total, &state_.host_moved);
-    } else {
-      state_.host = SessionState::kBusy;
-      sent = write_exact(fd_, h, sizeof h) && write_exact(fd_, w.data().data(), w.data().size());
-    }
-    state_.host = SessionState::kIdle;
+    const bool sent = write_exact(fd_, h, sizeof h) && write_exact(fd_, w.data().data(), w.data().size());
     if (!sent || !read_exact(fd_, rh, sizeof rh)) return dead(errno == 0 ? "XRT closed it" : std::strerror(errno));
     const auto hdr = hwemu::decode_call_header(rh);
     if (!hdr || hdr->size > kMaxCallBytes) return dead("a malformed reply header");
@@ -262,7 +221,6 @@ class XrtHostMemory {
   }
 
   int fd_;
-  SessionState& state_;
   bool alive_ = true;
   std::vector<std::uint8_t> body_;
   hwemu::Message reply_;
@@ -314,111 +272,197 @@ class XrtBusMemory final : public BusMemory {
 
 }  // namespace
 
-// The process XRT started stays as the device's guardian: XRT waits for it at close, and XRT 2.13
-// spins forever on a socket whose other end vanished. When the device (the child: the card) ends the
-// session itself, the guardian exits with its status. When the device dies otherwise (killed,
-// crashed) the guardian answers XRT from then on: the call in flight and every later one fail (XRT
-// reports them as errors, so the driver does: never a hang), XRT's close is answered and the
-// host-memory socket gets its close call.
-[[noreturn]] void guard(int main_fd, int host_fd, SessionState& state, pid_t device) {
+// One direction of a relayed socket: the bytes read so far, cut into whole messages (a 14-byte call
+// header or a 9-byte reply header, then the size it names).
+class Framer {
+ public:
+  explicit Framer(std::size_t header) : header_(header) {}
+  // Reads what the socket has (it is readable). False at its end or on an error.
+  bool fill(int fd) {
+    std::uint8_t tmp[65536];
+    const ssize_t n = ::recv(fd, tmp, sizeof tmp, MSG_DONTWAIT);
+    if (n < 0) return errno == EAGAIN || errno == EINTR;
+    if (n == 0) return false;
+    buf_.insert(buf_.end(), tmp, tmp + n);
+    return true;
+  }
+  // The next whole message, or nullopt. `bad` is set when the header is not XRT's framing or names
+  // more than kMaxCallBytes: the stream cannot be cut any more.
+  std::optional<std::vector<std::uint8_t>> next(bool* bad) {
+    *bad = false;
+    if (buf_.size() < header_) return std::nullopt;
+    if (buf_[0] != 0x09 || (header_ == hwemu::kCallHeaderBytes && buf_[9] != 0x15)) {
+      *bad = true;
+      return std::nullopt;
+    }
+    const std::uint64_t size = hwemu::get_le(buf_.data() + 1, 8);
+    if (size > kMaxCallBytes) {
+      *bad = true;
+      return std::nullopt;
+    }
+    if (buf_.size() - header_ < size) return std::nullopt;
+    const auto end = buf_.begin() + static_cast<std::ptrdiff_t>(header_ + size);
+    std::vector<std::uint8_t> msg(buf_.begin(), end);
+    buf_.erase(buf_.begin(), end);
+    return msg;
+  }
+  std::vector<std::uint8_t> take_rest() { return std::exchange(buf_, {}); }
+
+ private:
+  std::size_t header_;
+  std::vector<std::uint8_t> buf_;
+};
+
+std::uint32_t call_of(const std::vector<std::uint8_t>& msg) {
+  return static_cast<std::uint32_t>(hwemu::get_le(msg.data() + 10, 4));
+}
+
+// The process XRT started is the card's guardian: it owns XRT's two sockets and relays whole messages
+// between them and the card (a child process, over two socket pairs, in the same framing). XRT waits
+// for this process at close, and XRT 2.13 spins forever on a socket whose other end vanished or that
+// stops mid-message; a relay that only ever passes whole messages and outlives the card keeps both
+// from happening. When the card ends the session itself (XRT's close, or XRT gone), the guardian exits
+// with its status. When the card dies otherwise (killed, crashed), the guardian answers XRT from then
+// on: the call in flight and every later one fail (XRT reports them as errors, so the driver does:
+// never a hang), XRT's close is answered and the host-memory socket gets its close call.
+[[noreturn]] void relay(int xrt_main, int xrt_host, int card_main, int card_host, pid_t card) {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   sigprocmask(SIG_UNBLOCK, &set, nullptr);  // the guardian has no signalfd: a signal ends it
-  int status = 0;
-  while (::waitpid(device, &status, 0) < 0) {
-    if (errno != EINTR) ::_exit(1);
-  }
-  if (state.ended) ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
-  fmt::print(stderr,
-             "rnic-sim: the simulated card (pid {}) ended without XRT's close ({}): every further XRT call "
-             "fails\n",
-             device, WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit " + std::to_string(WEXITSTATUS(status)));
-  const auto finish = [&](int code) {
-    // A request cut in two is finished first (XRT's thread answers it, then reads the close call);
-    // one that was too long to keep cannot be, and then XRT's thread is beyond help.
-    if (state.host == SessionState::kReplying && state.host_moved < state.host_bytes) {
-      const std::uint64_t at = state.host_moved;
-      write_exact(host_fd, state.request + at, static_cast<std::size_t>(state.host_bytes - at));
-    }
-    if (!state.host_closed && state.host != SessionState::kBusy) {
-      std::uint8_t h[hwemu::kCallHeaderBytes];
-      hwemu::encode_call_header(h, 0, static_cast<std::uint32_t>(Call::kClose));
-      write_exact(host_fd, h, sizeof h);
-    }
-    ::_exit(code);
+  Framer from_xrt(hwemu::kCallHeaderBytes), from_card(hwemu::kReplyHeaderBytes);
+  Framer host_requests(hwemu::kCallHeaderBytes), host_replies(hwemu::kCallHeaderBytes);
+  bool card_alive = true, xrt_open = true, host_open = true, host_closed = false;
+  bool in_flight = false;  // the card has a call (in_flight_call) it has not answered
+  std::uint32_t in_flight_call = 0;
+  const auto close_host = [&] {
+    if (host_closed || !host_open) return;
+    std::uint8_t h[hwemu::kCallHeaderBytes];
+    hwemu::encode_call_header(h, 0, static_cast<std::uint32_t>(Call::kClose));
+    write_exact(xrt_host, h, sizeof h);
+    host_closed = true;
   };
-  const auto reply = [&](const hwemu::Writer& w) {
+  const auto to_xrt = [&](const hwemu::Writer& w) {
     std::uint8_t h[hwemu::kReplyHeaderBytes];
     hwemu::encode_reply_header(h, w.data().size());
-    if (!write_exact(main_fd, h, sizeof h) || !write_exact(main_fd, w.data().data(), w.data().size())) finish(1);
+    if (!write_exact(xrt_main, h, sizeof h) || !write_exact(xrt_main, w.data().data(), w.data().size())) {
+      close_host();
+      ::_exit(1);
+    }
   };
-  // XRT's call in flight, if any, is answered: a cut call is read to its end first, a cut reply
-  // written to its end; a call taken whole and not answered gets its failure (XRT's close its answer
-  // and the end).
+  // A call the card will never answer: a failure, or for XRT's close its answer and the end.
   const auto answer = [&](std::uint32_t call) {
     if (call == static_cast<std::uint32_t>(Call::kClose)) {
-      reply(hwemu::Writer().varint(1, 1));
-      finish(1);
+      to_xrt(hwemu::Writer().varint(1, 1));
+      close_host();
+      ::_exit(1);
     }
-    reply(failure_reply(call));
+    to_xrt(failure_reply(call));
   };
-  std::vector<std::uint8_t> body;
-  switch (state.main.load()) {
-    case SessionState::kReading: {
-      const std::uint64_t got = state.header_moved;
-      if (got == 0) break;  // nothing of it taken: the loop below reads it
-      if (got < sizeof state.header && !read_exact(main_fd, state.header + got, sizeof state.header - got)) finish(1);
-      const auto hdr = hwemu::decode_call_header(state.header);
-      if (!hdr || hdr->size > kMaxCallBytes) finish(1);
-      body.resize(static_cast<std::size_t>(hdr->size - std::min<std::uint64_t>(hdr->size, state.body_moved)));
-      if (!read_exact(main_fd, body.data(), body.size())) finish(1);
-      answer(hdr->call);
-      break;
+  // The card's host-memory requests go to XRT whole, XRT's replies back to the card.
+  const auto pass_host_requests = [&] {
+    bool bad = false;
+    while (auto msg = host_requests.next(&bad)) {
+      if (host_closed || !host_open) continue;
+      if (!write_exact(xrt_host, msg->data(), msg->size())) host_open = false;
+      if (call_of(*msg) == static_cast<std::uint32_t>(Call::kClose)) host_closed = true;
     }
-    case SessionState::kServing:
-      answer(state.call);
-      break;
-    case SessionState::kReplying: {
-      const std::uint64_t at = state.moved;
-      if (at == 0) {
-        answer(state.call);
-      } else if (at < state.reply_bytes &&
-                 !write_exact(main_fd, state.reply + at, static_cast<std::size_t>(state.reply_bytes - at))) {
-        finish(1);
-      }
-      break;
+  };
+  const auto card_ended = [&] {
+    card_alive = false;
+    // What it sent before it ended still counts: drain both pairs to their end.
+    while (from_card.fill(card_main)) {
     }
-    case SessionState::kBusy:
-      fmt::print(stderr, "rnic-sim: it died writing a reply too long to finish: XRT's socket cannot be answered\n");
-      finish(1);
-      break;
-    default:
-      break;
-  }
+    while (host_requests.fill(card_host)) {
+    }
+    bool bad = false;
+    while (auto msg = from_card.next(&bad)) {
+      if (xrt_open) write_exact(xrt_main, msg->data(), msg->size());
+      in_flight = false;
+    }
+    pass_host_requests();
+    int status = 0;
+    while (::waitpid(card, &status, 0) < 0 && errno == EINTR) {
+    }
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (!xrt_open || (host_closed && !in_flight)) {  // the card ended the session itself
+      close_host();
+      ::_exit(code);
+    }
+    const std::string how = WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "exit " + std::to_string(code);
+    fmt::print(stderr,
+               "rnic-sim: the simulated card (pid {}) ended without XRT's close ({}): every further XRT "
+               "call fails\n",
+               card, how);
+    close_host();
+    if (in_flight) {
+      in_flight = false;
+      answer(in_flight_call);
+    }
+  };
   for (;;) {
-    pollfd pf{main_fd, POLLIN, 0};
-    if (::poll(&pf, 1, -1) < 0 && errno != EINTR) finish(1);
-    std::uint8_t h[hwemu::kCallHeaderBytes];
-    if (!read_exact(main_fd, h, sizeof h)) finish(1);  // XRT is gone
-    const auto hdr = hwemu::decode_call_header(h);
-    if (!hdr || hdr->size > kMaxCallBytes) finish(1);
-    body.resize(static_cast<std::size_t>(hdr->size));
-    if (!read_exact(main_fd, body.data(), body.size())) finish(1);
-    if (hdr->call == static_cast<std::uint32_t>(Call::kClose)) {
-      reply(hwemu::Writer().varint(1, 1));
-      finish(1);
+    pollfd pf[4] = {{xrt_open ? xrt_main : -1, POLLIN, 0},
+                    {card_alive ? card_main : -1, POLLIN, 0},
+                    {card_alive ? card_host : -1, POLLIN, 0},
+                    {host_open && card_alive ? xrt_host : -1, POLLIN, 0}};
+    if (::poll(pf, 4, -1) < 0) {
+      if (errno == EINTR) continue;
+      ::_exit(1);
     }
-    reply(failure_reply(hdr->call));
+    if ((pf[1].revents | pf[2].revents) != 0 && card_alive) {
+      const bool main_ok = (pf[1].revents == 0) || from_card.fill(card_main);
+      const bool host_ok = (pf[2].revents == 0) || host_requests.fill(card_host);
+      bool bad = false;
+      while (auto msg = from_card.next(&bad)) {
+        if (xrt_open && !write_exact(xrt_main, msg->data(), msg->size())) xrt_open = false;
+        in_flight = false;
+      }
+      pass_host_requests();
+      if (!main_ok || !host_ok) card_ended();
+    }
+    if (pf[3].revents != 0 && card_alive) {
+      if (!host_replies.fill(xrt_host)) {
+        host_open = false;  // XRT's host-memory side is gone: the card's accesses fail at once
+        ::shutdown(card_host, SHUT_RDWR);
+      }
+      bool bad = false;
+      while (auto msg = host_replies.next(&bad)) write_exact(card_host, msg->data(), msg->size());
+    }
+    if (pf[0].revents != 0 && xrt_open) {
+      const bool open = from_xrt.fill(xrt_main);
+      bool bad = false;
+      while (auto msg = from_xrt.next(&bad)) {
+        if (card_alive) {
+          write_exact(card_main, msg->data(), msg->size());
+          in_flight = true;
+          in_flight_call = call_of(*msg);
+        } else {
+          answer(call_of(*msg));
+        }
+      }
+      if (!open || bad) {
+        // XRT is gone, or sent what cannot be framed: the card gets what there is and the end of the
+        // stream, and judges it (its message, its owner cleanup, its exit status).
+        xrt_open = false;
+        const auto rest = from_xrt.take_rest();
+        if (card_alive) {
+          write_exact(card_main, rest.data(), rest.size());
+          ::shutdown(card_main, SHUT_WR);
+        } else {
+          close_host();
+          ::_exit(1);
+        }
+      }
+    }
   }
 }
 
 struct XrtSession::Impl {
   using Next = XrtSession::Next;
 
-  Impl(const Options& o, MemRegion& d, int main, int host_fd, SessionState& st)
-      : opt(o), path(xrt_socket_path(false)), main_fd(main), state(st), host(host_fd, st), ddr(d), bus(d, host) {}
+  Impl(const Options& o, MemRegion& d, int main, int host_fd)
+      : opt(o), path(xrt_socket_path(false)), main_fd(main), host(host_fd), ddr(d), bus(d, host) {}
   ~Impl() { ::close(main_fd); }
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
@@ -431,7 +475,6 @@ struct XrtSession::Impl {
   // XRT is gone without closing the device (killed, or its session broke): what a kernel driver does
   // when its owner dies (XrtCard::owner_gone), then the device ends.
   Next owner_gone(const std::string& why) {
-    state.ended = true;
     fmt::print(stderr, "rnic-sim: XRT session ended without a close ({}): cleaning up after the owner\n", why);
     if (!card->owner_gone()) fmt::print(stderr, "rnic-sim: owner cleanup did not finish\n");
     host.close_session();
@@ -439,12 +482,10 @@ struct XrtSession::Impl {
   }
 
   Next serve() {
-    state.header_moved = 0;
-    state.body_moved = 0;
-    state.main = SessionState::kReading;
-    if (!read_exact(main_fd, state.header, sizeof state.header, &state.header_moved))
+    std::uint8_t h[hwemu::kCallHeaderBytes];
+    if (!read_exact(main_fd, h, sizeof h))
       return owner_gone(errno == 0 ? "XRT closed its socket" : std::strerror(errno));
-    const auto hdr = hwemu::decode_call_header(state.header);
+    const auto hdr = hwemu::decode_call_header(h);
     if (!hdr) return owner_gone("a malformed call header: the stream cannot be trusted any more");
     if (hdr->size > kMaxCallBytes) {
       return owner_gone(
@@ -462,11 +503,9 @@ struct XrtSession::Impl {
                  hdr->call, hdr->size, *xrt_buffer);
     }
     body.resize(static_cast<std::size_t>(hdr->size));
-    if (!read_exact(main_fd, body.data(), body.size(), &state.body_moved)) {
+    if (!read_exact(main_fd, body.data(), body.size())) {
       return owner_gone(fmt::format("call {} truncated after its header", hdr->call));
     }
-    state.call = hdr->call;
-    state.main = SessionState::kServing;
     hwemu::Message m;
     if (!m.parse(body.data(), body.size())) {
       fmt::print(stderr, "rnic-sim: XRT call {}: a malformed message of {} bytes, refused\n", hdr->call, hdr->size);
@@ -490,20 +529,7 @@ struct XrtSession::Impl {
   bool send_reply(const hwemu::Writer& w) {
     std::uint8_t h[hwemu::kReplyHeaderBytes];
     hwemu::encode_reply_header(h, w.data().size());
-    const std::size_t total = sizeof h + w.data().size();
-    bool sent = false;
-    state.moved = 0;
-    if (total <= SessionState::kReplyMax) {  // written from where the guardian can finish it
-      std::memcpy(state.reply, h, sizeof h);
-      std::memcpy(state.reply + sizeof h, w.data().data(), w.data().size());
-      state.reply_bytes = total;
-      state.main = SessionState::kReplying;
-      sent = write_exact(main_fd, state.reply, total, &state.moved);
-    } else {
-      state.main = SessionState::kBusy;
-      sent = write_exact(main_fd, h, sizeof h) && write_exact(main_fd, w.data().data(), w.data().size());
-    }
-    state.main = SessionState::kIdle;
+    const bool sent = write_exact(main_fd, h, sizeof h) && write_exact(main_fd, w.data().data(), w.data().size());
     return sent;
   }
   Next answered(bool sent) { return sent ? Next::kGoOn : owner_gone(errno_text("reply to XRT")); }
@@ -587,7 +613,6 @@ struct XrtSession::Impl {
       case Call::kClose: {
         // The driver has cleaned up already; the owner cleanup makes sure, then XRT's host-memory
         // thread gets its close call and the device ends (XRT waits for it to exit).
-        state.ended = true;
         if (!card->owner_gone()) fmt::print(stderr, "rnic-sim: cleanup at XRT's close did not finish\n");
         const bool sent = reply(w.varint(1, 1));
         host.close_session();
@@ -604,7 +629,6 @@ struct XrtSession::Impl {
   Options opt;
   std::string path;
   int main_fd;
-  SessionState& state;
   XrtHostMemory host;
   MemRegion& ddr;
   XrtBusMemory bus;
@@ -623,18 +647,27 @@ XrtSession::XrtSession(const Options& o, MemRegion& ddr) {
     ::close(main_fd);
     throw;
   }
-  // The state the device and its guardian share: a page of its own, mapped before the fork.
-  void* page = ::mmap(nullptr, sizeof(SessionState), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (page == MAP_FAILED) {
+  // The process XRT started stays as the guardian (relay()); the card is its child and talks to it
+  // over two socket pairs in XRT's own framing.
+  int main_pair[2], host_pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, main_pair) != 0 ||
+      ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, host_pair) != 0) {
     ::close(main_fd);
     ::close(host_fd);
-    throw std::runtime_error(errno_text("mmap of the session state"));
+    throw std::runtime_error(errno_text("socketpair"));
   }
-  auto* state = new (page) SessionState;
-  const pid_t device = ::fork();
-  if (device < 0) throw std::runtime_error(errno_text("fork of the device"));
-  if (device > 0) guard(main_fd, host_fd, *state, device);  // never returns
-  impl_ = std::make_unique<Impl>(o, ddr, main_fd, host_fd, *state);
+  const pid_t card = ::fork();
+  if (card < 0) throw std::runtime_error(errno_text("fork of the card"));
+  if (card > 0) {
+    ::close(main_pair[1]);
+    ::close(host_pair[1]);
+    relay(main_fd, host_fd, main_pair[0], host_pair[0], card);  // never returns
+  }
+  ::close(main_fd);
+  ::close(host_fd);
+  ::close(main_pair[0]);
+  ::close(host_pair[0]);
+  impl_ = std::make_unique<Impl>(o, ddr, main_pair[1], host_pair[1]);
 }
 
 XrtSession::~XrtSession() = default;

@@ -13,7 +13,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 
 #include "rnic/driver/rnic.hpp"
 #include "rnic/hw/hw.hpp"
@@ -62,14 +61,6 @@ TEST(XrtEmuKilled, DriverReportsACardKilledMidRunAndNeverHangs) {
   client->alloc_buffer(4096);  // a buffer object the close must free
   const pid_t card = find_card();
   ASSERT_GT(card, 0) << "no rnic-sim card process under XRT's";
-  // Killed while it sleeps between calls (a kill landing as a send returns is the guardian's known
-  // limit: docs/xrt-backend.md).
-  for (int i = 0; i < 5000; ++i) {
-    const std::string stat = read_text("/proc/" + std::to_string(card) + "/stat");
-    const auto close = stat.rfind(')');
-    if (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'S') break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
   ASSERT_EQ(::kill(card, SIGKILL), 0);
   const auto t0 = std::chrono::steady_clock::now();
   try {
