@@ -371,10 +371,14 @@ std::uint32_t call_of(const std::vector<std::uint8_t>& msg) {
   };
   const auto card_ended = [&] {
     card_alive = false;
-    // What it sent before it ended still counts: drain both pairs to their end.
-    while (from_card.fill(card_main)) {
-    }
-    while (host_requests.fill(card_host)) {
+    // What it sent before it ended still counts: both pairs are read to their end (it closes one
+    // after the other as it exits; 5 s without a byte or the end means it hangs: what there is counts).
+    for (int fd : {card_main, card_host}) {
+      Framer& f = fd == card_main ? from_card : host_requests;
+      for (;;) {
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, 5000) <= 0 || !f.fill(fd)) break;
+      }
     }
     bool bad = false;
     while (auto msg = from_card.next(&bad)) {
