@@ -68,7 +68,14 @@ sim_pid=
 sink_pid=
 sock=$(mktemp -u "${TMPDIR:-/tmp}/rnic-sim.XXXXXX.sock")
 cleanup() {
-  [[ -z "$sink_pid" ]] || kill -KILL "$sink_pid" 2>/dev/null || true
+  if [[ -n "$sink_pid" ]]; then
+    if [[ -n "$xrt" ]]; then  # xrt_emu.sh: TERM ends its session and lets it clean up
+      kill -TERM "$sink_pid" 2>/dev/null || true
+      wait "$sink_pid" 2>/dev/null || true
+    else
+      kill -KILL "$sink_pid" 2>/dev/null || true
+    fi
+  fi
   if [[ -n "$sim_pid" ]]; then
     kill -TERM "$sim_pid" 2>/dev/null || true
     wait "$sim_pid" 2>/dev/null || true

@@ -106,9 +106,17 @@ RNIC_SIM_ARGS="--socket $scratch/wire.sock ${sim_args[*]}"
 export RNIC_SIM_ARGS
 # timeout runs COMMAND in its own process group and signals the group: XRT's device process (in XRT's
 # group) goes with it.
+# In the background so that a TERM or INT to this script reaches it (and through it the whole session)
+# and the cleanup above still runs.
+timeout --kill-after=10 "$timeout_s" "$@" &
+tpid=$!
+trap 'kill -TERM "$tpid" 2>/dev/null || true' TERM INT
 set +e
-timeout --kill-after=10 "$timeout_s" "$@"
-rc=$?
+while :; do
+  wait "$tpid"
+  rc=$?
+  kill -0 "$tpid" 2>/dev/null || break  # a trapped signal interrupted wait: wait again
+done
 set -e
 [[ $rc == 124 ]] && echo "xrt_emu: '$*' did not finish within $timeout_s s: killed" >&2
 exit "$rc"

@@ -331,10 +331,12 @@ std::uint32_t call_of(const std::vector<std::uint8_t>& msg) {
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
   sigprocmask(SIG_UNBLOCK, &set, nullptr);  // the guardian has no signalfd: a signal ends it
+  signal(SIGCHLD, SIG_DFL);                 // waitpid must see the card's status, whatever was inherited
   Framer from_xrt(hwemu::kCallHeaderBytes), from_card(hwemu::kReplyHeaderBytes);
   Framer host_requests(hwemu::kCallHeaderBytes), host_replies(hwemu::kCallHeaderBytes);
   bool card_alive = true, xrt_open = true, host_open = true, host_closed = false;
-  bool in_flight = false;  // the card has a call (in_flight_call) it has not answered
+  bool close_answered = false;  // the card answered XRT's close: the session ended as it should
+  bool in_flight = false;       // the card has a call (in_flight_call) it has not answered
   std::uint32_t in_flight_call = 0;
   const auto close_host = [&] {
     if (host_closed || !host_open) return;
@@ -360,13 +362,34 @@ std::uint32_t call_of(const std::vector<std::uint8_t>& msg) {
     }
     to_xrt(failure_reply(call));
   };
+  // XRT's host-memory side is gone (or unusable): the card's next read there ends at once instead of
+  // waiting for a reply that cannot come (its accesses fail from then on).
+  const auto lose_host = [&] {
+    if (!host_open) return;
+    host_open = false;
+    ::shutdown(card_host, SHUT_WR);
+  };
   // The card's host-memory requests go to XRT whole, XRT's replies back to the card.
   const auto pass_host_requests = [&] {
     bool bad = false;
     while (auto msg = host_requests.next(&bad)) {
+      const bool close = call_of(*msg) == static_cast<std::uint32_t>(Call::kClose);
       if (host_closed || !host_open) continue;
-      if (!write_exact(xrt_host, msg->data(), msg->size())) host_open = false;
-      if (call_of(*msg) == static_cast<std::uint32_t>(Call::kClose)) host_closed = true;
+      if (!write_exact(xrt_host, msg->data(), msg->size())) {
+        lose_host();
+        continue;
+      }
+      if (close) host_closed = true;
+    }
+    if (bad) lose_host();  // the card's framing cannot be cut: no more of it goes to XRT
+  };
+  // The card's replies go to XRT whole; its answer to XRT's close ends the session as it should.
+  const auto pass_replies = [&] {
+    bool bad = false;
+    while (auto msg = from_card.next(&bad)) {
+      if (xrt_open && !write_exact(xrt_main, msg->data(), msg->size())) xrt_open = false;
+      if (in_flight && in_flight_call == static_cast<std::uint32_t>(Call::kClose)) close_answered = true;
+      in_flight = false;
     }
   };
   const auto card_ended = [&] {
@@ -380,17 +403,18 @@ std::uint32_t call_of(const std::vector<std::uint8_t>& msg) {
         if (::poll(&p, 1, 5000) <= 0 || !f.fill(fd)) break;
       }
     }
-    bool bad = false;
-    while (auto msg = from_card.next(&bad)) {
-      if (xrt_open) write_exact(xrt_main, msg->data(), msg->size());
-      in_flight = false;
-    }
+    pass_replies();
     pass_host_requests();
+    // Its sockets are closed: it is exiting, or hangs with them closed (then it is ended here).
     int status = 0;
-    while (::waitpid(card, &status, 0) < 0 && errno == EINTR) {
+    for (int i = 0;; ++i) {
+      const pid_t r = ::waitpid(card, &status, i < 500 ? WNOHANG : 0);
+      if (r == card || (r < 0 && errno != EINTR)) break;
+      if (i == 500) ::kill(card, SIGKILL);
+      if (r == 0) ::usleep(10'000);
     }
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-    if (!xrt_open || (host_closed && !in_flight)) {  // the card ended the session itself
+    if (!xrt_open || close_answered) {  // the card ended the session itself
       close_host();
       ::_exit(code);
     }
@@ -417,21 +441,17 @@ std::uint32_t call_of(const std::vector<std::uint8_t>& msg) {
     if ((pf[1].revents | pf[2].revents) != 0 && card_alive) {
       const bool main_ok = (pf[1].revents == 0) || from_card.fill(card_main);
       const bool host_ok = (pf[2].revents == 0) || host_requests.fill(card_host);
-      bool bad = false;
-      while (auto msg = from_card.next(&bad)) {
-        if (xrt_open && !write_exact(xrt_main, msg->data(), msg->size())) xrt_open = false;
-        in_flight = false;
-      }
+      pass_replies();
       pass_host_requests();
       if (!main_ok || !host_ok) card_ended();
     }
     if (pf[3].revents != 0 && card_alive) {
-      if (!host_replies.fill(xrt_host)) {
-        host_open = false;  // XRT's host-memory side is gone: the card's accesses fail at once
-        ::shutdown(card_host, SHUT_RDWR);
-      }
+      const bool open = host_replies.fill(xrt_host);
       bool bad = false;
-      while (auto msg = host_replies.next(&bad)) write_exact(card_host, msg->data(), msg->size());
+      while (auto msg = host_replies.next(&bad)) {
+        if (host_open) write_exact(card_host, msg->data(), msg->size());
+      }
+      if (!open || bad) lose_host();
     }
     if (pf[0].revents != 0 && xrt_open) {
       const bool open = from_xrt.fill(xrt_main);
@@ -597,17 +617,21 @@ struct XrtSession::Impl {
       case Call::kCopyHostToDevice: {
         // XRT 2.13 sends each chunk's device address without the sync's offset and the offset as
         // `seek`: the bytes belong at dest + seek.
-        const std::uint64_t addr = m.number(3).value_or(0) + m.number(6).value_or(0);
+        std::uint64_t addr = 0;
         const std::uint64_t size = m.number(5).value_or(0);
         const auto src = m.bytes(4);
-        if (!src || src->size != size || !in_ddr(addr, size, "copy to the device")) return reply_failure(call);
+        if (__builtin_add_overflow(m.number(3).value_or(0), m.number(6).value_or(0), &addr) || !src ||
+            src->size != size || !in_ddr(addr, size, "copy to the device"))
+          return reply_failure(call);
         std::memcpy(ddr.data() + (addr - kMemBase), src->data, src->size);
         return answered(reply(w.varint(1, size)));
       }
       case Call::kCopyDeviceToHost: {
-        const std::uint64_t addr = m.number(4).value_or(0) + m.number(6).value_or(0);
+        std::uint64_t addr = 0;
         const std::uint64_t size = m.number(5).value_or(0);
-        if (!in_ddr(addr, size, "copy from the device")) return reply_failure(call);
+        if (__builtin_add_overflow(m.number(4).value_or(0), m.number(6).value_or(0), &addr) ||
+            !in_ddr(addr, size, "copy from the device"))
+          return reply_failure(call);
         return answered(reply(w.varint(1, size).bytes(2, ddr.data() + (addr - kMemBase), size)));
       }
       case Call::kGetDeviceTimestamp:

@@ -297,25 +297,40 @@ TEST_F(FakeXrt, CardKilledMidRunEveryCallFailsAndCloseIsAnswered) {
   EXPECT_NE(sim_->err().find("ended without XRT's close"), std::string::npos) << sim_->err();
 }
 
-// The card dies after taking a call's header and before its body arrived (XRT writes them apart): the
-// guardian reads the rest of the call and answers it, so XRT, waiting for that answer, never hangs.
-TEST_F(FakeXrt, CardKilledInTheMiddleOfACallTheCallIsStillAnswered) {
+// The card dies holding a call it has not answered (stopped, handed the call, killed): the guardian,
+// which relayed the call, answers it, so XRT, waiting for that answer, never hangs.
+TEST_F(FakeXrt, CardKilledHoldingACallTheCallIsStillAnswered) {
   set_environment(65536);
   const pid_t card = device_of(sim_->pid());
   ASSERT_GT(card, 0);
-  const auto body = Writer().varint(2, kCuBase + hw::kRegID).varint(3, 4).varint(5, 0).data();
-  std::uint8_t h[kCallHeaderBytes];
-  encode_call_header(h, body.size(), static_cast<std::uint32_t>(Call::kReadKernelCtrl));
-  send_all(main_, h, sizeof h);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the card takes the header, waits for the body
+  ASSERT_EQ(::kill(card, SIGSTOP), 0);
+  send_call(Call::kReadKernelCtrl, Writer().varint(2, kCuBase + hw::kRegID).varint(3, 4).varint(5, 0).data());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the guardian hands it to the stopped card
   ASSERT_EQ(::kill(card, SIGKILL), 0);
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  send_all(main_, body.data(), body.size());
   const Message m = reply();
-  EXPECT_EQ(m.number(1), 0u) << "the call in flight fails";
+  EXPECT_EQ(m.number(1), 0u) << "the call the card held fails";
   bool valid = true;
   read_register(hw::kRegID, &valid);
   EXPECT_FALSE(valid);
+  EXPECT_EQ(call(Call::kClose, Writer()).number(1), 1u);
+  expect_host_memory_close();
+  EXPECT_EQ(exit_code(), 1);
+  EXPECT_NE(sim_->err().find("ended without XRT's close"), std::string::npos) << sim_->err();
+}
+
+// The card alone ends (a TERM to it, not to the session): XRT is still there, so the guardian keeps
+// answering it until its close.
+TEST_F(FakeXrt, CardEndingOnItsOwnDoesNotEndTheSession) {
+  set_environment(65536);
+  const pid_t card = device_of(sim_->pid());
+  ASSERT_GT(card, 0);
+  ASSERT_EQ(::kill(card, SIGTERM), 0);
+  bool valid = true;
+  for (int i = 0; i < 50 && valid; ++i) {
+    read_register(hw::kRegID, &valid);
+    if (valid) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(valid) << "calls fail once the card has ended";
   EXPECT_EQ(call(Call::kClose, Writer()).number(1), 1u);
   expect_host_memory_close();
   EXPECT_EQ(exit_code(), 1);
