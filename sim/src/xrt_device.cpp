@@ -3,14 +3,12 @@
 
 #include <poll.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -158,8 +156,6 @@ class XrtHostMemory {
   }
   XrtHostMemory(const XrtHostMemory&) = delete;
   XrtHostMemory& operator=(const XrtHostMemory&) = delete;
-
-  bool alive() const { return alive_; }
 
   bool read(std::uint64_t addr, std::uint8_t* out, std::size_t n) {
     hwemu::Writer w;
