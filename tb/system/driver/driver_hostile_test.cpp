@@ -34,6 +34,13 @@
 // RNIC_TEST_SEED replays a run (the sequence of actions; the simulator's timing against the test's calls
 // may differ between runs, so a race found once may need a few replays). RNIC_HOSTILE_STEPS overrides the
 // number of steps. A watchdog ends a hung run with the step and action it hung in.
+//
+// RNIC_SYSTEST_DEVICE=shared (driver_test_util.hpp) runs the generator on the device $RNIC_DEVICE names,
+// opened once per program: through XRT's hardware emulation of rnic-sim (XrtEmu.DriverHostile, host_only
+// buffers the card reaches over XRT's host-memory socket). There host memory is one mapping per buffer
+// object, not one flat memfd, so every check reads through the buffer's own mapping, freed memory
+// included (the XRT backend's pool keeps a freed buffer object mapped); and the owner is never replaced
+// (a second owner process would be a second XRT session), so no owner deaths.
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -187,21 +194,24 @@ class Generator {
  public:
   // plant_at: 0, or a step after which the test itself changes one byte the card does not own (the
   // checker's own test: that run must report exactly one stray write).
-  Generator(SimProcess& sim, std::uint64_t seed, std::uint64_t steps, int owner_deaths, std::chrono::seconds budget,
+  // sim: the test's own rnic-sim, or nullptr on a shared device (RNIC_SYSTEST_DEVICE=shared: XRT's, whose
+  // memory is not one flat mapping and whose owner the test cannot replace; owner_deaths must be 0).
+  Generator(SimProcess* sim, std::uint64_t seed, std::uint64_t steps, int owner_deaths, std::chrono::seconds budget,
             std::uint64_t plant_at = 0)
       : sim_(sim),
         seed_(seed),
         rng_(seed),
         steps_(steps),
         budget_(budget),
-        dog_(seed, std::chrono::seconds(60), sim.pid()),
+        dog_(seed, std::chrono::seconds(60), sim != nullptr ? sim->pid() : -1),
         plant_at_(plant_at) {
+    if (sim_ == nullptr && owner_deaths != 0) throw std::logic_error("owner deaths need the test's own simulator");
     for (int i = 0; i < owner_deaths; ++i) death_at_.insert(1 + rng_() % (steps_ > 2 ? steps_ - 1 : 1));
   }
 
   Stats run() {
-    const auto t0 = Clock::now();
     open_owner();
+    const auto t0 = Clock::now();  // after the first open: under XRT that is a session's load (about 10 s)
     for (step_ = 1; step_ <= steps_; ++step_) {
       if (Clock::now() - t0 > budget_) {
         std::printf("hostile: time budget of %lld s reached at step %llu\n", static_cast<long long>(budget_.count()),
@@ -294,10 +304,11 @@ class Generator {
   void open_owner() {
     note("open owner (epoch " + std::to_string(epoch_) + ")");
     const auto deadline = Clock::now() + std::chrono::seconds(30);
-    for (;;) {
+    if (sim_ == nullptr) dev_ = &the_shared_device();
+    while (dev_ == nullptr) {
       try {
-        dev_ = Device::open(sim_.device_string());
-        break;
+        own_dev_ = Device::open(sim_->device_string());
+        dev_ = own_dev_.get();
       } catch (const Error& e) {
         if (e.code() != Errc::kBusy || Clock::now() > deadline) throw;
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -323,9 +334,11 @@ class Generator {
     note("client " + std::to_string(c) + " alloc_buffer " + std::to_string(bytes));
     ++st_.calls;
     Buffer b = cli(c).alloc_buffer(bytes);
-    std::uint8_t* base = b.data - (b.device_addr - kMemBase);
-    if (mem_ == nullptr) mem_ = base;
-    if (base != mem_) mismatch("buffer " + std::to_string(b.id) + " is not mapped at mem_base + offset");
+    if (sim_ != nullptr) {
+      std::uint8_t* base = b.data - (b.device_addr - kMemBase);
+      if (mem_ == nullptr) mem_ = base;
+      if (base != mem_) mismatch("buffer " + std::to_string(b.id) + " is not mapped at mem_base + offset");
+    }
     // Anything of it that was tracked as freed memory is this buffer's now (zeroed by the allocation).
     const std::size_t reused = carve(b.device_addr, b.size);
     if (reused > 0) bin("memory: freed bytes handed to another buffer");
@@ -353,8 +366,15 @@ class Generator {
          std::to_string(b.b.size) + " bytes)");
     ++st_.calls;
     cli(c).free_buffer(id);
-    // Freed memory keeps its last bytes and must keep them: the card owns none of it.
-    holes_[b.b.device_addr] = b.expect;
+    // Freed memory keeps its last bytes and must keep them: the card owns none of it. On the test's own
+    // simulator all host memory stays mapped. On a shared (XRT) device the buffer object stays mapped
+    // while the XRT backend's pool keeps it for reuse (driver/src/xrt_backend.cpp, kPoolBytes), so
+    // freed memory is tracked only up to kSharedHoleBytes, far below that pool's limit.
+    if (sim_ != nullptr || hole_bytes() + b.b.size <= kSharedHoleBytes) {
+      holes_[b.b.device_addr] = Hole{b.b.data, b.expect};
+    } else {
+      bin("memory: freed buffer not tracked (shared device, enough freed memory tracked)");
+    }
     const std::uint64_t addr = b.b.device_addr;
     const std::size_t size = b.b.size;
     bufs_.erase({c, id});
@@ -372,17 +392,19 @@ class Generator {
   // Removes [addr, addr+n) from the freed-memory shadow; returns how many tracked bytes it covered.
   std::size_t carve(std::uint64_t addr, std::size_t n) {
     std::size_t covered = 0;
-    std::map<std::uint64_t, std::vector<std::uint8_t>> add;
+    std::map<std::uint64_t, Hole> add;
     for (auto it = holes_.begin(); it != holes_.end();) {
-      const std::uint64_t h0 = it->first, h1 = h0 + it->second.size();
+      const Hole& h = it->second;
+      const std::uint64_t h0 = it->first, h1 = h0 + h.expect.size();
       if (h1 <= addr || h0 >= addr + n) {
         ++it;
         continue;
       }
       const std::uint64_t c0 = std::max(h0, addr), c1 = std::min(h1, addr + n);
       covered += c1 - c0;
-      if (h0 < c0) add[h0].assign(it->second.begin(), it->second.begin() + static_cast<std::ptrdiff_t>(c0 - h0));
-      if (c1 < h1) add[c1].assign(it->second.begin() + static_cast<std::ptrdiff_t>(c1 - h0), it->second.end());
+      if (h0 < c0) add[h0] = Hole{h.host, {h.expect.begin(), h.expect.begin() + static_cast<std::ptrdiff_t>(c0 - h0)}};
+      if (c1 < h1)
+        add[c1] = Hole{h.host + (c1 - h0), {h.expect.begin() + static_cast<std::ptrdiff_t>(c1 - h0), h.expect.end()}};
       it = holes_.erase(it);
     }
     holes_.insert(add.begin(), add.end());
@@ -393,14 +415,15 @@ class Generator {
   // it; a zero run starting 64-aligned (or at a hole's start) is the ring, no longer ours to check.
   void adopt_driver_rings() {
     std::vector<std::pair<std::uint64_t, std::size_t>> runs;
-    for (auto& [a, e] : holes_) {
+    for (auto& [a, h] : holes_) {
+      const std::vector<std::uint8_t>& e = h.expect;
       for (std::size_t i = 0; i < e.size();) {
-        if (mem_[a - kMemBase + i] != 0 || ((a + i) % 64 != 0 && i != 0)) {
+        if (h.host[i] != 0 || ((a + i) % 64 != 0 && i != 0)) {
           ++i;
           continue;
         }
         std::size_t j = i;
-        while (j < e.size() && mem_[a - kMemBase + j] == 0) ++j;
+        while (j < e.size() && h.host[j] == 0) ++j;
         if (j > i) runs.emplace_back(a + i, j - i);
         i = j + 1;
       }
@@ -426,8 +449,9 @@ class Generator {
   }
 
   void check_holes() {
-    for (auto& [a, e] : holes_) {
-      const std::uint8_t* p = mem_ + (a - kMemBase);
+    for (auto& [a, h] : holes_) {
+      const std::uint8_t* p = h.host;
+      std::vector<std::uint8_t>& e = h.expect;
       st_.bytes_checked += e.size();
       for (std::size_t i = 0; i < e.size(); ++i) {
         if (p[i] != e[i]) {
@@ -1590,7 +1614,8 @@ class Generator {
     holes_.clear();
     cl_[0].reset();
     cl_[1].reset();
-    dev_.reset();
+    dev_ = nullptr;
+    own_dev_.reset();
     ++epoch_;
     bin("ownership: owner closed");
 
@@ -1610,7 +1635,7 @@ class Generator {
         const auto deadline = Clock::now() + std::chrono::seconds(30);
         while (!d) {
           try {
-            d = Device::open(sim_.device_string());
+            d = Device::open(sim_->device_string());
           } catch (const Error& e) {
             if (e.code() != Errc::kBusy || Clock::now() > deadline) ::_exit(4);
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -1649,7 +1674,7 @@ class Generator {
     // Its peer's segments arrive through an observer; the child is SIGKILLed part-way through them.
     OpenOptions o;
     o.observer = true;
-    auto obs = Device::open(sim_.device_string(), o);
+    auto obs = Device::open(sim_->device_string(), o);
     const int kill_at = static_cast<int>(pick(12));
     std::uint32_t ssn = 0;
     for (int i = 0; i < 12; ++i) {
@@ -1752,7 +1777,7 @@ class Generator {
     }
   }
 
-  SimProcess& sim_;
+  SimProcess* sim_;
   std::uint64_t seed_;
   std::mt19937_64 rng_;
   std::uint64_t steps_;
@@ -1762,12 +1787,24 @@ class Generator {
   std::uint64_t step_ = 0;
   std::uint64_t epoch_ = 0;
 
-  std::unique_ptr<Device> dev_;
+  std::unique_ptr<Device> own_dev_;  // the owner on the test's own simulator
+  Device* dev_ = nullptr;            // that one, or the shared device
   std::array<std::unique_ptr<Client>, 2> cl_;
   std::array<std::vector<PdId>, 2> pds_;
   std::uint8_t* mem_ = nullptr;
   std::map<std::pair<int, std::uint64_t>, Buf> bufs_;
-  std::map<std::uint64_t, std::vector<std::uint8_t>> holes_;  // freed memory: device address -> bytes
+  // Freed memory: device address -> where the test still reads it, and the bytes it must keep.
+  struct Hole {
+    const std::uint8_t* host = nullptr;
+    std::vector<std::uint8_t> expect;
+  };
+  std::map<std::uint64_t, Hole> holes_;
+  std::size_t hole_bytes() const {
+    std::size_t n = 0;
+    for (const auto& [a, h] : holes_) n += h.expect.size();
+    return n;
+  }
+  static constexpr std::size_t kSharedHoleBytes = std::size_t{16} << 20;
   std::map<Stag, Reg> regs_, released_regs_;
   std::set<Stag> issued_;
   std::map<std::uint32_t, Stag> last_key_;
@@ -1801,8 +1838,18 @@ Stats run_generator(std::uint64_t default_steps, int owner_deaths, std::chrono::
                     std::uint64_t plant_at = 0) {
   const std::uint64_t seed = tb::random_test_seed();
   const std::uint64_t steps = plant_at != 0 ? default_steps : env_u64("RNIC_HOSTILE_STEPS", default_steps);
-  SimProcess sim;
-  Generator g(sim, seed, steps, owner_deaths, budget, plant_at);
+  // On a shared device (XRT's hardware emulation, scripts/xrt_emu.sh) the owner cannot be replaced: a
+  // second process would be a second XRT session with a simulator of its own. Owner death runs here on
+  // the test's own simulator, and under XRT FakeXrt.XrtGoneRunsTheOwnerCleanup and XrtEmu.XrtKilledMidRun.
+  std::optional<SimProcess> sim;
+  if (shared_device()) {
+    if (owner_deaths != 0)
+      std::printf("shared device: no owner deaths (%d on the test's own simulator)\n", owner_deaths);
+    owner_deaths = 0;
+  } else {
+    sim.emplace();
+  }
+  Generator g(sim ? &*sim : nullptr, seed, steps, owner_deaths, budget, plant_at);
   const Stats s = g.run();
   std::printf("\nhostile-peer generator (seed %llu)\n", static_cast<unsigned long long>(seed));
   std::printf("  %-62s %12s\n", "coverage bin", "count");
@@ -1834,7 +1881,9 @@ Stats run_generator(std::uint64_t default_steps, int owner_deaths, std::chrono::
     EXPECT_EQ(s.mismatches, 0u) << "completions or driver state disagree with what was posted (seed " << seed << ")";
   }
   EXPECT_GT(s.segments, 0u);
-  EXPECT_EQ(sim.stop(), 0) << "rnic-sim did not exit cleanly";
+  if (sim) {
+    EXPECT_EQ(sim->stop(), 0) << "rnic-sim did not exit cleanly";
+  }
   return s;
 }
 
