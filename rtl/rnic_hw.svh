@@ -41,6 +41,7 @@ localparam logic [31:0] RNIC_NET_LOG2_SLOTS_MAX = 32'h0000000F;  // the largest 
 localparam logic [31:0] RNIC_NET_LOG2_SLOT_MIN = 32'h0000000C;  // the smallest log2 slot bytes of a network packet ring (4 KiB)
 localparam logic [31:0] RNIC_NET_LOG2_SLOT_MAX = 32'h00000010;  // the largest log2 slot bytes of a network packet ring (64 KiB)
 localparam logic [31:0] RNIC_STREAM_PENDING = 32'h00000003;  // stream state: a segment failed a 7.1 check and its error waits for its DDP-SSN position; segments before that position in the window are still placed and delivered, every other segment is dropped; ERROR once deliver reports it
+localparam logic [31:0] RNIC_NET_DATA_FLAG_GATHER = 32'h00000080;  // transmit side (docs/transmit.md; the card takes it from interface 3.2 on): the DATA chunk flag bit (reserved in RFC 9260 3.3.1, never on the wire) that marks a descriptor chunk in a transmit slot: its DDP header is followed by an NGD record instead of the payload, and its length field is the length on the wire
 localparam logic [31:0] RNIC_VERSION_VALUE = 32'h00030001;  // VERSION: its MAJOR and MINOR fields
 
 // AXI4-Lite registers (byte offsets)
@@ -354,6 +355,12 @@ localparam int RNIC_NRXD_SRC_PORT_LSB = 80;  // the sender's UDP port (the netwo
 localparam int RNIC_NRXD_SRC_PORT_BITS = 16;
 localparam int RNIC_NRXD_SRC_IP_LSB = 96;  // the sender's IPv4 address (the network layer's their IP, tuser[63:32]; as NET_ASSOC_ARG1 takes it)
 localparam int RNIC_NRXD_SRC_IP_BITS = 32;
+localparam int RNIC_NGD_STAG_LSB = 0;  // gather descriptor (docs/transmit.md): in a transmit slot right after the DDP header of a DATA chunk flagged NET_DATA_FLAG_GATHER: the local STag the card reads the segment's payload through
+localparam int RNIC_NGD_STAG_BITS = 32;
+localparam int RNIC_NGD_LEN_LSB = 32;  // payload bytes to read: the chunk's length field is 16 + 2 (DDP-SSN) + the DDP header + LEN
+localparam int RNIC_NGD_LEN_BITS = 32;
+localparam int RNIC_NGD_TO_LSB = 64;  // tagged offset of the first payload byte in the STag's registration
+localparam int RNIC_NGD_TO_BITS = 64;
 localparam int RNIC_NTXD_LEN_LSB = 0;  // transmit packet ring descriptor: bytes of the SCTP packet at slot + 16 (NET_MIN_PACKET_BYTES..NET_MAX_PACKET_BYTES and at most the slot less 16; any other length is skipped and counted); its checksum field is overwritten with the CRC32c
 localparam int RNIC_NTXD_LEN_BITS = 16;
 localparam int RNIC_NTXD_SOCKET_LSB = 16;  // VNx socket the packet leaves on (m_axis_net tdest)

@@ -6,6 +6,10 @@
 // sender retransmits it, RFC 9260 6.3). The card would have checked the CRC32c of the packet as received
 // (rule 1); the trimmed packet's checksum is left as it was, so the receiver runs with usrsctp's CRC32c
 // offload (docs/network.md: the host leaves CRC32c to the card).
+// And the transmit gather (tx_gather_ref.hpp, docs/transmit.md) the other way: every DDP chunk a usrsctp
+// sender emits is turned into its slot form (a descriptor, the payload moved to registered memory), the
+// gather must give back exactly the packet usrsctp made (a good CRC32c added), and a usrsctp receiver
+// takes them all, a lost packet's retransmission gathered again.
 #include <gtest/gtest.h>
 #include <usrsctp.h>
 
@@ -19,6 +23,7 @@
 
 #include "pair.hpp"
 #include "rnic/tb/net_ref.hpp"
+#include "rnic/tb/tx_gather_ref.hpp"
 #include "rnic/wire/bytes.hpp"
 #include "rnic/wire/ddp.hpp"
 
@@ -179,6 +184,119 @@ TEST(NetRefUsrsctp, Rfc9260_6_2_TrimmedDataIsTakenAndAcknowledgedDeclinedIsRetra
   for (const std::uint32_t t : tsns_sent) EXPECT_FALSE(tsn_after(t, cum_ack)) << "TSN " << t << " never acknowledged";
   ASSERT_TRUE(declined_once);
   EXPECT_GE(times_sent[declined_tsn], 2) << "the declined (PAD) chunk was acknowledged: TSN " << declined_tsn;
+}
+
+TEST(NetRefUsrsctp, Rfc5043_5_2_2_GatheredDescriptorChunksAreThePacketsUsrsctpMadeAndAreTaken) {
+  Pair pair;  // a: the host behind the card (sender, its DDP chunks sent as descriptors), b: a receiver
+  CrcOffload offload;
+  // Registered memory: STag 0x105 (index 1, key 5) with local read over all of it, PD 7 for every stream.
+  constexpr std::uint64_t kBaseTo = 0x40000, kAddr = 0x9000'0000;
+  constexpr std::uint32_t kStag = 0x105;
+  std::vector<std::uint8_t> mem(1 << 20);
+  std::size_t next = 4090;  // the first payload crosses a 4 KiB boundary
+  TxTables t;
+  t.live.assign(8, true);
+  t.stream_pd.assign(8, 7);
+  t.stags.resize(2);
+  t.stags[1] = TxStag{true, 5, true, 7, false, 0, kBaseTo, mem.size(), kAddr};
+  const TxReadFn read = [&](std::uint64_t addr, std::uint8_t* out, std::size_t n) {
+    if (addr < kAddr || addr + n > kAddr + mem.size()) return false;
+    std::copy_n(mem.begin() + static_cast<std::ptrdiff_t>(addr - kAddr), n, out);
+    return true;
+  };
+  std::map<std::uint32_t, int> gathered;                        // TSN -> times its descriptor was gathered
+  std::map<std::uint16_t, std::vector<std::uint8_t>> segments;  // DDP-SSN -> the segment usrsctp sent
+  std::size_t packets = 0, bursts = 0;
+  bool dropped_one = false;
+  std::uint32_t dropped_tsn = 0;
+  pair.reorder = [&](std::deque<Packet>& to_b, std::deque<Packet>&) {
+    for (auto it = to_b.begin(); it != to_b.end();) {
+      Packet& p = *it;
+      if (load_be32(p.data() + 4) == 0) {  // the INIT: not an association's packet yet
+        ++it;
+        continue;
+      }
+      if (t.assoc.empty()) {  // the driver's entry: our ports, the tag our packets carry, 4 streams
+        AssocEntry e;
+        e.valid = true;
+        e.my_sctp_port = load_be16(p.data());
+        e.their_sctp_port = load_be16(p.data() + 2);
+        e.their_vtag = load_be32(p.data() + 4);
+        e.stream_count = 4;
+        t.assoc = {e};
+      }
+      // The host's output callback: each DDP chunk's payload to registered memory, a descriptor instead.
+      Packet slot(p.begin(), p.begin() + 12);
+      std::vector<std::uint32_t> tsns;
+      for_each_chunk(p, [&](const std::uint8_t* c, std::size_t len) {
+        const std::size_t h = len > 18 && (c[18] & 0x80) != 0 ? kTaggedDdpHeaderSize : kUntaggedDdpHeaderSize;
+        if (c[0] == kChunkTypeData && (c[1] & kDataFlagsUbe) == kDataFlagsUbe && load_be32(c + 12) == kPpidDdpSegment &&
+            len >= 18 + h) {
+          const std::size_t n = len - 18 - h;
+          ASSERT_LE(next + n, mem.size());
+          std::copy_n(c + 18 + h, n, mem.begin() + static_cast<std::ptrdiff_t>(next));
+          const auto d =
+              descriptor_chunk(rnic::wire::ConstBytes(c, 18 + h), kStag, kBaseTo + next, static_cast<std::uint32_t>(n));
+          slot.insert(slot.end(), d.begin(), d.end());
+          next += n;
+          tsns.push_back(load_be32(c + 4));
+          segments[load_be16(c + 16)].assign(c + 18, c + len);
+        } else {
+          const std::size_t at = static_cast<std::size_t>(c - p.data());
+          slot.insert(slot.end(), c, c + std::min((len + 3) & ~std::size_t{3}, p.size() - at));
+        }
+      });
+      const TxGather g = gather(rnic::wire::ConstBytes(slot), 0, 0, t, read);
+      ASSERT_EQ(g.drop, TxDrop::kNone) << tx_drop_name(g.drop);
+      ASSERT_EQ(g.wire.size(), p.size());
+      EXPECT_TRUE(std::equal(p.begin(), p.begin() + 8, g.wire.begin()));
+      EXPECT_TRUE(std::equal(p.begin() + 12, p.end(), g.wire.begin() + 12)) << "not the packet usrsctp made";
+      for (const TxRead& r : g.reads) EXPECT_LE(r.addr % kReadBoundary + r.bytes, kReadBoundary);
+      bursts += g.reads.size();
+      for (std::uint32_t tsn : tsns) ++gathered[tsn];
+      ++packets;
+      p = g.wire;
+      // The third packet with descriptors is lost once: its retransmission is gathered again.
+      if (!dropped_one && !tsns.empty() && gathered.size() >= 3) {
+        dropped_one = true;
+        dropped_tsn = tsns.front();
+        it = to_b.erase(it);
+        continue;
+      }
+      ++it;
+    }
+  };
+
+  pair.connect();
+  ASSERT_EQ(pair.a->state(), sctp::AssociationState::kReady);
+  pair.b->set_session_handler([&](const sctp::SessionNotice& n) {
+    if (n.kind == sctp::NoticeKind::kInitiate) pair.b->accept(n.stream);
+  });
+  std::vector<std::pair<std::uint16_t, std::vector<std::uint8_t>>> delivered;
+  pair.b->set_segment_sink([&](std::uint16_t stream, std::uint16_t ssn, wire::ConstBytes seg) {
+    EXPECT_EQ(stream, 2u);
+    delivered.emplace_back(ssn, seg.to_vector());
+  });
+  pair.a->initiate(2);
+  ASSERT_TRUE(pair.run([&] { return pair.a->session_state(2) == sctp::SessionState::kEstablished; }));
+  std::uint64_t sent = 0;
+  sent += pair.a->send_tagged(2, 0x00000100, 0, 0, message(20000, 1));
+  for (std::uint8_t i = 0; i < 12; ++i) sent += pair.a->send_untagged(2, 1, 0, message(40 + i, i));  // bundled
+  sent += pair.a->send_tagged(2, 0x00000200, 64, 0, message(5000, 3));
+  ASSERT_TRUE(pair.run([&] { return delivered.size() == sent && pair.a->all_acknowledged(); }, 60))
+      << delivered.size() << " of " << sent << " segments delivered";
+  std::printf(
+      "[   INFO   ] %llu segments in %zu packets gathered, %zu read bursts, TSN %u lost and gathered %d times\n",
+      static_cast<unsigned long long>(sent), packets, bursts, dropped_tsn, gathered[dropped_tsn]);
+  // b took every segment once, in DDP-SSN order, byte for byte what usrsctp was given.
+  for (std::size_t i = 0; i < delivered.size(); ++i) {
+    ASSERT_EQ(delivered[i].first, i + 1) << "DDP-SSN order (RFC 5043 6.1)";
+    EXPECT_EQ(delivered[i].second, segments.at(delivered[i].first)) << "DDP-SSN " << delivered[i].first;
+  }
+  EXPECT_EQ(pair.b->counters().violations, 0u);
+  EXPECT_EQ(pair.b->counters().malformed, 0u);
+  ASSERT_TRUE(dropped_one);
+  EXPECT_GE(gathered[dropped_tsn], 2) << "the lost packet's chunk was not sent again through the gather";
 }
 
 }  // namespace

@@ -71,6 +71,7 @@ struct AssocEntry {
   std::uint16_t stream_base = 0;   // DDP stream of SCTP stream 0
   std::uint16_t stream_count = 0;  // SCTP streams that are DDP streams
   std::uint16_t vnx_socket = 0;    // the VNx socket of the peer (transmit side; not used on receive)
+  std::uint32_t their_vtag = 0;    // the tag our packets carry (transmit side, tx_gather_ref.hpp)
 };
 
 // What the pipeline answers for a segment (validate with net = 1).
