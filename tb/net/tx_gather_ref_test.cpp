@@ -14,52 +14,24 @@
 #include "rnic/capture/sctp_capture.hpp"
 #include "rnic/hw/hw.hpp"
 #include "rnic/tb/seed.hpp"
+#include "rnic/tb/tx_gather_fixture.hpp"
 #include "rnic/tb/tx_gather_ref.hpp"
 #include "rnic/wire/bytes.hpp"
 
 namespace rnic::tb::net {
 namespace {
 
-using Bytes = std::vector<std::uint8_t>;
+using namespace fixture;  // NOLINT: the shared slot builders and tables
 using wire::put_be16;
-using wire::put_be32;
 
-constexpr std::uint16_t kMyPort = 5002, kTheirPort = 5001, kSocket = 3;
-constexpr std::uint32_t kTheirVtag = 0x0BADCAFE;
 constexpr std::uint64_t kMemBase = 0x7000'0000;  // host address of the test's memory
 constexpr std::size_t kMemSize = 64 * 1024;
-constexpr std::uint64_t kBaseTo = 0x1'0000'0000;
-// STag 0x105: index 1, key 5, the whole memory, local read, PD 7. STag 0x203: index 2, PD 8 (another
-// client's). STag 0x301: index 3, PD 7 without local read. STag 0x402: bound to DDP stream 5.
-constexpr std::uint32_t kStag = 0x105, kForeignStag = 0x203, kNoReadStag = 0x301, kBoundStag = 0x402;
 
-// Entry 0 another association; entry 1 ours: SCTP streams 0..2 are DDP streams 4..6; 4 and 5 live.
+// The fixture's tables over the test's memory (another client's STags over the same range).
 TxTables tables() {
-  TxTables t;
-  AssocEntry other;
-  other.valid = true;
-  other.my_sctp_port = kMyPort;
-  other.their_sctp_port = 6000;
-  other.their_vtag = 0x11111111;
-  other.stream_base = 0;
-  other.stream_count = 4;
-  other.vnx_socket = 1;
-  AssocEntry ours = other;
-  ours.their_sctp_port = kTheirPort;
-  ours.their_vtag = kTheirVtag;
-  ours.stream_base = 4;
-  ours.stream_count = 3;
-  ours.vnx_socket = kSocket;
-  t.assoc = {other, ours};
-  t.live.assign(8, false);
-  t.live[4] = t.live[5] = true;
-  t.stream_pd.assign(8, 7);
-  t.stream_pd[0] = 8;
-  t.stags.resize(5);
-  t.stags[1] = TxStag{true, 5, true, 7, false, 0, kBaseTo, kMemSize, kMemBase};
-  t.stags[2] = TxStag{true, 3, true, 8, false, 0, kBaseTo, kMemSize, kMemBase};
-  t.stags[3] = TxStag{true, 1, false, 7, false, 0, kBaseTo, kMemSize, kMemBase};
-  t.stags[4] = TxStag{true, 2, true, 7, true, 5, kBaseTo, kMemSize, kMemBase};
+  TxTables t = fixture::tables(kMemBase, kMemSize, kMemBase);
+  t.stags[4].length = kMemSize;
+  t.stags[4].addr = kMemBase;
   return t;
 }
 
@@ -86,53 +58,6 @@ struct Memory {
     return Bytes(b, b + static_cast<std::ptrdiff_t>(n));
   }
 };
-
-Bytes common_header(std::uint16_t src = kMyPort, std::uint16_t dst = kTheirPort, std::uint32_t vtag = kTheirVtag) {
-  Bytes h;
-  put_be16(h, src);
-  put_be16(h, dst);
-  put_be32(h, vtag);
-  put_be32(h, 0xDEADBEEF);  // the host's checksum: ignored, the card computes it
-  return h;
-}
-
-// A DATA chunk's first 16 + 2 + H bytes: U, B, E; PPID 16 unless told; a tagged (T, L, DV 1) or untagged
-// (L, DV 1) DDP header whose other bytes are a pattern.
-Bytes chunk_head(bool tagged, std::uint16_t sctp_stream, std::uint16_t ddp_ssn, std::uint32_t tsn = 1000,
-                 std::uint8_t flags = 0x07, std::uint32_t ppid = 16) {
-  Bytes c;
-  c.push_back(0);
-  c.push_back(flags);
-  put_be16(c, 0);  // the length, set by descriptor_chunk
-  put_be32(c, tsn);
-  put_be16(c, sctp_stream);
-  put_be16(c, 0);
-  put_be32(c, ppid);
-  put_be16(c, ddp_ssn);
-  const std::size_t h = tagged ? kTaggedDdpHeaderSize : kUntaggedDdpHeaderSize;
-  c.push_back(tagged ? 0xC1 : 0x41);
-  for (std::size_t i = 1; i < h; ++i) c.push_back(static_cast<std::uint8_t>(0xA0 + i));
-  return c;
-}
-
-Bytes descriptor(bool tagged, std::uint16_t sctp_stream, std::uint32_t stag, std::uint64_t to, std::uint32_t len,
-                 std::uint16_t ddp_ssn = 1) {
-  return descriptor_chunk(chunk_head(tagged, sctp_stream, ddp_ssn), stag, to, len);
-}
-
-// A chunk that is not a descriptor: type, flags, `body` bytes after its 4-byte header, padded.
-Bytes plain_chunk(std::uint8_t type, std::uint8_t flags, std::size_t body) {
-  Bytes c{type, flags};
-  put_be16(c, static_cast<std::uint16_t>(4 + body));
-  for (std::size_t i = 0; i < body; ++i) c.push_back(static_cast<std::uint8_t>(0x30 + i));
-  while (c.size() % 4 != 0) c.push_back(0);
-  return c;
-}
-
-Bytes packet(std::initializer_list<Bytes> chunks, Bytes head = common_header()) {
-  for (const Bytes& c : chunks) head.insert(head.end(), c.begin(), c.end());
-  return head;
-}
 
 bool crc_good(const Bytes& p) {
   Bytes z = p;

@@ -122,12 +122,14 @@ TxGather gather(wire::ConstBytes packet, std::uint16_t socket, std::size_t assoc
     if (wire::load_be32(p + off + 12) != kPpidDdpSegment) return fail(TxDrop::kPpid, chunk);
     const std::uint16_t s = wire::load_be16(p + off + 8);
     const std::size_t d = std::size_t{a.stream_base} + s;
-    if (s >= a.stream_count || d >= t.live.size() || !t.live[d]) return fail(TxDrop::kStream, chunk);
+    if (s >= a.stream_count) return fail(TxDrop::kStream, chunk);
     const std::uint32_t stag = wire::load_le32(p + ngd_at + hw::kNGD_STAG_OFFSET);
     const std::uint32_t len = wire::load_le32(p + ngd_at + hw::kNGD_LEN_OFFSET);
     const std::uint64_t to = wire::load_le64(p + ngd_at + hw::kNGD_TO_OFFSET);
     if (length != kDataChunkHeaderSize + kDdpSsnSize + h + std::uint64_t{len}) return fail(TxDrop::kLength, chunk);
     if (g.wire.size() + round4(length) > kMaxWire) return fail(TxDrop::kTooLong, chunk);
+    // The card's tables from here on (one lookup: the stream's live bit and PD, the STag entry).
+    if (d >= t.live.size() || !t.live[d]) return fail(TxDrop::kStream, chunk);
     // Rule 4.
     std::uint64_t addr = 0;
     if (len != 0) {

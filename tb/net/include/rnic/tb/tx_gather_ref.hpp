@@ -14,8 +14,9 @@
 //      last one may end at the packet's end without its padding), length >= 4. A chunk past the end:
 //      kFraming. A chunk that is not DATA with flag bit 7 set: kMarkOutsideData.
 //   3. A descriptor chunk: flags & 0x07 == 0x07 (U, B, E) else kFragment; PPID 16 else kPpid; SCTP
-//      stream s < stream_count and live[stream_base + s] else kStream; its length field == 16 + 2 + H +
-//      NGD LEN else kLength.
+//      stream s < stream_count else kStream; its length field == 16 + 2 + H + NGD LEN else kLength; the
+//      packet with it still within rule 7's limit else kTooLong; then (from the card's tables)
+//      live[stream_base + s] else kStream.
 //   4. NGD LEN == 0: nothing read, no STag checked (RFC 5041 5.2's rule for a zero-length segment, and a
 //      read of nothing needs no right). Otherwise the STag table entry at index STag >> 8: valid and
 //      key == STag & 0xFF (else kStag), local read (else kLocalRead), pd == the PD of stream
@@ -26,8 +27,9 @@
 //   6. On the wire: the common header, then each chunk in order: a descriptor chunk as its chunk header
 //      with G cleared, DDP-SSN, DDP header, the LEN bytes read, zeros to a multiple of 4 (RFC 9260 3.2: a
 //      sender pads every chunk, the last one too); every other chunk as in the slot.
-//   7. The packet on the wire is at most NET_MAX_PACKET_BYTES, else kTooLong; its CRC32c is computed
-//      over it (RFC 9260 6.8) and stored at bytes 8..11.
+//   7. The packet on the wire is at most NET_MAX_PACKET_BYTES, else kTooLong (checked as each chunk is
+//      added, before a descriptor's read); its CRC32c is computed over it (RFC 9260 6.8) and stored at
+//      bytes 8..11.
 // Any failure drops the whole packet: nothing of it is sent (the reads already made are reported).
 #pragma once
 
