@@ -25,7 +25,7 @@
 module rnic_net_gather #(
   parameter int DataWidth      = 512,   // 128..512, a power of two
   parameter int MaxPacketBytes = RNIC_NET_MAX_PACKET_BYTES,
-  parameter int ReadDepth      = 128    // read FIFO beats (power of two, >= one 4 KiB burst)
+  parameter int ReadDepth      = 65536 / DataWidth  // read FIFO beats: 8 KiB (power of two, >= one 4 KiB burst)
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// rnic_net_gather (issue 35, docs/transmit.md) at DataWidth 512 against the reference model tb/net
+// rnic_net_gather (issue 35, docs/transmit.md) at one DataWidth (RNIC_GATHER_DW; gather.cmake builds it at
+// 512, 256 and 128) against the reference model tb/net
 // TxGatherRef (tx_gather_ref.hpp's rules) and rnic::tb::AxiHostMemory. The bench feeds slot packets
 // (valid with random gaps), answers the association port and the table port (random latency) from the
 // same TxTables the model reads, and takes the output with random backpressure. Checked, per packet in
@@ -24,13 +25,17 @@
 #include <string>
 #include <vector>
 
-#include "Vrnic_net_gather.h"
 #include "rnic/tb/host_memory.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/sim.hpp"
 #include "rnic/tb/tx_gather_fixture.hpp"
 #include "rnic/tb/tx_gather_ref.hpp"
 #include "rnic/wire/bytes.hpp"
+
+#define RNIC_CAT2(a, b) a##b
+#define RNIC_CAT(a, b) RNIC_CAT2(a, b)
+#include RNIC_GATHER_HDR  // the model's header and class, the suite's suffix: gather.cmake
+#define GATHER_SUITE RNIC_CAT(NetGather, RNIC_GATHER_NAME)
 
 namespace {
 
@@ -58,17 +63,18 @@ using rnic::tb::net::fixture::kTheirPort;
 using rnic::tb::net::fixture::plain_chunk;
 using Bytes = std::vector<std::uint8_t>;
 
-constexpr std::size_t kBeat = 64;
+constexpr std::size_t kBeat = RNIC_GATHER_DW / 8;
 constexpr std::uint64_t kRegion = 0x200000;  // registered memory in the memory model
 constexpr std::size_t kRegionSize = 64 * 1024;
 
-struct Top : Vrnic_net_gather {
-  Top(VerilatedContext* c, const char* n) : Vrnic_net_gather(c, n) {}
+using Model = RNIC_GATHER_CLASS;
+struct Top : Model {
+  Top(VerilatedContext* c, const char* n) : Model(c, n) {}
   CData ap_clk = 0, ap_rst_n = 0;
   void eval() {
     clk_i = ap_clk;
     rst_ni = ap_rst_n;
-    Vrnic_net_gather::eval();
+    Model::eval();
   }
 };
 
@@ -340,7 +346,7 @@ InPacket random_packet(std::mt19937_64& rng) {
   return p;
 }
 
-TEST(NetGather, Rfc5043_5_2_2_DescriptorsExpandedAndEveryOtherChunkAsIs) {
+TEST(GATHER_SUITE, Rfc5043_5_2_2_DescriptorsExpandedAndEveryOtherChunkAsIs) {
   Bench b(1, HostMemConfig{});
   b.offer(packet({descriptor(true, 1, kStag, kBaseTo + 100, 1000)}));
   b.offer(packet({plain_chunk(3, 0, 12), descriptor(false, 0, kStag, kBaseTo, 3), plain_chunk(0x84, 0, 5),
@@ -356,7 +362,7 @@ TEST(NetGather, Rfc5043_5_2_2_DescriptorsExpandedAndEveryOtherChunkAsIs) {
   EXPECT_EQ(b.outcomes()[TxDrop::kNone], 6u);
 }
 
-TEST(NetGather, Rfc5041_8_EveryBadDescriptorMarksThePacketBad) {
+TEST(GATHER_SUITE, Rfc5041_8_EveryBadDescriptorMarksThePacketBad) {
   Bench b(2, HostMemConfig{});
   const Bytes good = descriptor(true, 1, kStag, kBaseTo, 100);
   b.offer(packet({good, descriptor(true, 1, kForeignStag, kBaseTo, 10)}));       // another client's PD
@@ -379,7 +385,7 @@ TEST(NetGather, Rfc5041_8_EveryBadDescriptorMarksThePacketBad) {
   EXPECT_EQ(b.errors(), 0u);
 }
 
-TEST(NetGather, ReadErrorMarksThePacketBad) {
+TEST(GATHER_SUITE, ReadErrorMarksThePacketBad) {
   HostMemConfig cfg;
   cfg.read_err_lo = kRegion + 0x1000;
   cfg.read_err_hi = kRegion + 0x1040;
@@ -391,7 +397,7 @@ TEST(NetGather, ReadErrorMarksThePacketBad) {
   EXPECT_EQ(b.outcomes()[TxDrop::kNone], 1u);
 }
 
-TEST(NetGather, RandomSlotsUnderBackpressureMatchTheModel) {
+TEST(GATHER_SUITE, RandomSlotsUnderBackpressureMatchTheModel) {
   const std::uint64_t seed = rnic::tb::random_test_seed();
   HostMemConfig cfg = HostMemConfig::random(seed);
   Bench b(seed, cfg);
@@ -409,7 +415,7 @@ TEST(NetGather, RandomSlotsUnderBackpressureMatchTheModel) {
 
 // Figures, not a pass/fail target (docs/transmit.md): cycles per packet, 100 packets back to back, every
 // output ready, memory ready with 8 cycles of read latency, the table answering in one cycle.
-TEST(NetGather, ThroughputFigures) {
+TEST(GATHER_SUITE, ThroughputFigures) {
   struct Case {
     const char* what;
     std::vector<std::uint32_t> lens;  // descriptors of the packet
