@@ -365,8 +365,14 @@ localparam int RNIC_NTXD_LEN_LSB = 0;  // transmit packet ring descriptor: bytes
 localparam int RNIC_NTXD_LEN_BITS = 16;
 localparam int RNIC_NTXD_SOCKET_LSB = 16;  // VNx socket the packet leaves on (m_axis_net tdest)
 localparam int RNIC_NTXD_SOCKET_BITS = 16;
-localparam int RNIC_NTXD_RSVD_LSB = 32;  // ignored
-localparam int RNIC_NTXD_RSVD_BITS = 96;
+localparam int RNIC_NTXD_FLAGS_LSB = 32;  // flags; bits 7..1 zero
+localparam int RNIC_NTXD_FLAGS_BITS = 8;
+localparam int RNIC_NTXD_FLAGS_GATHER_LSB = RNIC_NTXD_FLAGS_LSB + 0;  // a gather packet (docs/transmit.md): its descriptor chunks are expanded from registered memory after the checks against association table entry ASSOC; the card fails every gather packet until interface 3.2 (it is then dropped, nothing of it sent)
+localparam int RNIC_NTXD_FLAGS_GATHER_BITS = 1;
+localparam int RNIC_NTXD_ASSOC_LSB = 40;  // gather packets: the association table index the packet belongs to
+localparam int RNIC_NTXD_ASSOC_BITS = 8;
+localparam int RNIC_NTXD_RSVD_LSB = 48;  // ignored
+localparam int RNIC_NTXD_RSVD_BITS = 80;
 
 // RFC 5041 7.2 error table: type and code of each row, and its counter index
 localparam logic [3:0] RNIC_ET_LocalCatastrophic = 4'h0;  // Local Catastrophic

@@ -29,12 +29,13 @@ module rnic_net_gather #(
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
-  // the slot packet; s_info_i is taken with its first beat: {gather, assoc[3:0], socket[15:0], len[15:0]}
+  // the slot packet; s_info_i is taken with its first beat: {err, gather, assoc[7:0], socket[15:0], len[15:0]}
+  // (err: the slot's read was answered with an error: the packet goes through marked bad, READ_ERROR)
   input  logic                   s_valid_i,
   output logic                   s_ready_o,
   input  logic [DataWidth-1:0]   s_data_i,
   input  logic                   s_last_i,
-  input  logic [36:0]            s_info_i,
+  input  logic [41:0]            s_info_i,
   // the packet out; m_info_o with the last beat: {bad, reason[3:0], socket[15:0], len[15:0]}
   output logic                   m_valid_o,
   input  logic                   m_ready_i,
@@ -137,7 +138,7 @@ module rnic_net_gather #(
   logic [DataWidth-1:0] pram [RamBeats];   // the packer's copy
   logic                 full_q, free;      // a whole packet is in the RAMs; the packer is done with it
   logic [RamW:0]        in_idx_q;
-  logic [36:0]          info_q;
+  logic [41:0]          info_q;
   logic                 in_first_q;
   assign s_ready_o = !full_q;
   always_ff @(posedge clk_i) begin
@@ -164,11 +165,11 @@ module rnic_net_gather #(
   always_ff @(posedge clk_i) begin
     if (s_valid_i && s_ready_o && in_first_q) info_q <= s_info_i;
   end
-  logic        i_gather;
-  logic [3:0]  i_assoc;
+  logic        i_gather, i_err;
+  logic [7:0]  i_assoc;
   logic [15:0] i_socket, i_len;
-  assign {i_gather, i_assoc, i_socket, i_len} = info_q;
-  assign a_idx_o = i_assoc;
+  assign {i_err, i_gather, i_assoc, i_socket, i_len} = info_q;
+  assign a_idx_o = i_assoc[3:0];
 
   // ---- Runs: walker -> packer, and MEM runs -> AR issuer --------------------------------------------
   localparam logic [1:0] KSlot = 2'd0, KMem = 2'd1, KZero = 2'd2, KEnd = 2'd3;
@@ -277,7 +278,7 @@ module rnic_net_gather #(
     w_push_mem = 1'b0;
     unique case (w_state_q)
       WCommon: begin  // the common header; the whole packet when it is not a gather packet
-        w_run = {KSlot, 64'd0, i_gather ? 16'd12 : i_len, 1'b0, 1'b0, 4'd0};
+        w_run = {KSlot, 64'd0, i_gather && !i_err ? 16'd12 : i_len, 1'b0, 1'b0, 4'd0};
         w_push_run = 1'b1;
       end
       WPlain: begin
@@ -325,7 +326,7 @@ module rnic_net_gather #(
         if (i_len < 16'd12) begin
           fail = 1'b1;
           why = RFraming;
-        end else if (!a_valid_i || a_socket_i != i_socket || {hbyte(hb_q, 0), hbyte(hb_q, 1)} != a_my_port_i ||
+        end else if (i_assoc[7:4] != 4'd0 || !a_valid_i || a_socket_i != i_socket || {hbyte(hb_q, 0), hbyte(hb_q, 1)} != a_my_port_i ||
                      {hbyte(hb_q, 2), hbyte(hb_q, 3)} != a_their_port_i ||
                      {hbyte(hb_q, 4), hbyte(hb_q, 5), hbyte(hb_q, 6), hbyte(hb_q, 7)} != a_their_vtag_i) begin
           fail = 1'b1;
@@ -413,11 +414,11 @@ module rnic_net_gather #(
         w_state_q <= WEnd;
       end else begin
         unique case (w_state_q)
-          WIdle: if (full_q) w_state_q <= i_gather ? WWin : WCommon;
+          WIdle: if (full_q) w_state_q <= i_gather && !i_err ? WWin : WCommon;
           WWin: if (wi_q == WiW'(WinBeats - 1)) w_state_q <= WWait;
           WWait: if (wr_q == WiW'(WinBeats)) w_state_q <= WHdr;
           WHdr: w_state_q <= w_after_q;
-          WCommon: if (w_go) w_state_q <= i_gather ? WAssoc : WEnd;
+          WCommon: if (w_go) w_state_q <= i_gather && !i_err ? WAssoc : WEnd;
           WAssoc: w_state_q <= 16'd12 < i_len ? WWin : WEnd;
           WChunk: w_state_q <= WChunk2;
           WChunk2: w_state_q <= WChunk3;
@@ -453,9 +454,9 @@ module rnic_net_gather #(
     unique case (w_state_q)
       WIdle: begin
         o_q <= '0;
-        wlen_q <= i_gather ? 16'd12 : i_len;
-        bad_q <= 1'b0;
-        reason_q <= '0;
+        wlen_q <= i_gather && !i_err ? 16'd12 : i_len;
+        bad_q <= i_err;
+        reason_q <= i_err ? RReadError : 4'd0;
         wi_q <= '0;
         w_after_q <= WCommon;
       end

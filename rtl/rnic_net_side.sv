@@ -242,6 +242,14 @@ module rnic_net_side #(
     .m_axi_rlast_i(1'b0), .m_axi_rvalid_i(1'b0), .m_axi_rready_o(u_rready),
     .drop_full_o(r_full), .drop_size_o(r_size), .bresp_err_o(r_berr), .error_o(ring_error));
 
+  logic [3:0]  g_aidx_unused, g_reason_unused;
+  logic        g_treq_unused, g_arvalid_unused, g_rready_unused, g_bad_unused;
+  logic [31:0] g_tstag_unused;
+  logic [15:0] g_tstream_unused;
+  logic [63:0] g_araddr_unused;
+  logic [7:0]  g_arlen_unused;
+  logic [2:0]  g_arsize_unused;
+  logic [1:0]  g_arburst_unused;
   rnic_net_tx #(.DataWidth(DataWidth)) u_tx (
     .clk_i, .rst_ni, .enable_i(tx_en), .base_i(tx_base), .log2_slots_i(tx_log2), .slot_log2_i(tx_slot),
     .prod_i(tx_prod), .cons_o(tx_cons), .busy_o(tx_busy),
@@ -255,7 +263,19 @@ module rnic_net_side #(
     .m_axi_arready_i(m_axi_arready_i), .m_axi_rdata_i(m_axi_rdata_i), .m_axi_rresp_i(m_axi_rresp_i),
     .m_axi_rlast_i(m_axi_rlast_i), .m_axi_rvalid_i(m_axi_rvalid_i), .m_axi_rready_o(m_axi_rready_o),
     .m_axis_net_tvalid_o, .m_axis_net_tready_i, .m_axis_net_tdata_o, .m_axis_net_tkeep_o,
-    .m_axis_net_tlast_o, .m_axis_net_tdest_o, .bad_o(t_bad), .rresp_err_o(t_rerr));
+    .m_axis_net_tlast_o, .m_axis_net_tdest_o, .bad_o(t_bad), .rresp_err_o(t_rerr),
+    // The gather (issue 35, docs/transmit.md) has no tables yet: no association entry is valid, so every
+    // gather packet is dropped whole before any of its descriptors is checked or read; its read port
+    // never issues (tied off).
+    .a_idx_o(g_aidx_unused), .a_valid_i(1'b0), .a_socket_i('0), .a_my_port_i('0), .a_their_port_i('0),
+    .a_their_vtag_i('0), .a_first_i('0), .a_count_i('0),
+    .t_req_o(g_treq_unused), .t_stag_o(g_tstag_unused), .t_stream_o(g_tstream_unused), .t_rsp_i(1'b0),
+    .t_valid_i(1'b0), .t_key_i('0), .t_local_read_i(1'b0), .t_pd_i('0), .t_bound_i(1'b0), .t_bound_stream_i('0),
+    .t_base_to_i('0), .t_length_i('0), .t_addr_i('0), .t_stream_pd_i('0), .t_live_i(1'b0),
+    .g_araddr_o(g_araddr_unused), .g_arlen_o(g_arlen_unused), .g_arsize_o(g_arsize_unused),
+    .g_arburst_o(g_arburst_unused), .g_arvalid_o(g_arvalid_unused), .g_arready_i(1'b0), .g_rdata_i('0),
+    .g_rresp_i(2'b00), .g_rlast_i(1'b0), .g_rvalid_i(1'b0), .g_rready_o(g_rready_unused),
+    .gather_bad_o(g_bad_unused), .gather_reason_o(g_reason_unused));
 
   // ---- rnic_net_regs ----------------------------------------------------------------------------
   logic [1:0] pkt_drop;
@@ -293,5 +313,7 @@ module rnic_net_side #(
   logic unused;
   assign unused = ^{assoc_busy, s_rx_tuser_i[32], u_chunks, u_cands, u_beyond, u_araddr, u_arlen, u_arsize, u_arburst,
                     u_arvalid, u_rready, u_awaddr, u_awlen, u_awsize, u_awburst, u_awvalid, u_wdata, u_wstrb,
-                    u_wlast, u_wvalid, u_bready};
+                    u_wlast, u_wvalid, u_bready, g_aidx_unused, g_reason_unused, g_treq_unused, g_arvalid_unused,
+                    g_rready_unused, g_bad_unused, g_tstag_unused, g_tstream_unused, g_araddr_unused, g_arlen_unused,
+                    g_arsize_unused, g_arburst_unused};
 endmodule

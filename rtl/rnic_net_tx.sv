@@ -21,9 +21,16 @@
 //              (a fixed 16-byte shift; at 128 bits the slot beat k+1 itself). When the packet ends in
 //              the upper part of its last slot beat, one flush beat follows. cons_o advances at the
 //              slot's last beat. An R beat with RRESP not OKAY marks the packet bad (rresp_err_o).
-//   W:         the output beat into the buffer (flat `logic [DataWidth-1:0] mem [BufBeats]`, block
-//              RAM) and into rnic_sctp_crc; at the last beat the packet's info {bad, socket, LEN,
-//              beats} into the info FIFO; its CRC comes 10 cycles later (512 bits) into the CRC FIFO.
+//   Slot FIFO: the slot packet's beats (BufBeats, space reserved before its D read) and, at its last
+//              beat, its info {read error, GATHER, ASSOC, SOCKET, LEN} (NTXD).
+//   Gather:    rnic_net_gather (issue 35, docs/transmit.md): a packet with NTXD GATHER has its
+//              descriptor chunks checked and expanded from registered memory (its own AXI4 read port
+//              g_*, the tables a_* / t_*); any other packet passes as it is. A packet it marks bad
+//              (gather_bad_o, with the reason) is skipped below.
+//   W:         the gather's beats into the buffer (flat `logic [DataWidth-1:0] mem [BufBeats]`, block
+//              RAM; a packet starts only with room for a maximum one) and into rnic_sctp_crc; at the last
+//              beat the packet's info {bad, socket, length, beats} into the info FIFO; its CRC comes 10
+//              cycles later (512 bits) into the CRC FIFO.
 //   D/C/R/O:   the head packet with its CRC: a bad one is skipped (its beats never read), a good one
 //              read from the RAM one beat per cycle (registered read port), the CRC put in beat 0, and
 //              sent through an output register slice (rnic_slice; backpressure at any time).
@@ -80,7 +87,45 @@ module rnic_net_tx #(
   output logic                   m_axis_net_tlast_o,
   output logic [15:0]            m_axis_net_tdest_o,
   output logic                   bad_o,        // one-cycle pulse per slot skipped for its LEN
-  output logic                   rresp_err_o   // one-cycle pulse per R beat with RRESP not OKAY
+  output logic                   rresp_err_o,  // one-cycle pulse per R beat with RRESP not OKAY
+  // The gather (rnic_net_gather): its association entry, tables and read port, and its verdicts
+  output logic [3:0]             a_idx_o,
+  input  logic                   a_valid_i,
+  input  logic [15:0]            a_socket_i,
+  input  logic [15:0]            a_my_port_i,
+  input  logic [15:0]            a_their_port_i,
+  input  logic [31:0]            a_their_vtag_i,
+  input  logic [15:0]            a_first_i,
+  input  logic [15:0]            a_count_i,
+  output logic                   t_req_o,
+  output logic [31:0]            t_stag_o,
+  output logic [15:0]            t_stream_o,
+  input  logic                   t_rsp_i,
+  input  logic                   t_valid_i,
+  input  logic [7:0]             t_key_i,
+  input  logic                   t_local_read_i,
+  input  logic [15:0]            t_pd_i,
+  input  logic                   t_bound_i,
+  input  logic [15:0]            t_bound_stream_i,
+  input  logic [63:0]            t_base_to_i,
+  input  logic [63:0]            t_length_i,
+  input  logic [63:0]            t_addr_i,
+  input  logic [15:0]            t_stream_pd_i,
+  input  logic                   t_live_i,
+  output logic [63:0]            g_araddr_o,
+  output logic [7:0]             g_arlen_o,
+  output logic [2:0]             g_arsize_o,
+  output logic [1:0]             g_arburst_o,
+  output logic                   g_arvalid_o,
+  input  logic                   g_arready_i,
+  input  logic [DataWidth-1:0]   g_rdata_i,
+  input  logic [1:0]             g_rresp_i,
+  input  logic                   g_rlast_i,
+  input  logic                   g_rvalid_i,
+  output logic                   g_rready_o,
+  output logic                   gather_bad_o,    // one-cycle pulse per packet skipped after its read: the
+                                                  // gather's verdicts and slot read errors
+  output logic [3:0]             gather_reason_o  // its reason (tx_gather_ref.hpp TxDrop; 12 a read error)
 );
   localparam int Bytes = DataWidth / 8;
   localparam int Lb = $clog2(Bytes);
@@ -92,6 +137,7 @@ module rnic_net_tx #(
   localparam int PendDepth = 32;                                    // packets accepted, not yet sent
   localparam int PendW = $clog2(PendDepth + 1);
   localparam int InfoW = 1 + 16 + 16 + BW;                          // {bad, socket, len, beats}
+  localparam int SlotInfoW = 42;                                    // {err, gather, assoc, socket, len}
   localparam int OutW = 16 + 1 + Bytes + DataWidth;                 // {tdest, tlast, tkeep, tdata}
 
   initial begin
@@ -130,8 +176,8 @@ module rnic_net_tx #(
   // ---- the R side's events for the issuer (defined below) ------------------------------------------
   logic          ev_v_q, ev_good_q;
   logic [BW-1:0] ev_out_q, ev_slot_q;
-  logic [PtrW-1:0] free_q;     // every buffer beat before it is sent or skipped
-  logic          pop;          // the output side takes a packet (sent or skipped)
+  logic [PtrW-1:0] free_q;     // slot FIFO beats taken by the gather (free running)
+  logic          pop;          // the gather takes a packet
   logic          r0_v_q, rs_body_q;
 
   // ---- AR issuer -----------------------------------------------------------------------------------
@@ -249,6 +295,10 @@ module rnic_net_tx #(
   logic [BW-1:0]   d_out, d_slot;
   assign d_len = r0_data_q[RNIC_NTXD_LEN_LSB +: RNIC_NTXD_LEN_BITS];
   assign d_sock = r0_data_q[RNIC_NTXD_SOCKET_LSB +: RNIC_NTXD_SOCKET_BITS];
+  logic       d_gather;
+  logic [7:0] d_assoc;
+  assign d_gather = r0_data_q[RNIC_NTXD_FLAGS_GATHER_LSB];
+  assign d_assoc = r0_data_q[RNIC_NTXD_ASSOC_LSB +: RNIC_NTXD_ASSOC_BITS];
   assign d_ok = !r0_err_q && d_len >= 16'd12 && d_len <= lim_q;
   assign d_rem = d_len[Lb-1:0];
   assign d_out = BW'(d_len[15:Lb]) + BW'(d_rem != '0);
@@ -261,15 +311,12 @@ module rnic_net_tx #(
   logic             rs_last_q;    // the next body beat is the slot's last
   logic             pk_err_q, pk_flush_q, flush_q;
   logic [15:0]      pk_len_q, pk_sock_q;
-  logic [BW-1:0]    pk_out_q;
-  logic [Bytes-1:0] pk_keep_q, d_keep;
+  logic             pk_gather_q;
+  logic [7:0]       pk_assoc_q;
   logic             bad_q, rerr_q;
   logic             desc_beat, body_beat;
   assign desc_beat = r0_v_q && !rs_body_q;
   assign body_beat = r0_v_q && rs_body_q;
-  always_comb begin
-    for (int i = 0; i < Bytes; i++) d_keep[i] = d_rem == '0 || Lb'(i) < d_rem;
-  end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -299,8 +346,8 @@ module rnic_net_tx #(
       pk_flush_q <= d_flush;
       pk_len_q <= d_len;
       pk_sock_q <= d_sock;
-      pk_out_q <= d_out;
-      pk_keep_q <= d_keep;
+      pk_gather_q <= d_gather;
+      pk_assoc_q <= d_assoc;
       rs_left_q <= d_slot - 1'b1;
       rs_last_q <= d_slot == BW'(2);
     end else if (body_beat) begin
@@ -326,12 +373,10 @@ module rnic_net_tx #(
     assign flush_data = '0;
   end
 
-  // ---- W: into the buffer and the CRC --------------------------------------------------------------
+  // ---- The slot FIFO: the slot packet's beats and its info --------------------------------------------
   logic                 wb_v_q, wb_last_q;
   logic [DataWidth-1:0] wb_data_q;
-  logic [Bytes-1:0]     wb_keep_q;
-  logic [InfoW-1:0]     wb_info_q;
-  logic [PtrW-1:0]      wr_q;
+  logic [SlotInfoW-1:0] wb_info_q;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) wb_v_q <= 1'b0;
     else wb_v_q <= body_beat || flush_q;
@@ -339,17 +384,145 @@ module rnic_net_tx #(
   always_ff @(posedge clk_i) begin
     wb_last_q <= flush_q || (rs_last_q && !pk_flush_q);
     wb_data_q <= flush_q ? flush_data : body_data;
-    wb_keep_q <= (flush_q || (rs_last_q && !pk_flush_q)) ? pk_keep_q : '1;
-    wb_info_q <= {pk_err_q || (body_beat && r0_err_q), pk_sock_q, pk_len_q, pk_out_q};
+    wb_info_q <= {pk_err_q || (body_beat && r0_err_q), pk_gather_q, pk_assoc_q, pk_sock_q, pk_len_q};
   end
+  logic                 sl_valid, sl_ready_unused, si_valid, si_ready_unused, g_s_ready, g_take;
+  logic [DataWidth:0]   sl_out;
+  logic [SlotInfoW-1:0] si_out;
+  logic [AddrW:0]       sl_count_unused;
+  logic [$clog2(PendDepth):0] si_count_unused;
+  rnic_fifo #(.Width(DataWidth + 1), .Depth(BufBeats)) u_slot (
+    .clk_i, .rst_ni,
+    .in_data_i({wb_last_q, wb_data_q}), .in_valid_i(wb_v_q), .in_ready_o(sl_ready_unused),
+    .out_data_o(sl_out), .out_valid_o(sl_valid), .out_ready_i(g_take), .count_o(sl_count_unused)
+  );
+  rnic_fifo #(.Width(SlotInfoW), .Depth(PendDepth)) u_slot_info (
+    .clk_i, .rst_ni,
+    .in_data_i(wb_info_q), .in_valid_i(wb_v_q && wb_last_q), .in_ready_o(si_ready_unused),
+    .out_data_o(si_out), .out_valid_o(si_valid), .out_ready_i(pop), .count_o(si_count_unused)
+  );
+  // A packet leaves the FIFO once it is whole there (its info is pushed with its last beat): a GATHER
+  // packet into the gather, any other straight to W, in ring order: a direct packet waits while a
+  // gather packet before it is still in the gather (g_cnt_q).
+  logic                 head_gather, d_valid, d_ready, d_take, g_feed;
+  logic [1:0]           g_cnt_q;           // gather packets fed whose last beat W has not taken
+  logic [Bytes-1:0]     d_keep;
+  assign head_gather = si_out[SlotInfoW-2];
+  assign g_feed = sl_valid && si_valid && head_gather && g_s_ready && g_cnt_q != 2'd3;
+  assign d_valid = sl_valid && si_valid && !head_gather && g_cnt_q == 2'd0;
+  assign d_take = d_valid && d_ready;
+  assign g_take = g_feed || d_take;
+  assign pop = g_take && sl_out[DataWidth];
+  always_comb begin
+    for (int i = 0; i < Bytes; i++)
+      d_keep[i] = !sl_out[DataWidth] || si_out[Lb-1:0] == '0 || Lb'(i) < si_out[Lb-1:0];
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) free_q <= '0;
+    else if (g_take) free_q <= free_q + 1'b1;
+  end
+
+  // ---- The gather ------------------------------------------------------------------------------------
+  logic                 gm_valid, gm_ready, gm_last;
+  logic [DataWidth-1:0] gm_data;
+  logic [Bytes-1:0]     gm_keep;
+  logic [36:0]          gm_info;
+  logic                 g_busy_unused;
+  logic [63:0]          g_awaddr_unused;
+  logic [7:0]           g_awlen_unused;
+  logic [2:0]           g_awsize_unused;
+  logic [1:0]           g_awburst_unused;
+  logic                 g_awvalid_unused, g_wlast_unused, g_wvalid_unused, g_bready_unused;
+  logic [DataWidth-1:0] g_wdata_unused;
+  logic [Bytes-1:0]     g_wstrb_unused;
+  rnic_net_gather #(.DataWidth(DataWidth), .MaxPacketBytes(MaxPacketBytes)) u_gather (
+    .clk_i, .rst_ni,
+    .s_valid_i(sl_valid && si_valid && head_gather && g_cnt_q != 2'd3), .s_ready_o(g_s_ready),
+    .s_data_i(sl_out[DataWidth-1:0]),
+    .s_last_i(sl_out[DataWidth]), .s_info_i(si_out),
+    .m_valid_o(gm_valid), .m_ready_i(gm_ready), .m_data_o(gm_data), .m_keep_o(gm_keep), .m_last_o(gm_last),
+    .m_info_o(gm_info),
+    .a_idx_o, .a_valid_i, .a_socket_i, .a_my_port_i, .a_their_port_i, .a_their_vtag_i, .a_first_i, .a_count_i,
+    .t_req_o, .t_stag_o, .t_stream_o, .t_rsp_i, .t_valid_i, .t_key_i, .t_local_read_i, .t_pd_i, .t_bound_i,
+    .t_bound_stream_i, .t_base_to_i, .t_length_i, .t_addr_i, .t_stream_pd_i, .t_live_i,
+    .m_axi_awaddr_o(g_awaddr_unused), .m_axi_awlen_o(g_awlen_unused), .m_axi_awsize_o(g_awsize_unused),
+    .m_axi_awburst_o(g_awburst_unused), .m_axi_awvalid_o(g_awvalid_unused), .m_axi_awready_i(1'b0),
+    .m_axi_wdata_o(g_wdata_unused), .m_axi_wstrb_o(g_wstrb_unused), .m_axi_wlast_o(g_wlast_unused),
+    .m_axi_wvalid_o(g_wvalid_unused), .m_axi_wready_i(1'b0), .m_axi_bresp_i(2'b00), .m_axi_bvalid_i(1'b0),
+    .m_axi_bready_o(g_bready_unused),
+    .m_axi_araddr_o(g_araddr_o), .m_axi_arlen_o(g_arlen_o), .m_axi_arsize_o(g_arsize_o),
+    .m_axi_arburst_o(g_arburst_o), .m_axi_arvalid_o(g_arvalid_o), .m_axi_arready_i(g_arready_i),
+    .m_axi_rdata_i(g_rdata_i), .m_axi_rresp_i(g_rresp_i), .m_axi_rlast_i(g_rlast_i), .m_axi_rvalid_i(g_rvalid_i),
+    .m_axi_rready_o(g_rready_o),
+    .busy_o(g_busy_unused)
+  );
+
+  // ---- W: the gather's beats into the buffer and the CRC --------------------------------------------
+  // A packet starts only when the buffer has room for a maximum packet and the info FIFO for its info.
+  logic                 w_in_pkt_q, w_take;
+  logic                 ww_v_q, ww_last_q;
+  logic [DataWidth-1:0] ww_data_q;
+  logic [Bytes-1:0]     ww_keep_q;
+  logic [InfoW-1:0]     ww_info_q;
+  logic [BW-1:0]        w_beats_q;
+  logic [PtrW-1:0]      wr_q, sfree_q;    // the buffer's write pointer; every beat before sfree_q is free
+  logic                 info_has_room;
+  // (one beat and one info may still be in the W register: hence the 1 of margin)
+  // W takes the gather's output while a gather packet is in it, else the direct packets.
+  logic w_ready, w_valid, w_last, w_from_g;
+  logic [DataWidth-1:0] w_data;
+  logic [Bytes-1:0]     w_keep;
+  logic [36:0]          w_info;
+  assign w_ready = w_in_pkt_q || (PtrW'(wr_q - sfree_q) <= PtrW'(BufBeats - MaxBeats - 1) && info_has_room);
+  assign w_from_g = g_cnt_q != 2'd0;
+  assign gm_ready = w_from_g && w_ready;
+  assign d_ready = !w_from_g && w_ready;
+  assign w_valid = w_from_g ? gm_valid : d_valid;
+  assign w_last = w_from_g ? gm_last : sl_out[DataWidth];
+  assign w_data = w_from_g ? gm_data : sl_out[DataWidth-1:0];
+  assign w_keep = w_from_g ? gm_keep : d_keep;
+  // the direct packet's info as the gather gives it: {bad (a read error), reason 12, socket, length}
+  assign w_info = w_from_g ? gm_info : {si_out[SlotInfoW-1], si_out[SlotInfoW-1] ? 4'd12 : 4'd0, si_out[31:0]};
+  assign w_take = w_valid && w_ready;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) g_cnt_q <= '0;
+    else g_cnt_q <= g_cnt_q + 2'(g_feed && sl_out[DataWidth]) - 2'(gm_valid && gm_ready && gm_last);
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      w_in_pkt_q <= 1'b0;
+      w_beats_q <= '0;
+      ww_v_q <= 1'b0;
+    end else begin
+      ww_v_q <= w_take;
+      if (w_take) begin
+        w_in_pkt_q <= !w_last;
+        w_beats_q <= w_last ? '0 : w_beats_q + 1'b1;
+      end
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (w_take) begin
+      ww_last_q <= w_last;
+      ww_data_q <= w_data;
+      ww_keep_q <= w_keep;
+      ww_info_q <= {w_info[36], w_info[31:16], w_info[15:0], w_beats_q + 1'b1};
+    end
+  end
+  assign gather_bad_o = ww_v_q && ww_last_q && ww_info_q[InfoW-1];
+  logic [3:0] ww_reason_q;
+  always_ff @(posedge clk_i) begin
+    if (w_take) ww_reason_q <= w_info[35:32];
+  end
+  assign gather_reason_o = ww_reason_q;
 
   logic [DataWidth-1:0] mem [BufBeats];
   always_ff @(posedge clk_i) begin
-    if (wb_v_q) mem[wr_q[AddrW-1:0]] <= wb_data_q;
+    if (ww_v_q) mem[wr_q[AddrW-1:0]] <= ww_data_q;
   end
   always_ff @(posedge clk_i) begin
     if (!rst_ni) wr_q <= '0;
-    else if (wb_v_q) wr_q <= wr_q + 1'b1;
+    else if (ww_v_q) wr_q <= wr_q + 1'b1;
   end
 
   logic        crc_v, crc_ok_unused;
@@ -357,10 +530,10 @@ module rnic_net_tx #(
   rnic_sctp_crc #(.DataWidth(DataWidth)) u_crc (
     .clk_i,
     .rst_ni,
-    .in_valid_i (wb_v_q),
-    .in_data_i  (wb_data_q),
-    .in_keep_i  (wb_keep_q),
-    .in_last_i  (wb_last_q),
+    .in_valid_i (ww_v_q),
+    .in_data_i  (ww_data_q),
+    .in_keep_i  (ww_keep_q),
+    .in_last_i  (ww_last_q),
     .out_valid_o(crc_v),
     .out_ok_o   (crc_ok_unused),
     .out_crc_o  (crc)
@@ -370,15 +543,16 @@ module rnic_net_tx #(
   logic [InfoW-1:0] info;
   logic [31:0]      h_crc;
   logic [$clog2(PendDepth):0] info_count, crc_count;
+  assign info_has_room = info_count < ($clog2(PendDepth)+1)'(PendDepth - 1);
   rnic_fifo #(.Width(InfoW), .Depth(PendDepth)) u_info (
     .clk_i,
     .rst_ni,
-    .in_data_i  (wb_info_q),
-    .in_valid_i (wb_v_q && wb_last_q),
+    .in_data_i  (ww_info_q),
+    .in_valid_i (ww_v_q && ww_last_q),
     .in_ready_o (info_ready),
     .out_data_o (info),
     .out_valid_o(info_valid),
-    .out_ready_i(pop),
+    .out_ready_i(hpop),
     .count_o    (info_count)
   );
   rnic_fifo #(.Width(32), .Depth(PendDepth)) u_crcf (
@@ -389,12 +563,12 @@ module rnic_net_tx #(
     .in_ready_o (crcf_ready),
     .out_data_o (h_crc),
     .out_valid_o(crcf_valid),
-    .out_ready_i(pop),
+    .out_ready_i(hpop),
     .count_o    (crc_count)
   );
 
   // ---- D: the head packet --------------------------------------------------------------------------
-  logic             h_bad, load, issue, advance, cur_v_q, cur_at_last_q, cur_first_q;
+  logic             h_bad, load, issue, advance, cur_v_q, cur_at_last_q, cur_first_q, hpop;
   logic [15:0]      h_sock, h_len;
   logic [BW-1:0]    h_beats, cur_cnt_q;
   logic [PtrW-1:0]  rd_q, cur_ptr_q;
@@ -409,7 +583,7 @@ module rnic_net_tx #(
     for (int i = 0; i < Bytes; i++) h_keep[i] = h_len[Lb-1:0] == '0 || Lb'(i) < h_len[Lb-1:0];
   end
   assign load = info_valid && crcf_valid && !h_bad && (!cur_v_q || (issue && cur_at_last_q));
-  assign pop = info_valid && crcf_valid && (h_bad || load);
+  assign hpop = info_valid && crcf_valid && (h_bad || load);
 
   logic r_valid_q, out_ready;
   assign advance = !r_valid_q || out_ready;
@@ -419,12 +593,12 @@ module rnic_net_tx #(
     if (!rst_ni) begin
       rd_q <= '0;
       cur_v_q <= 1'b0;
-      free_q <= '0;
+      sfree_q <= '0;
     end else begin
-      if (pop) rd_q <= rd_q + PtrW'(h_beats);
+      if (hpop) rd_q <= rd_q + PtrW'(h_beats);
       if (load) cur_v_q <= 1'b1;
       else if (issue && cur_at_last_q) cur_v_q <= 1'b0;
-      free_q <= cur_v_q ? cur_ptr_q : rd_q;
+      sfree_q <= cur_v_q ? cur_ptr_q : rd_q;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -488,7 +662,9 @@ module rnic_net_tx #(
 
   logic unused;  // the CRC check verdict (the host's field is overwritten), the FIFOs' fill levels,
                  // the head's length above its last beat's byte count
-  assign unused = ^{crc_ok_unused, info_count, crc_count, h_len[15:Lb],
+  assign unused = ^{crc_ok_unused, info_count, crc_count, h_len[15:Lb], sl_count_unused, si_count_unused, g_busy_unused,
+                    g_awaddr_unused, g_awlen_unused, g_awsize_unused, g_awburst_unused, g_awvalid_unused,
+                    g_wlast_unused, g_wvalid_unused, g_bready_unused, g_wdata_unused, g_wstrb_unused,
                     // a reader: the write channel is tied off; the ring base's bits 11:0 are zero
                     m_axi_awready_i, m_axi_wready_i, m_axi_bresp_i, m_axi_bvalid_i, base_i[11:0]};
 
@@ -496,10 +672,12 @@ module rnic_net_tx #(
   // The pending count bounds both FIFOs; the buffer never overruns the oldest unsent beat; a CRC
   // never comes before its packet's info; the read side reads only written beats; the AR handshake
   // holds (AXI A3.2.1); a burst never crosses a 16-beat boundary.
-  `RNIC_ASSERT(a_info_room, clk_i, rst_ni, !(wb_v_q && wb_last_q) || info_ready)
+  `RNIC_ASSERT(a_info_room, clk_i, rst_ni, !(ww_v_q && ww_last_q) || info_ready)
+  `RNIC_ASSERT(a_slot_room, clk_i, rst_ni, !wb_v_q || sl_ready_unused)
+  `RNIC_ASSERT(a_slot_info_room, clk_i, rst_ni, !(wb_v_q && wb_last_q) || si_ready_unused)
   `RNIC_ASSERT(a_crc_room, clk_i, rst_ni, !crc_v || crcf_ready)
   `RNIC_ASSERT(a_pend_bound, clk_i, rst_ni, pend_q <= PendW'(PendDepth))
-  `RNIC_ASSERT(a_no_overrun, clk_i, rst_ni, !wb_v_q || PtrW'(wr_q - free_q) < PtrW'(BufBeats))
+  `RNIC_ASSERT(a_no_overrun, clk_i, rst_ni, !ww_v_q || PtrW'(wr_q - sfree_q) < PtrW'(BufBeats))
   `RNIC_ASSERT(a_crc_after_info, clk_i, rst_ni, !crcf_valid || info_valid)
   `RNIC_ASSERT(a_read_written, clk_i, rst_ni, !cur_v_q || PtrW'(wr_q - cur_ptr_q) - 1'b1 < PtrW'(BufBeats))
   `RNIC_ASSERT_HOLD(a_ar_hold, clk_i, rst_ni, m_axi_arvalid_o, m_axi_arready_i,

@@ -258,6 +258,10 @@ module rnic_regs #(
     w_dbq[RNIC_DB_QUEUE_QN_LSB +: RNIC_DB_QUEUE_QN_BITS]         = db_sel_qn_q;
     w_dbq = merge(w_dbq, w_data_q, w_strb_q);
   end
+  // DB_QUEUE after this write names a queue
+  logic db_ok_w;
+  assign db_ok_w = {1'b0, w_dbq[RNIC_DB_QUEUE_STREAM_LSB +: RNIC_DB_QUEUE_STREAM_BITS]} < NUM_STREAMS_W &&
+                   {1'b0, w_dbq[RNIC_DB_QUEUE_QN_LSB +: RNIC_DB_QUEUE_QN_BITS]} < NUM_QNS_W;
   assign wr_go   = aw_full_q && w_full_q && !b_valid_q && !db_valid_q;
   assign wr_db   = aw_db_q && db_sel_ok_q;
   assign wr_mask = strb_mask(w_strb_q);
@@ -693,7 +697,8 @@ module rnic_regs #(
       cq_cons_q   <= cq_cons_d;
       db_sel_stream_q <= db_sel_stream_d;
       db_sel_qn_q     <= db_sel_qn_d;
-      db_sel_ok_q     <= {1'b0, db_sel_stream_d} < NUM_STREAMS_W && {1'b0, db_sel_qn_d} < NUM_QNS_W;
+      // Judged on the write's own data (not on the _d mux behind the address decode): fewer LUT levels.
+      if (wr_go && wa == RNIC_REG_DB_QUEUE) db_sel_ok_q <= db_ok_w;
       cq_busy_q   <= cq_busy_i;
       ev_q        <= ev_d;
       ev_bytes_q  <= ev_bytes_d;

@@ -87,6 +87,7 @@ struct InPacket {
   std::uint16_t socket = 3;
   bool gather = true;
   std::uint8_t assoc = 1;
+  bool err = false;  // the slot's read failed (the reader says so)
 };
 
 struct OutPacket {
@@ -130,7 +131,9 @@ class Bench : public Component<Top> {
       return true;
     };
     TxGather g;
-    if (p.gather) {
+    if (p.err) {
+      g.drop = TxDrop::kReadError;
+    } else if (p.gather) {
       g = rnic::tb::net::gather(p.slot, p.socket, p.assoc, tables_, read);
       if (g.drop == TxDrop::kNone) std::copy_n(p.slot.begin() + 8, 4, g.wire.begin() + 8);  // no CRC here
     } else {
@@ -163,7 +166,8 @@ class Bench : public Component<Top> {
       for (unsigned i = 0; i < kBeat; ++i) set_byte(t.s_data_i, i, off + i < p.slot.size() ? p.slot[off + i] : 0);
       t.s_valid_i = 1;
       t.s_last_i = off + kBeat >= p.slot.size();
-      t.s_info_i = (QData{p.gather} << 36) | (QData{p.assoc} << 32) | (QData{p.socket} << 16) | p.slot.size();
+      t.s_info_i = (QData{p.err} << 41) | (QData{p.gather} << 40) | (QData{p.assoc} << 32) | (QData{p.socket} << 16) |
+                   p.slot.size();
     } else {
       t.s_valid_i = 0;
     }
@@ -343,6 +347,7 @@ InPacket random_packet(std::mt19937_64& rng) {
   if (rng() % 8 == 0) p.slot[12 + rng() % (p.slot.size() - 12)] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
   if (rng() % 16 == 0) p.slot.resize(12 + rng() % (p.slot.size() - 12));
   if (rng() % 16 == 0) p.gather = false;
+  if (rng() % 32 == 0) p.err = true;
   return p;
 }
 

@@ -5,7 +5,7 @@
 # lint-clean at both widths, and the logic-depth budget at 512.
 find_program(VERILATOR_BIN verilator REQUIRED)
 set(RNIC_TX_SOURCES ${RNIC_RTL_DIR}/rnic_crc32c.sv ${RNIC_RTL_DIR}/rnic_sctp_crc.sv ${RNIC_RTL_DIR}/rnic_fifo.sv
-    ${RNIC_RTL_DIR}/rnic_slice.sv ${RNIC_RTL_DIR}/rnic_net_tx.sv)
+    ${RNIC_RTL_DIR}/rnic_slice.sv ${RNIC_RTL_DIR}/rnic_net_gather.sv ${RNIC_RTL_DIR}/rnic_net_tx.sv)
 foreach(dw 512 128)
   if(dw EQUAL 512)
     set(depth 512)

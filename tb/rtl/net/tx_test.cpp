@@ -66,7 +66,7 @@ struct Top : Model {
   }
 };
 
-enum class Fate : std::uint8_t { kSent, kBad, kReadErr };
+enum class Fate : std::uint8_t { kSent, kBad, kReadErr, kGatherBad };
 
 // One slot as the host wrote it.
 struct Slot {
@@ -91,6 +91,7 @@ struct HostPacket {
   Bytes bytes;
   std::size_t len_field = 0;
   std::uint16_t socket = 0;
+  bool gather = false;  // NTXD GATHER: through rnic_net_gather, whose tables the bench leaves empty
 };
 
 class Bench : public Component<Top> {
@@ -195,6 +196,8 @@ class Bench : public Component<Top> {
   std::uint32_t prod() const { return prod_; }
   std::uint64_t bad_pulses() const { return bad_pulses_; }
   std::uint64_t rresp_pulses() const { return rresp_pulses_; }
+  std::uint64_t gather_bad_pulses() const { return gather_bad_pulses_; }
+  std::uint64_t gather_bad_expected() const { return gather_bad_expected_; }
   std::uint64_t sent() const { return sent_; }
   std::size_t expected_out() const { return expect_.size(); }
   const std::vector<std::uint64_t>& first_beat_cycles() const { return first_cycles_; }
@@ -223,6 +226,12 @@ class Bench : public Component<Top> {
     sample_cons(t);
     sample_out(t, cycle);
     if (t.rresp_err_o) ++rresp_pulses_;
+    if (t.gather_bad_o) {
+      if (t.gather_reason_o == 1)
+        ++gather_bad_pulses_;  // association
+      else if (t.gather_reason_o != 12)
+        error("gather_bad_o with reason " + std::to_string(t.gather_reason_o));
+    }
   }
 
  private:
@@ -242,6 +251,8 @@ class Bench : public Component<Top> {
       for (auto& x : desc) x = static_cast<std::uint8_t>(rng_());  // RSVD: ignored
       rnic::wire::store_le16(desc.data(), static_cast<std::uint16_t>(p.len_field));
       rnic::wire::store_le16(desc.data() + 2, p.socket);
+      desc[4] = p.gather ? 1 : 0;  // FLAGS
+      desc[5] = 0;                 // ASSOC
       mem_.host_write(s.addr, desc.data(), desc.size());
       const std::size_t room = (std::size_t{1} << slot_log2_) - kDesc;
       const std::size_t n = std::min(p.bytes.size(), room);
@@ -253,6 +264,11 @@ class Bench : public Component<Top> {
         const std::uint64_t end = s.addr + round_up(kDesc + p.len_field);
         s.fate =
             (read_err_lo < read_err_hi && s.addr < read_err_hi && read_err_lo < end) ? Fate::kReadErr : Fate::kSent;
+        // No association entry (a_valid_i 0): the gather fails every gather packet (reason 1).
+        if (p.gather && s.fate == Fate::kSent) {
+          s.fate = Fate::kGatherBad;
+          ++gather_bad_expected_;
+        }
         p.bytes.resize(p.len_field);
         s.wire = with_crc(p.bytes);
       }
@@ -411,6 +427,7 @@ class Bench : public Component<Top> {
   SData prev_dest_ = 0;
   std::uint16_t dest_ = 0;
   std::uint64_t errors_ = 0, bad_pulses_ = 0, rresp_pulses_ = 0, sent_ = 0, ars_ = 0;
+  std::uint64_t gather_bad_pulses_ = 0, gather_bad_expected_ = 0;
   std::vector<std::uint64_t> first_cycles_, last_cycles_;
 };
 
@@ -510,6 +527,30 @@ TEST(TX_SUITE, ReadErrorDropsThatPacket) {
   EXPECT_GT(b.rresp_pulses(), 0U);
   EXPECT_GT(b.sent(), 40U);
   EXPECT_LT(b.sent(), 80U);
+}
+
+// NTXD GATHER (issue 35, docs/transmit.md): the packet goes through rnic_net_gather, and with no
+// association entry (the bench leaves the gather's tables empty) it is dropped whole, gather_bad_o
+// naming the association; the packets around it are sent as they are.
+TEST(TX_SUITE, GatherPacketWithoutItsAssociationIsDropped) {
+  const std::uint64_t seed = rnic::tb::random_test_seed();
+  Bench b(seed, HostMemConfig::random(seed), 3, 14);
+  auto& rng = b.rng();
+  b.out_ready = 0.7;
+  for (int i = 0; i < 60; ++i) {
+    HostPacket p;
+    const std::size_t n = random_len(rng);
+    p.bytes.resize(n);
+    for (auto& x : p.bytes) x = static_cast<std::uint8_t>(rng());
+    p.len_field = n;
+    p.socket = static_cast<std::uint16_t>(rng() % 16);
+    p.gather = i % 3 == 1;
+    b.offer(std::move(p));
+  }
+  b.run();
+  EXPECT_EQ(b.sent(), 40U);
+  EXPECT_EQ(b.gather_bad_expected(), 20U);
+  EXPECT_EQ(b.gather_bad_pulses(), 20U);
 }
 
 // Same, the descriptor beat itself erroring: the slot is skipped as a read error, not as a bad LEN.
