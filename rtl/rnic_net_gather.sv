@@ -22,6 +22,8 @@
 //            the output position (a 2-beat shift) and masks them, P2 merges them into the accumulator
 //            and emits whole beats; the last beat's tkeep and tlast and the packet's info come with it.
 //            An R beat answered with an error marks the packet bad (reason READ_ERROR).
+// Reset (rst_ni low, synchronous) forgets everything in flight; as for rnic_net_tx, the memory's
+// outstanding R beats must be answered before reset ends (the read FIFO takes any R beat).
 module rnic_net_gather #(
   parameter int DataWidth      = 512,   // 128..512, a power of two
   parameter int MaxPacketBytes = RNIC_NET_MAX_PACKET_BYTES,
@@ -253,6 +255,7 @@ module rnic_net_gather #(
 
   // the descriptor
   logic [15:0] d_stream_q;
+  logic        d_stream_ovf_q;
   logic [31:0] dlen_q;
   logic [5:0]  dh_q;
   logic [63:0] dto_q, tbase_q, tlen_q, taddr_q;
@@ -371,7 +374,7 @@ module rnic_net_gather #(
         end
       end
       WTab2: begin
-        if (t_dead_q) begin
+        if (t_dead_q || d_stream_ovf_q) begin
           fail = 1'b1;
           why = RStream;
         end else if (dlen_nz_q && t_stag_bad_q) begin
@@ -495,9 +498,10 @@ module rnic_net_gather #(
       k_clen_gt_rem_q <= c_len > rem_q;
       k_mark_q <= c_type != 8'd0 && (c_flags & Gather) != 8'd0;
       k_lhs_q <= 33'(c_len) - (c_t ? 33'd32 : 33'd36);
-      pad_to_q <= 17'({c_len[15:2] + 14'(c_len[1:0] != 2'd0), 2'b00});
+      pad_to_q <= (17'(c_len) + 17'd3) & ~17'd3;  // 17 bits: 65533..65535 round to 65536
       pad_q <= 2'(-c_len[1:0]);
       d_stream_q <= a_first_i + c_s;
+      d_stream_ovf_q <= 17'(a_first_i) + 17'(c_s) > 17'hFFFF;  // past every DDP stream: not live
       tstag_q <= d_stag;
       dlen_q <= d_len;
       dh_q <= c_t ? 6'd14 : 6'd18;
@@ -825,7 +829,8 @@ module rnic_net_gather #(
   assign h_send = h_v_q && (h_last_q || new_beat || end_now);
   assign push = h_send && out_ready;
   assign p_bad = p2_bad_q || rerr_q || p2_err_q;
-  assign p_reason = p2_bad_q ? p2_reason_q : RReadError;
+  // A read error comes first: its chunk passed every check and lies before any chunk the walker failed.
+  assign p_reason = (rerr_q || p2_err_q) ? RReadError : p2_reason_q;
   assign p_info = {p_bad, p_bad ? p_reason : 4'd0, p2_sock_q, p2_len_q};
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -878,6 +883,10 @@ module rnic_net_gather #(
 
   // ---- Assertions --------------------------------------------------------------------------------------
   `RNIC_ASSERT(a_rd_room, clk_i, rst_ni, !m_axi_rvalid_i || rd_in_ready)
+  // The input contract: a packet of at least the common header (rnic_net_tx skips shorter LENs).
+  `RNIC_ASSERT(a_len_min, clk_i, rst_ni, !full_q || i_len >= 16'd12)
+  // What leaves is never longer than MaxPacketBytes.
+  `RNIC_ASSERT(a_wire_max, clk_i, rst_ni, !(m_valid_o && m_last_o) || 32'(m_info_o[15:0]) <= 32'(MaxPacketBytes))
   `RNIC_ASSERT(a_ar_4k, clk_i, rst_ni,
                !m_axi_arvalid_o || 32'(m_axi_araddr_o[11:0]) + (32'(m_axi_arlen_o) + 32'd1) * 32'(Bytes) <= 32'd4096)
   `RNIC_ASSERT_HOLD(a_ar_hold, clk_i, rst_ni, m_axi_arvalid_o, m_axi_arready_i, {m_axi_araddr_o, m_axi_arlen_o})

@@ -673,6 +673,8 @@ module rnic_net_tx #(
   // never comes before its packet's info; the read side reads only written beats; the AR handshake
   // holds (AXI A3.2.1); a burst never crosses a 16-beat boundary.
   `RNIC_ASSERT(a_info_room, clk_i, rst_ni, !(ww_v_q && ww_last_q) || info_ready)
+  // The gather never gives W a packet longer than the buffer's reservation.
+  `RNIC_ASSERT(a_w_max, clk_i, rst_ni, !w_take || 32'(w_beats_q) < 32'(MaxBeats))
   `RNIC_ASSERT(a_slot_room, clk_i, rst_ni, !wb_v_q || sl_ready_unused)
   `RNIC_ASSERT(a_slot_info_room, clk_i, rst_ni, !(wb_v_q && wb_last_q) || si_ready_unused)
   `RNIC_ASSERT(a_crc_room, clk_i, rst_ni, !crc_v || crcf_ready)

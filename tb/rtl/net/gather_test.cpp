@@ -117,6 +117,7 @@ class Bench : public Component<Top> {
   unsigned table_latency_max = 4;
 
   const TxTables& tbl() const { return tables_; }
+  TxTables& mutable_tables() { return tables_; }  // before the first offer
   std::mt19937_64& rng() { return rng_; }
 
   // The model's verdict, then the packet to the unit.
@@ -382,11 +383,28 @@ TEST(GATHER_SUITE, Rfc5041_8_EveryBadDescriptorMarksThePacketBad) {
   b.offer(packet({descriptor(true, 1, kStag, kBaseTo, 10, 0x07, 17)}));          // PPID 17
   b.offer(packet({plain_chunk(3, 0x80, 12)}));                                   // the mark on a SACK
   b.offer(packet({descriptor(true, 1, kStag, kBaseTo, 4600), descriptor(true, 1, kStag, kBaseTo, 4600)}));
+  // Chunk lengths 65535 (a review found them wrapping to 0 when rounded up to 4): too long, not sent.
+  b.offer(packet({descriptor(true, 1, kStag, kBaseTo, 65503)}));
+  b.offer(packet({descriptor(false, 1, kStag, kBaseTo, 65499)}));
   InPacket wrong_socket = packet({good});
   wrong_socket.socket = 2;
   b.offer(wrong_socket);
   b.run();
   EXPECT_EQ(b.outcomes()[TxDrop::kNone], 0u);
+  EXPECT_EQ(b.errors(), 0u);
+}
+
+// FIRST_STREAM + the SCTP stream past 16 bits names no DDP stream (not one it wraps to): RFC 5043 8.
+TEST(GATHER_SUITE, StreamIndexPast16BitsIsNotLive) {
+  Bench b(4, HostMemConfig{});
+  b.mutable_tables().assoc[1].stream_base = 0xFFFF;
+  b.mutable_tables().assoc[1].stream_count = 2;
+  b.mutable_tables().live[0] = true;  // what a wrapped index would name: live, PD 7
+  b.mutable_tables().stream_pd[0] = 7;
+  b.offer(packet({descriptor(true, 1, kStag, kBaseTo, 8)}));
+  b.offer(packet({descriptor(true, 0, kStag, kBaseTo, 8)}));  // stream 0xFFFF: not live either
+  b.run();
+  EXPECT_EQ(b.outcomes()[TxDrop::kStream], 2u);
   EXPECT_EQ(b.errors(), 0u);
 }
 
@@ -397,9 +415,12 @@ TEST(GATHER_SUITE, ReadErrorMarksThePacketBad) {
   Bench b(3, cfg);
   b.offer(packet({descriptor(true, 1, kStag, kBaseTo + 0x1010, 8)}));
   b.offer(packet({descriptor(true, 1, kStag, kBaseTo + 0x2000, 8)}));  // the next one is fine
+  // A read error, then a chunk that fails its checks: the read error is the packet's reason.
+  b.offer(packet({descriptor(true, 1, kStag, kBaseTo + 0x1010, 8), descriptor(true, 1, 0x906, kBaseTo, 8)}));
   b.run();
-  EXPECT_EQ(b.outcomes()[TxDrop::kReadError], 1u);
+  EXPECT_EQ(b.outcomes()[TxDrop::kReadError], 2u);
   EXPECT_EQ(b.outcomes()[TxDrop::kNone], 1u);
+  EXPECT_EQ(b.errors(), 0u);
 }
 
 TEST(GATHER_SUITE, RandomSlotsUnderBackpressureMatchTheModel) {
