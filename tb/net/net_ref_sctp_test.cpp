@@ -229,7 +229,7 @@ TEST(NetRefUsrsctp, Rfc5043_5_2_2_GatheredDescriptorChunksAreThePacketsUsrsctpMa
       Packet slot(p.begin(), p.begin() + 12);
       std::vector<std::uint32_t> tsns;
       for_each_chunk(p, [&](const std::uint8_t* c, std::size_t len) {
-        const std::size_t h = len > 18 && (c[18] & 0x80) != 0 ? kTaggedDdpHeaderSize : kUntaggedDdpHeaderSize;
+        const std::size_t h = len > 18 ? ddp_header_size(c[18]) : kUntaggedDdpHeaderSize;
         if (c[0] == kChunkTypeData && (c[1] & kDataFlagsUbe) == kDataFlagsUbe && load_be32(c + 12) == kPpidDdpSegment &&
             len >= 18 + h) {
           const std::size_t n = len - 18 - h;
@@ -243,7 +243,7 @@ TEST(NetRefUsrsctp, Rfc5043_5_2_2_GatheredDescriptorChunksAreThePacketsUsrsctpMa
           segments[load_be16(c + 16)].assign(c + 18, c + len);
         } else {
           const std::size_t at = static_cast<std::size_t>(c - p.data());
-          slot.insert(slot.end(), c, c + std::min((len + 3) & ~std::size_t{3}, p.size() - at));
+          slot.insert(slot.end(), c, c + std::min(pad4(len), p.size() - at));
         }
       });
       const TxGather g = gather(rnic::wire::ConstBytes(slot), 0, 0, t, read);

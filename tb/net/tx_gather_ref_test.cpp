@@ -48,8 +48,7 @@ struct Memory {
         ++outside;
         return false;
       }
-      std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(addr - kMemBase), n,
-                  reinterpret_cast<std::uint8_t*>(out));
+      std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(addr - kMemBase), n, out);
       return true;
     };
   }
@@ -116,7 +115,7 @@ TEST(TxGather, Rfc5041_4_3_UntaggedDescriptorAndBundlesKeepEveryOtherChunk) {
     const std::size_t len = wire::load_be16(g.wire.data() + off + 2);
     lengths.push_back(len);
     EXPECT_EQ(g.wire[off + 1] & 0x80, 0) << "chunk at " << off;
-    off += (len + 3) & ~std::size_t{3};
+    off += pad4(len);
   }
   EXPECT_EQ(off, g.wire.size());
   EXPECT_EQ(types, (std::vector<std::uint8_t>{3, 0, 0, 0, 0x84}));

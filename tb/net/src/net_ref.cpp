@@ -12,8 +12,6 @@ using wire::ConstBytes;
 using wire::load_be16;
 using wire::load_be32;
 
-std::size_t pad4(std::size_t n) { return (n + 3) & ~std::size_t{3}; }
-
 // Rule 3: the first valid entry matching the addresses, ports and verification tag.
 std::optional<std::size_t> lookup(ConstBytes p, const PacketMeta& m, const std::vector<AssocEntry>& table) {
   const std::uint16_t src_port = load_be16(p.data + 0);
@@ -56,8 +54,7 @@ Segment segment_of(ConstBytes c, const AssocEntry& e) {
 // what there is of the segment if it is shorter).
 std::size_t trimmed_length(ConstBytes c) {
   const std::size_t segment = c.size - kDataChunkHeaderSize - kDdpSsnSize;  // >= 1 (rule 5)
-  const bool tagged = (c.data[kDataChunkHeaderSize + kDdpSsnSize] & 0x80) != 0;
-  const std::size_t ddp_header = tagged ? kTaggedDdpHeaderSize : kUntaggedDdpHeaderSize;
+  const std::size_t ddp_header = ddp_header_size(c.data[kDataChunkHeaderSize + kDdpSsnSize]);
   return kDataChunkHeaderSize + kDdpSsnSize + (segment < ddp_header ? segment : ddp_header);
 }
 

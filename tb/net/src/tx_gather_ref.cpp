@@ -48,12 +48,6 @@ namespace {
 constexpr std::uint8_t kGather = static_cast<std::uint8_t>(hw::kNET_DATA_FLAG_GATHER);
 constexpr std::size_t kMaxWire = hw::kNET_MAX_PACKET_BYTES;
 
-std::size_t round4(std::size_t n) { return (n + 3) & ~std::size_t{3}; }
-
-std::size_t ddp_header_size(std::uint8_t control) {
-  return (control & 0x80) != 0 ? kTaggedDdpHeaderSize : kUntaggedDdpHeaderSize;
-}
-
 // Rule 4: the STag checks for a read of len > 0 bytes at `to` for DDP stream `stream`. On success,
 // *addr is the host address of the first byte.
 TxDrop check_stag(const TxTables& t, std::uint32_t stag, std::uint64_t to, std::uint64_t len, std::uint16_t stream,
@@ -105,9 +99,9 @@ TxGather gather(wire::ConstBytes packet, std::uint16_t socket, std::size_t assoc
     if (type != kChunkTypeData || (flags & kGather) == 0) {
       if (length < kChunkHeaderSize || length > n - off) return fail(TxDrop::kFraming, chunk);
       if (type != kChunkTypeData && (flags & kGather) != 0) return fail(TxDrop::kMarkOutsideData, chunk);
-      const std::size_t span = std::min(round4(length), n - off);
+      const std::size_t span = std::min(pad4(length), n - off);
       g.wire.insert(g.wire.end(), p + off, p + off + span);
-      g.wire.resize(g.wire.size() + (round4(length) - span), 0);
+      g.wire.resize(g.wire.size() + (pad4(length) - span), 0);
       if (g.wire.size() > kMaxWire) return fail(TxDrop::kTooLong, chunk);
       off += span;
       continue;
@@ -127,7 +121,7 @@ TxGather gather(wire::ConstBytes packet, std::uint16_t socket, std::size_t assoc
     const std::uint32_t len = wire::load_le32(p + ngd_at + hw::kNGD_LEN_OFFSET);
     const std::uint64_t to = wire::load_le64(p + ngd_at + hw::kNGD_TO_OFFSET);
     if (length != kDataChunkHeaderSize + kDdpSsnSize + h + std::uint64_t{len}) return fail(TxDrop::kLength, chunk);
-    if (g.wire.size() + round4(length) > kMaxWire) return fail(TxDrop::kTooLong, chunk);
+    if (g.wire.size() + pad4(length) > kMaxWire) return fail(TxDrop::kTooLong, chunk);
     // The card's tables from here on (one lookup: the stream's live bit and PD, the STag entry).
     if (d >= t.live.size() || !t.live[d]) return fail(TxDrop::kStream, chunk);
     // Rule 4.
@@ -151,7 +145,7 @@ TxGather gather(wire::ConstBytes packet, std::uint16_t socket, std::size_t assoc
       if (!read(a0, g.wire.data() + w, burst)) return fail(TxDrop::kReadError, chunk);
       done += burst;
     }
-    g.wire.resize(at + round4(length), 0);
+    g.wire.resize(at + pad4(length), 0);
     g.payload_bytes += len;
     ++g.descriptors;
     off = ngd_at + kNgdSize;

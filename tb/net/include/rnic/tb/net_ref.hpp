@@ -55,6 +55,13 @@ inline constexpr std::uint8_t kChunkTypePad = 0x84;   // RFC 4820
 inline constexpr std::uint8_t kDataFlagsUbe = 0x07;   // U, B, E (RFC 9260 3.3.1)
 inline constexpr std::uint32_t kPpidDdpSegment = 16;  // RFC 5043 5.2
 
+// A chunk's length with its padding (RFC 9260 3.2).
+inline std::size_t pad4(std::size_t n) { return (n + 3) & ~std::size_t{3}; }
+// The DDP header's size from its first byte: 14 if T (bit 7) is set, else 18 (RFC 5041 4.2, 4.3).
+inline std::size_t ddp_header_size(std::uint8_t control) {
+  return (control & 0x80) != 0 ? kTaggedDdpHeaderSize : kUntaggedDdpHeaderSize;
+}
+
 // Where the packet came from: the UDP/IPv4 layer's view (VNx tuser).
 struct PacketMeta {
   std::uint32_t my_ip = 0, their_ip = 0;
