@@ -71,21 +71,7 @@ module rnic_net_gather #(
   input  logic [63:0]            t_addr_i,
   input  logic [15:0]            t_stream_pd_i,
   input  logic                   t_live_i,
-  // AXI4 master (registered memory; read only: AW/W tied off)
-  output logic [63:0]            m_axi_awaddr_o,
-  output logic [7:0]             m_axi_awlen_o,
-  output logic [2:0]             m_axi_awsize_o,
-  output logic [1:0]             m_axi_awburst_o,
-  output logic                   m_axi_awvalid_o,
-  input  logic                   m_axi_awready_i,
-  output logic [DataWidth-1:0]   m_axi_wdata_o,
-  output logic [DataWidth/8-1:0] m_axi_wstrb_o,
-  output logic                   m_axi_wlast_o,
-  output logic                   m_axi_wvalid_o,
-  input  logic                   m_axi_wready_i,
-  input  logic [1:0]             m_axi_bresp_i,
-  input  logic                   m_axi_bvalid_i,
-  output logic                   m_axi_bready_o,
+  // AXI4 read address and data channels (registered memory; the unit never writes)
   output logic [63:0]            m_axi_araddr_o,
   output logic [7:0]             m_axi_arlen_o,
   output logic [2:0]             m_axi_arsize_o,
@@ -117,17 +103,6 @@ module rnic_net_gather #(
     if ((ReadDepth & (ReadDepth - 1)) != 0 || ReadDepth * Bytes < 4096)
       $fatal(1, "rnic_net_gather: ReadDepth must be a power of two holding a 4 KiB burst");
   end
-
-  assign m_axi_awaddr_o = '0;
-  assign m_axi_awlen_o = '0;
-  assign m_axi_awsize_o = 3'(Lb);
-  assign m_axi_awburst_o = 2'b01;
-  assign m_axi_awvalid_o = 1'b0;
-  assign m_axi_wdata_o = '0;
-  assign m_axi_wstrb_o = '0;
-  assign m_axi_wlast_o = 1'b0;
-  assign m_axi_wvalid_o = 1'b0;
-  assign m_axi_bready_o = 1'b1;
 
   // Drop reasons: tx_gather_ref.hpp TxDrop.
   localparam logic [3:0] RAssoc = 4'd1, RFraming = 4'd2, RMark = 4'd3, RFragment = 4'd4, RPpid = 4'd5,
@@ -320,79 +295,42 @@ module rnic_net_gather #(
 
   // fail: the packet is bad for `why` (tx_gather_ref.hpp's order); the END run says so
   logic       fail;
-  logic [3:0] why;
+  logic [3:0] why;   // 0: no failure
+  assign fail = why != 4'd0;
   always_comb begin
-    fail = 1'b0;
     why = '0;
     unique case (w_state_q)
       WAssoc: begin
-        if (i_len < 16'd12) begin
-          fail = 1'b1;
-          why = RFraming;
-        end else if (i_assoc[7:4] != 4'd0 || !a_valid_i || a_socket_i != i_socket || {hbyte(hb_q, 0), hbyte(hb_q, 1)} != a_my_port_i ||
-                     {hbyte(hb_q, 2), hbyte(hb_q, 3)} != a_their_port_i ||
-                     {hbyte(hb_q, 4), hbyte(hb_q, 5), hbyte(hb_q, 6), hbyte(hb_q, 7)} != a_their_vtag_i) begin
-          fail = 1'b1;
-          why = RAssoc;
-        end
+        if (i_len < 16'd12) why = RFraming;
+        else if (i_assoc[7:4] != 4'd0 || !a_valid_i || a_socket_i != i_socket ||
+                 {hbyte(hb_q, 0), hbyte(hb_q, 1)} != a_my_port_i ||
+                 {hbyte(hb_q, 2), hbyte(hb_q, 3)} != a_their_port_i ||
+                 {hbyte(hb_q, 4), hbyte(hb_q, 5), hbyte(hb_q, 6), hbyte(hb_q, 7)} != a_their_vtag_i) why = RAssoc;
       end
       WChunk3: begin
-        if (k_rem_lt4_q) begin
-          fail = 1'b1;
-          why = RFraming;
-        end else if (k_desc_q) begin
-          if (k_rem_lt19_q || k_tail_q) begin
-            fail = 1'b1;
-            why = RFraming;
-          end else if (k_frag_q) begin
-            fail = 1'b1;
-            why = RFragment;
-          end else if (k_ppid_q) begin
-            fail = 1'b1;
-            why = RPpid;
-          end else if (k_count_q) begin
-            fail = 1'b1;
-            why = RStream;
-          end else if (k_len_ne_q) begin
-            fail = 1'b1;
-            why = RLength;
-          end else if (k_long_q) begin
-            fail = 1'b1;
-            why = RTooLong;
-          end
+        if (k_rem_lt4_q) why = RFraming;
+        else if (k_desc_q) begin
+          if (k_rem_lt19_q || k_tail_q) why = RFraming;
+          else if (k_frag_q) why = RFragment;
+          else if (k_ppid_q) why = RPpid;
+          else if (k_count_q) why = RStream;
+          else if (k_len_ne_q) why = RLength;
+          else if (k_long_q) why = RTooLong;
         end else begin
-          if (k_clen_lt4_q || k_clen_gt_rem_q) begin
-            fail = 1'b1;
-            why = RFraming;
-          end else if (k_mark_q) begin
-            fail = 1'b1;
-            why = RMark;
-          end else if (k_long_q) begin
-            fail = 1'b1;
-            why = RTooLong;
-          end
+          if (k_clen_lt4_q || k_clen_gt_rem_q) why = RFraming;
+          else if (k_mark_q) why = RMark;
+          else if (k_long_q) why = RTooLong;
         end
       end
       WTab2: begin
-        if (t_dead_q || d_stream_ovf_q) begin
-          fail = 1'b1;
-          why = RStream;
-        end else if (dlen_nz_q && t_stag_bad_q) begin
-          fail = 1'b1;
-          why = RStag;
-        end else if (dlen_nz_q && t_noread_q) begin
-          fail = 1'b1;
-          why = RLocalRead;
-        end else if (dlen_nz_q && t_pd_bad_q) begin
-          fail = 1'b1;
-          why = RPd;
-        end
+        if (t_dead_q || d_stream_ovf_q) why = RStream;
+        else if (dlen_nz_q && t_stag_bad_q) why = RStag;
+        else if (dlen_nz_q && t_noread_q) why = RLocalRead;
+        else if (dlen_nz_q && t_pd_bad_q) why = RPd;
       end
       WChk4: begin
-        if (dlen_nz_q && (to_lt_q || sum_hi_q[32] || reg_hi_q[32] || end_lt_hi_q || (end_eq_hi_q && end_lt_lo_q))) begin
-          fail = 1'b1;
+        if (dlen_nz_q && (to_lt_q || sum_hi_q[32] || reg_hi_q[32] || end_lt_hi_q || (end_eq_hi_q && end_lt_lo_q)))
           why = RBounds;
-        end
       end
       default: ;
     endcase
@@ -516,7 +454,6 @@ module rnic_net_gather #(
       dnext_o_q <= o_q + 16'd34 + 16'(dh_q);
     end
     if (w_state_q == WChunk3) begin
-      k_long_q <= 1'b0;  // (used in this state; registered below for WChunk3's verdict)
       next_o_q <= k_desc_q ? 17'(dnext_o_q) : 17'(o_q) + span_q;
       zpad_q <= 2'(pad_to_q - span_q);
       zpad_nz_q <= pad_to_q != span_q;
@@ -878,8 +815,7 @@ module rnic_net_gather #(
 
   logic unused;
   assign unused = ^{run_count_unused, mem_count_unused, rd_count_unused, m_axi_rlast_i, push,
-                    m_axi_awready_i, m_axi_wready_i, m_axi_bresp_i, m_axi_bvalid_i, run_beats[16], wnext_q[16],
-                    p0_len_q, run_out[85:38]};
+                    run_beats[16], wnext_q[16], run_out[85:38]};
 
   // ---- Assertions --------------------------------------------------------------------------------------
   `RNIC_ASSERT(a_rd_room, clk_i, rst_ni, !m_axi_rvalid_i || rd_in_ready)

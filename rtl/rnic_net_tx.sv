@@ -428,13 +428,6 @@ module rnic_net_tx #(
   logic [Bytes-1:0]     gm_keep;
   logic [36:0]          gm_info;
   logic                 g_busy_unused;
-  logic [63:0]          g_awaddr_unused;
-  logic [7:0]           g_awlen_unused;
-  logic [2:0]           g_awsize_unused;
-  logic [1:0]           g_awburst_unused;
-  logic                 g_awvalid_unused, g_wlast_unused, g_wvalid_unused, g_bready_unused;
-  logic [DataWidth-1:0] g_wdata_unused;
-  logic [Bytes-1:0]     g_wstrb_unused;
   rnic_net_gather #(.DataWidth(DataWidth), .MaxPacketBytes(MaxPacketBytes)) u_gather (
     .clk_i, .rst_ni,
     .s_valid_i(sl_valid && si_valid && head_gather && g_cnt_q != 2'd3), .s_ready_o(g_s_ready),
@@ -445,11 +438,6 @@ module rnic_net_tx #(
     .a_idx_o, .a_valid_i, .a_socket_i, .a_my_port_i, .a_their_port_i, .a_their_vtag_i, .a_first_i, .a_count_i,
     .t_req_o, .t_stag_o, .t_stream_o, .t_rsp_i, .t_valid_i, .t_key_i, .t_local_read_i, .t_pd_i, .t_bound_i,
     .t_bound_stream_i, .t_base_to_i, .t_length_i, .t_addr_i, .t_stream_pd_i, .t_live_i,
-    .m_axi_awaddr_o(g_awaddr_unused), .m_axi_awlen_o(g_awlen_unused), .m_axi_awsize_o(g_awsize_unused),
-    .m_axi_awburst_o(g_awburst_unused), .m_axi_awvalid_o(g_awvalid_unused), .m_axi_awready_i(1'b0),
-    .m_axi_wdata_o(g_wdata_unused), .m_axi_wstrb_o(g_wstrb_unused), .m_axi_wlast_o(g_wlast_unused),
-    .m_axi_wvalid_o(g_wvalid_unused), .m_axi_wready_i(1'b0), .m_axi_bresp_i(2'b00), .m_axi_bvalid_i(1'b0),
-    .m_axi_bready_o(g_bready_unused),
     .m_axi_araddr_o(g_araddr_o), .m_axi_arlen_o(g_arlen_o), .m_axi_arsize_o(g_arsize_o),
     .m_axi_arburst_o(g_arburst_o), .m_axi_arvalid_o(g_arvalid_o), .m_axi_arready_i(g_arready_i),
     .m_axi_rdata_i(g_rdata_i), .m_axi_rresp_i(g_rresp_i), .m_axi_rlast_i(g_rlast_i), .m_axi_rvalid_i(g_rvalid_i),
@@ -663,8 +651,6 @@ module rnic_net_tx #(
   logic unused;  // the CRC check verdict (the host's field is overwritten), the FIFOs' fill levels,
                  // the head's length above its last beat's byte count
   assign unused = ^{crc_ok_unused, info_count, crc_count, h_len[15:Lb], sl_count_unused, si_count_unused, g_busy_unused,
-                    g_awaddr_unused, g_awlen_unused, g_awsize_unused, g_awburst_unused, g_awvalid_unused,
-                    g_wlast_unused, g_wvalid_unused, g_bready_unused, g_wdata_unused, g_wstrb_unused,
                     // a reader: the write channel is tied off; the ring base's bits 11:0 are zero
                     m_axi_awready_i, m_axi_wready_i, m_axi_bresp_i, m_axi_bvalid_i, base_i[11:0]};
 
