@@ -42,16 +42,17 @@ write_json=""
 chparam=""
 for p in "${params[@]}"; do chparam+=" -set ${p%%=*} ${p#*=}"; done
 files=$(ls rtl/*.sv | tr '\n' ' ')
-if [[ "$top" != rnic_kernel ]]; then
-  # One module: read only the files of the modules under it, so its netlist (and ABC's mapping of it,
-  # which follows the order of the cells Yosys numbered while reading) does not change when another
-  # file of rtl/ does.
-  used=$(yosys -p "read_verilog -sv -noautowire -Irtl $files; hierarchy -top $top; ls" 2>/dev/null |
-         sed -n '/ modules:$/,/^$/p' | grep -oE 'rnic_[A-Za-z0-9_]+' | sort -u)
-  [[ -n "$used" ]] || { echo "yosys_synth.sh: no module $top under rtl/" >&2; exit 2; }
-  files=""
-  for m in $used; do files+="$(grep -lE "^\s*module\s+$m\b" rtl/*.sv) "; done
-fi
+# Read only the files of the modules under the top, at its parameters (so NET=0 leaves the network side
+# out), so its netlist (and ABC's mapping of it, which follows the order of the cells Yosys numbered
+# while reading) does not change when another file of rtl/ does. The kernel too: adding
+# rnic_net_gather.sv once moved an rnic_regs path of the NET=0 kernel from 7 to 8 LUTs.
+hier_param=""
+[[ -n "$chparam" ]] && hier_param="chparam$chparam $top; "
+used=$(yosys -p "read_verilog -sv -noautowire -Irtl $files; ${hier_param}hierarchy -top $top; ls" 2>/dev/null |
+       sed -n '/ modules:$/,/^$/p' | grep -oE 'rnic_[A-Za-z0-9_]+' | sort -u)
+[[ -n "$used" ]] || { echo "yosys_synth.sh: no module $top under rtl/" >&2; exit 2; }
+files=""
+for m in $used; do files+="$(grep -lE "^\s*module\s+$m\b" rtl/*.sv) "; done
 read_cmd="read_verilog -sv -noautowire -Irtl $files"
 [[ -n "$chparam" ]] && read_cmd+="; chparam$chparam $top"
 if [[ -n "$generic" ]]; then
