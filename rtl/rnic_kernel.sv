@@ -155,9 +155,26 @@ module rnic_kernel #(
   logic [3:0] ext_wstrb;
   logic fate_valid;
   rnic_fate_e fate;
+  // the transmit gather (NET = 1): lookup's table port, the read port beside lookup's, the fence
+  logic tx_req, tx_rsp, tx_valid, tx_local_read, tx_bound, tx_stream_live;
+  logic [31:0] tx_stag;
+  logic [15:0] tx_stream, tx_pd, tx_bound_stream, tx_stream_pd;
+  logic [7:0] tx_key;
+  logic [63:0] tx_base_to, tx_length, tx_addr;
+  logic [63:0] l_araddr;
+  logic [7:0] l_arlen;
+  logic l_arvalid, l_arready, l_rlast, l_rvalid, l_rready;
+  logic [DATA_WIDTH-1:0] l_rdata;
+  logic [1:0] l_rresp;
+  logic dlv_fence_done, fence_done;
 
   if (NET == 1) begin : g_net
     logic net_error;  // the fate FIFO overflowed: impossible by construction (waveforms)
+    logic [63:0] g_araddr;  // the gather's reads
+    logic [7:0] g_arlen;
+    logic g_arvalid, g_arready, g_rlast, g_rvalid, g_rready;
+    logic [DATA_WIDTH-1:0] g_rdata;
+    logic [1:0] g_rresp;
     rnic_net_side #(.DataWidth(DATA_WIDTH), .NumStreams(NUM_STREAMS)) u_net (
       .clk_i(clk), .rst_ni(rst_n),
       .s_axis_net_tvalid_i(s_axis_net_tvalid), .s_axis_net_tready_o(s_axis_net_tready),
@@ -171,6 +188,14 @@ module rnic_kernel #(
       .m_seg_tvalid_o(in_valid), .m_seg_tready_i(in_ready), .m_seg_tdata_o(in_data), .m_seg_tkeep_o(in_keep),
       .m_seg_tlast_o(in_last), .m_seg_tuser_o(in_user),
       .fate_valid_i(fate_valid), .fate_i(fate),
+      .tx_req_o(tx_req), .tx_stag_o(tx_stag), .tx_stream_o(tx_stream), .tx_rsp_i(tx_rsp), .tx_valid_i(tx_valid),
+      .tx_key_i(tx_key), .tx_local_read_i(tx_local_read), .tx_pd_i(tx_pd), .tx_bound_i(tx_bound),
+      .tx_bound_stream_i(tx_bound_stream), .tx_base_to_i(tx_base_to), .tx_length_i(tx_length),
+      .tx_addr_i(tx_addr), .tx_stream_pd_i(tx_stream_pd), .tx_stream_live_i(tx_stream_live),
+      .m_axi_g_araddr_o(g_araddr), .m_axi_g_arlen_o(g_arlen), .m_axi_g_arvalid_o(g_arvalid),
+      .m_axi_g_arready_i(g_arready), .m_axi_g_rdata_i(g_rdata), .m_axi_g_rresp_i(g_rresp),
+      .m_axi_g_rlast_i(g_rlast), .m_axi_g_rvalid_i(g_rvalid), .m_axi_g_rready_o(g_rready),
+      .fence_i(dlv_fence_done), .fence_o(fence_done),
       .reg_wr_i(ext_wr), .reg_waddr_i(ext_waddr), .reg_wdata_i(ext_wdata), .reg_wstrb_i(ext_wstrb),
       .reg_whit_o(ext_whit), .reg_rd_i(ext_rd), .reg_raddr_i(ext_raddr), .reg_rdata_o(ext_rdata),
       .reg_rhit_o(ext_rhit),
@@ -184,9 +209,40 @@ module rnic_kernel #(
       .m_axi_arready_i(m_axi_net_arready), .m_axi_rdata_i(m_axi_net_rdata), .m_axi_rresp_i(m_axi_net_rresp),
       .m_axi_rlast_i(m_axi_net_rlast), .m_axi_rvalid_i(m_axi_net_rvalid), .m_axi_rready_o(m_axi_net_rready),
       .error_o(net_error));
+    // m_axi_gmem's reads: lookup's descriptor fetches and the gather's payload reads (rnic_axi_rd_mux)
+    logic rd_error;  // an R beat with no burst outstanding: a slave bug (waveforms)
+    rnic_axi_rd_mux #(.DataWidth(DATA_WIDTH)) u_rd_mux (
+      .clk_i(clk), .rst_ni(rst_n),
+      .s0_araddr_i(l_araddr), .s0_arlen_i(l_arlen), .s0_arvalid_i(l_arvalid), .s0_arready_o(l_arready),
+      .s0_rdata_o(l_rdata), .s0_rresp_o(l_rresp), .s0_rlast_o(l_rlast), .s0_rvalid_o(l_rvalid),
+      .s0_rready_i(l_rready),
+      .s1_araddr_i(g_araddr), .s1_arlen_i(g_arlen), .s1_arvalid_i(g_arvalid), .s1_arready_o(g_arready),
+      .s1_rdata_o(g_rdata), .s1_rresp_o(g_rresp), .s1_rlast_o(g_rlast), .s1_rvalid_o(g_rvalid),
+      .s1_rready_i(g_rready),
+      .m_araddr_o(m_axi_gmem_araddr), .m_arlen_o(m_axi_gmem_arlen), .m_arvalid_o(m_axi_gmem_arvalid),
+      .m_arready_i(m_axi_gmem_arready), .m_rdata_i(m_axi_gmem_rdata), .m_rresp_i(m_axi_gmem_rresp),
+      .m_rlast_i(m_axi_gmem_rlast), .m_rvalid_i(m_axi_gmem_rvalid), .m_rready_o(m_axi_gmem_rready),
+      .error_o(rd_error));
     logic unused_net;
-    assign unused_net = ^{net_error, s_axis_net_tdest};
+    assign unused_net = ^{net_error, s_axis_net_tdest, rd_error};
   end else begin : g_no_net
+    // No gather: lookup owns m_axi_gmem's reads, deliver's fence goes straight to regs.
+    assign m_axi_gmem_araddr = l_araddr;
+    assign m_axi_gmem_arlen = l_arlen;
+    assign m_axi_gmem_arvalid = l_arvalid;
+    assign l_arready = m_axi_gmem_arready;
+    assign l_rdata = m_axi_gmem_rdata;
+    assign l_rresp = m_axi_gmem_rresp;
+    assign l_rlast = m_axi_gmem_rlast;
+    assign l_rvalid = m_axi_gmem_rvalid;
+    assign m_axi_gmem_rready = l_rready;
+    assign fence_done = dlv_fence_done;
+    assign tx_req = 1'b0;
+    assign tx_stag = '0;
+    assign tx_stream = '0;
+    logic unused_tx;
+    assign unused_tx = ^{tx_rsp, tx_valid, tx_key, tx_local_read, tx_pd, tx_bound, tx_bound_stream, tx_base_to,
+                         tx_length, tx_addr, tx_stream_pd, tx_stream_live};
     // The DDP pipeline alone: s_axis_rx straight to parse, the network ports idle, the register
     // window answers SLVERR.
     assign in_data = s_axis_rx_tdata;
@@ -279,7 +335,7 @@ module rnic_kernel #(
   // ---- regs ---------------------------------------------------------------------------------------
   logic [7:0] cmd_op;
   logic [32*10-1:0] cmd_args;
-  logic cmd_valid, cmd_ready, cmd_done, cmd_refused, fence_done;
+  logic cmd_valid, cmd_ready, cmd_done, cmd_refused;
   logic [31:0] cmd_result;
   logic [15:0] db_stream;
   logic [7:0] db_qn;
@@ -324,9 +380,9 @@ module rnic_kernel #(
     .ext_whit_i(ext_whit), .ext_rd_o(ext_rd), .ext_raddr_o(ext_raddr), .ext_rdata_i(ext_rdata),
     .ext_rhit_i(ext_rhit));
 
-  // Descriptor reads (lookup's, the only reads) answered with an error: counted, besides the
-  // LocalCatastrophic completion lookup reports for them.
-  assign ev_rd_err = m_axi_gmem_rvalid && m_axi_gmem_rready && (m_axi_gmem_rresp != 2'b00);
+  // Descriptor reads (lookup's) answered with an error: counted, besides the LocalCatastrophic
+  // completion lookup reports for them. (The gather's read errors are NET_CNT14.)
+  assign ev_rd_err = l_rvalid && l_rready && (l_rresp != 2'b00);
 
   // ---- lookup -> validate -> place -> deliver -----------------------------------------------------
   rnic_lookup_t lk;
@@ -351,7 +407,7 @@ module rnic_kernel #(
   logic [15:0] ssn_rd_stream, ssn_rd_next;
 
   rnic_rx_lookup #(.DataWidth(DATA_WIDTH), .StagEntries(STAG_ENTRIES), .NumStreams(NUM_STREAMS),
-                   .NumQns(NUM_QNS), .RqPrefetch(RQ_PREFETCH)) u_lookup (
+                   .NumQns(NUM_QNS), .RqPrefetch(RQ_PREFETCH), .TxPort(NET)) u_lookup (
     .clk_i(clk), .rst_ni(rst_n),
     .seg_i(ks_seg), .seg_valid_i(ks_valid), .seg_ready_o(ks_ready),
     .cmd_op_i(cmd_op), .cmd_args_i(cmd_args), .cmd_valid_i(cmd_valid), .cmd_ready_o(cmd_ready),
@@ -363,12 +419,14 @@ module rnic_kernel #(
     .ssn_rd_stream_o(ssn_rd_stream), .ssn_rd_next_i(ssn_rd_next),
     .err_valid_i(err_valid), .err_stream_i(err_stream), .err_pd_i(err_pd),
     .err_state_i(err_state), .err_ssn_i(err_ssn), .dn_busy_i(vd_busy),
-    .m_axi_araddr_o(m_axi_gmem_araddr), .m_axi_arlen_o(m_axi_gmem_arlen),
-    .m_axi_arvalid_o(m_axi_gmem_arvalid), .m_axi_arready_i(m_axi_gmem_arready),
-    .m_axi_rdata_i(m_axi_gmem_rdata), .m_axi_rresp_i(m_axi_gmem_rresp),
-    .m_axi_rlast_i(m_axi_gmem_rlast), .m_axi_rvalid_i(m_axi_gmem_rvalid),
-    .m_axi_rready_o(m_axi_gmem_rready),
-    .lk_o(lk), .lk_valid_o(lk_valid), .lk_ready_i(lk_ready));
+    .m_axi_araddr_o(l_araddr), .m_axi_arlen_o(l_arlen), .m_axi_arvalid_o(l_arvalid), .m_axi_arready_i(l_arready),
+    .m_axi_rdata_i(l_rdata), .m_axi_rresp_i(l_rresp), .m_axi_rlast_i(l_rlast), .m_axi_rvalid_i(l_rvalid),
+    .m_axi_rready_o(l_rready),
+    .lk_o(lk), .lk_valid_o(lk_valid), .lk_ready_i(lk_ready),
+    .tx_req_i(tx_req), .tx_stag_i(tx_stag), .tx_stream_i(tx_stream), .tx_rsp_o(tx_rsp), .tx_valid_o(tx_valid),
+    .tx_key_o(tx_key), .tx_local_read_o(tx_local_read), .tx_pd_o(tx_pd), .tx_bound_o(tx_bound),
+    .tx_bound_stream_o(tx_bound_stream), .tx_base_to_o(tx_base_to), .tx_length_o(tx_length), .tx_addr_o(tx_addr),
+    .tx_stream_pd_o(tx_stream_pd), .tx_stream_live_o(tx_stream_live));
 
   rnic_rx_validate #(.SsnWindow(SSN_WINDOW)) u_validate (
     .clk_i(clk), .rst_ni(rst_n),
@@ -426,7 +484,7 @@ module rnic_kernel #(
     .wdata_o(d_wdata), .wstrb_o(d_wstrb), .wlast_o(d_wlast), .wvalid_o(d_wvalid), .wready_i(d_wready),
     .exp_rd_stream_i(exp_rd_stream), .exp_rd_qn_i(exp_rd_qn), .exp_rd_data_o(exp_rd_data),
     .commit_now_i(commit_now), .b_segs_i(b_segs),
-    .aw_count_i(aw_count), .b_count_i(b_count), .fence_done_o(fence_done),
+    .aw_count_i(aw_count), .b_count_i(b_count), .fence_done_o(dlv_fence_done),
     .msg_event_o(ev_msg), .dup_event_o(ev_dup), .order_err_event_o(ev_order));
 
   rnic_axi_wr_mux #(.DataWidth(DATA_WIDTH)) u_wr_mux (

@@ -13,8 +13,14 @@
 // Keys: the key table holds each index's last key and is not cleared by reset, so an STag value is
 // never issued twice in a row for an index, across owners, driver restarts and resets.
 // A read in the cycle of a write to its entry answers the entry before the write.
+// Transmit read port (issue 35, docs/transmit.md; TxPort = 1): tx_rd_i / tx_stag_i, always taken,
+// answered one cycle later on tx_* from a second copy of the entry RAM that every write reaches one
+// cycle after the table, with the local-read bit only it keeps (the gather's descriptor checks; a read
+// answers the writes up to two cycles before its own). tx_hit_o as rsp_hit_o. With TxPort =
+// 0 the port answers 0 (no entry valid) and the RAM is the receive side's alone.
 module rnic_lookup_stag #(
-  parameter int StagEntries = 4096  // 2..65536
+  parameter int StagEntries = 4096,  // 2..65536
+  parameter int TxPort      = 0      // 1: the transmit read port and its RAM copy (the network side)
 ) (
   input  logic                           clk_i,
   input  logic                           rst_ni,
@@ -37,6 +43,7 @@ module rnic_lookup_stag #(
   input  logic [$clog2(StagEntries)-1:0] wr_index_i,
   input  logic                           wr_remote_write_i,
   input  logic                           wr_remote_read_i,
+  input  logic                           wr_local_read_i,
   input  logic                           wr_bound_i,
   input  logic [15:0]                    wr_pd_i,
   input  logic [15:0]                    wr_stream_i,
@@ -45,7 +52,18 @@ module rnic_lookup_stag #(
   input  logic [63:0]                    wr_addr_i,
   output logic                           wr_ready_o,
   output logic                           wr_done_o,
-  output logic [31:0]                    wr_stag_o
+  output logic [31:0]                    wr_stag_o,
+  input  logic                           tx_rd_i,
+  input  logic [31:0]                    tx_stag_i,
+  output logic                           tx_hit_o,
+  output logic [7:0]                     tx_key_o,
+  output logic                           tx_local_read_o,
+  output logic [15:0]                    tx_pd_o,
+  output logic                           tx_bound_o,
+  output logic [15:0]                    tx_stream_o,
+  output logic [63:0]                    tx_base_to_o,
+  output logic [63:0]                    tx_length_o,
+  output logic [63:0]                    tx_addr_o
 );
   localparam int StagIw = $clog2(StagEntries);
   // Entry word (flat: Yosys miscompiles memories of structs).
@@ -144,4 +162,62 @@ module rnic_lookup_stag #(
   end
   assign wr_done_o = set_q;
   assign wr_stag_o = {24'(w_index_q), key_next};
+  // ---- transmit read port: a copy of the entry RAM with the local-read bit, written with every write
+  if (TxPort == 1) begin : g_tx
+    logic [SeW:0]   tx_mem [StagEntries];   // {local read, entry}
+    logic [SeW:0]   tx_rdata;
+    logic [23:0]    tx_index_q;
+    logic           lr_q;                   // the set's local-read bit, for its second cycle
+    always_ff @(posedge clk_i) begin
+      if (wr_valid_i && wr_ready_o && wr_set_i) lr_q <= wr_local_read_i;
+    end
+    // The copy is written one cycle after the table, its enable from registered requests only (the
+    // depth budget: the command logic before wr_valid_i ends at flip-flops): a clear taken in cycle T
+    // (wr_valid_i, not wr_set_i, not set_q) in T + 1, a set's second cycle (set_q) one cycle later.
+    logic              tv_q, ts_q, tset_q;
+    logic [StagIw-1:0] twa_q;
+    logic [SeW:0]      twd_q;
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) begin
+        tv_q <= 1'b0;
+        tset_q <= 1'b0;
+      end else begin
+        tv_q <= wr_valid_i;
+        tset_q <= set_q;
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      ts_q <= wr_set_i;
+      twa_q <= waddr;
+      twd_q <= {set_q && lr_q, wdata};
+      if (tset_q || (tv_q && !ts_q)) tx_mem[twa_q] <= twd_q;
+      if (tx_rd_i) begin
+        tx_rdata <= tx_mem[tx_stag_i[8 +: StagIw]];
+        tx_index_q <= tx_stag_i[31:8];
+      end
+    end
+    logic unused_tx_low;
+    assign unused_tx_low = ^tx_stag_i[7:0];
+    assign tx_hit_o = {8'b0, tx_index_q} < StagEntries && tx_rdata[SeValid];
+    assign tx_key_o = tx_rdata[SeKey +: 8];
+    assign tx_local_read_o = tx_rdata[SeW];
+    assign tx_pd_o = tx_rdata[SePd +: 16];
+    assign tx_bound_o = tx_rdata[SeBound];
+    assign tx_stream_o = tx_rdata[SeStream +: 16];
+    assign tx_base_to_o = tx_rdata[SeBase +: 64];
+    assign tx_length_o = tx_rdata[SeLen +: 64];
+    assign tx_addr_o = tx_rdata[SeAddr +: 64];
+  end else begin : g_no_tx
+    assign tx_hit_o = 1'b0;
+    assign tx_key_o = '0;
+    assign tx_local_read_o = 1'b0;
+    assign tx_pd_o = '0;
+    assign tx_bound_o = 1'b0;
+    assign tx_stream_o = '0;
+    assign tx_base_to_o = '0;
+    assign tx_length_o = '0;
+    assign tx_addr_o = '0;
+    logic unused_tx;
+    assign unused_tx = ^{tx_rd_i, tx_stag_i, wr_local_read_i};
+  end
 endmodule

@@ -8,9 +8,14 @@
 //          holds the entry as written up to and including its own cycle. A stream index at or beyond
 //          NumStreams answers RNIC_STREAM_TORN_DOWN (it would alias an entry of the RAM).
 //   write  one write per cycle, always taken: the entry (state, PD, DDP-SSN) of wr_stream_i.
+//   tx     (TxPort = 1) the transmit gather's read port (issue 35): the state and PD of tx_stream_i one cycle later,
+//          from a second copy of the RAM that every write reaches one cycle after the table (a read
+//          answers the writes up to two cycles before its own); a stream index at or beyond NumStreams
+//          answers TORN_DOWN.
 // Nothing is cleared by reset: the owner (lookup's reset walk) writes every entry.
 module rnic_lookup_stream #(
-  parameter int NumStreams = 256  // 1..65536
+  parameter int NumStreams = 256,  // 1..65536
+  parameter int TxPort     = 0     // 1: the transmit read port and its RAM copy
 ) (
   input  logic        clk_i,
   input  logic        rst_ni,
@@ -22,7 +27,10 @@ module rnic_lookup_stream #(
   input  logic [15:0] wr_stream_i,
   input  logic [1:0]  wr_state_i,
   input  logic [15:0] wr_pd_i,
-  input  logic [15:0] wr_essn_i
+  input  logic [15:0] wr_essn_i,
+  input  logic [15:0] tx_stream_i,
+  output logic [1:0]  tx_state_o,
+  output logic [15:0] tx_pd_o
 );
   localparam int Iw = NumStreams > 1 ? $clog2(NumStreams) : 1;
   localparam int StState = 0, StPd = 2, StEssn = 18, StW = 34;  // entry word (flat: see toolchain notes)
@@ -65,6 +73,34 @@ module rnic_lookup_stream #(
   assign rsp_state_o = {16'b0, rd_stream_q} < NumStreams ? entry[StState +: 2] : 2'(RNIC_STREAM_TORN_DOWN);
   assign rsp_pd_o = entry[StPd +: 16];
   assign rsp_essn_o = entry[StEssn +: 16];
+  if (TxPort == 1) begin : g_tx
+    logic [17:0] tx_mem [NumStreams];  // the transmit port's copy: state and PD
+    logic [17:0] tx_rdata;
+    logic [15:0] tx_stream_q;
+    // The copy is written one cycle after the table, from registers (the write's address and enable
+    // logic ends at flip-flops: the depth budget).
+    logic          tw_q;
+    logic [Iw-1:0] twa_q;
+    logic [17:0]   twd_q;
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) tw_q <= 1'b0;
+      else tw_q <= wr_valid_i;
+    end
+    always_ff @(posedge clk_i) begin
+      twa_q <= waddr;
+      twd_q <= wdata[17:0];
+      if (tw_q) tx_mem[twa_q] <= twd_q;
+      tx_rdata <= tx_mem[tx_stream_i[Iw-1:0]];
+      tx_stream_q <= tx_stream_i;
+    end
+    assign tx_state_o = {16'b0, tx_stream_q} < NumStreams ? tx_rdata[StState +: 2] : 2'(RNIC_STREAM_TORN_DOWN);
+    assign tx_pd_o = tx_rdata[StPd +: 16];
+  end else begin : g_no_tx
+    assign tx_state_o = 2'(RNIC_STREAM_TORN_DOWN);
+    assign tx_pd_o = '0;
+    logic unused_tx;
+    assign unused_tx = ^tx_stream_i;
+  end
   logic unused_hi;  // a write's index bits above the table's (the owner writes only indexes in range)
   assign unused_hi = ^wr_stream_i;
 endmodule

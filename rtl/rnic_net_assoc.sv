@@ -33,6 +33,9 @@
 // write command. So a request taken in cycle T sees exactly the writes of cycles <= T: a request taken
 // in the write's cycle or later sees the new entry (the driver's write is in effect for the next
 // packet), one taken before sees the old entry, whatever the stalls (tests net.assoc.*WriteOrder*).
+// Transmit read port (issue 35, docs/transmit.md): tx_index_i names an entry; two cycles later tx_*
+// hold it (valid, socket, SCTP ports, their verification tag, stream base and count), every field
+// registered. A table write reaches the port by the cycle after its payload write (three cycles).
 module rnic_net_assoc #(
   parameter int Entries    = 16,  // association table entries, a power of two >= 2
   parameter int NumStreams = 256  // DDP streams with a live bit, 1..65536
@@ -53,6 +56,7 @@ module rnic_net_assoc #(
   input  logic [15:0]                wr_stream_base_i,
   input  logic [15:0]                wr_stream_count_i,
   input  logic [15:0]                wr_socket_i,
+  input  logic [31:0]                wr_their_vtag_i,
   // Live bits (NET_STREAM_LIVE).
   input  logic                       live_wr_i,
   input  logic [15:0]                live_index_i,
@@ -70,7 +74,16 @@ module rnic_net_assoc #(
   output logic [$clog2(Entries)-1:0] resp_index_o,
   output logic [15:0]                resp_stream_base_o,
   output logic [15:0]                resp_stream_count_o,
-  output logic [15:0]                resp_socket_o
+  output logic [15:0]                resp_socket_o,
+  // Transmit read port.
+  input  logic [$clog2(Entries)-1:0] tx_index_i,
+  output logic                       tx_valid_o,
+  output logic [15:0]                tx_socket_o,
+  output logic [15:0]                tx_my_sctp_port_o,
+  output logic [15:0]                tx_their_sctp_port_o,
+  output logic [31:0]                tx_their_vtag_o,
+  output logic [15:0]                tx_stream_base_o,
+  output logic [15:0]                tx_stream_count_o
 );
   localparam int IdxW = $clog2(Entries);
   localparam int KeyW = 160;  // my_ip, their_ip, 2 UDP ports, 2 SCTP ports, my_vtag
@@ -93,6 +106,7 @@ module rnic_net_assoc #(
   logic [Entries-1:0]      valid_q;
   logic [Entries*KeyW-1:0] key_q;
   logic [Entries*PayW-1:0] pay_q;
+  logic [Entries*32-1:0]   tv_q;     // their verification tag (the transmit side's field, not a key)
   logic [KeyW-1:0]         wr_key;
 
   // The write command, one cycle late, for the payload (see the header: read one cycle after the key).
@@ -121,8 +135,43 @@ module rnic_net_assoc #(
     end
     always_ff @(posedge clk_i) begin
       if (wr_i && wr_index_i == IdxW'(i)) key_q[i*KeyW +: KeyW] <= wr_key;
+      if (wr_i && wr_index_i == IdxW'(i)) tv_q[i*32 +: 32] <= wr_their_vtag_i;
       if (pw_q && pw_index_q == IdxW'(i)) pay_q[i*PayW +: PayW] <= pw_pay_q;
     end
+  end
+
+  // ---- Transmit read port: the index registered, then the entry's fields (an AND-OR mux of the
+  // entries by a decoded index: a shallow tree, not a shifter) ----
+  logic [IdxW-1:0] tx_idx_q;
+  logic            tx_v;
+  logic [15:0]     tx_my, tx_their;
+  logic [31:0]     tx_tv;
+  logic [PayW-1:0] tx_pay;
+  always_comb begin
+    tx_v = 1'b0;
+    tx_my = '0;
+    tx_their = '0;
+    tx_tv = '0;
+    tx_pay = '0;
+    for (int i = 0; i < Entries; i++) begin
+      if (tx_idx_q == IdxW'(i)) begin
+        tx_v = tx_v | valid_q[i];
+        // key layout {my_vtag, my_sctp_port, their_sctp_port, ...}: [127:112] mine, [111:96] theirs
+        tx_my = tx_my | key_q[i*KeyW + 112 +: 16];
+        tx_their = tx_their | key_q[i*KeyW + 96 +: 16];
+        tx_tv = tx_tv | tv_q[i*32 +: 32];
+        tx_pay = tx_pay | pay_q[i*PayW +: PayW];
+      end
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    tx_idx_q <= tx_index_i;
+    if (!rst_ni) tx_valid_o <= 1'b0;
+    else tx_valid_o <= tx_v;
+    {tx_stream_base_o, tx_stream_count_o, tx_socket_o} <= tx_pay;
+    tx_their_vtag_o <= tx_tv;
+    tx_my_sctp_port_o <= tx_my;
+    tx_their_sctp_port_o <= tx_their;
   end
 
   // ---- Live bits ----

@@ -104,10 +104,14 @@ module rnic_net_gather #(
       $fatal(1, "rnic_net_gather: ReadDepth must be a power of two holding a 4 KiB burst");
   end
 
-  // Drop reasons: tx_gather_ref.hpp TxDrop.
-  localparam logic [3:0] RAssoc = 4'd1, RFraming = 4'd2, RMark = 4'd3, RFragment = 4'd4, RPpid = 4'd5,
-                         RStream = 4'd6, RLength = 4'd7, RStag = 4'd8, RLocalRead = 4'd9, RPd = 4'd10,
-                         RBounds = 4'd11, RReadError = 4'd12, RTooLong = 4'd13;
+  // Drop reasons: hw.def NET_TX_DROP_* (tx_gather_ref.hpp TxDrop has the same values).
+  localparam logic [3:0] RAssoc = 4'(RNIC_NET_TX_DROP_ASSOC), RFraming = 4'(RNIC_NET_TX_DROP_FRAMING),
+                         RMark = 4'(RNIC_NET_TX_DROP_MARK), RFragment = 4'(RNIC_NET_TX_DROP_FRAGMENT),
+                         RPpid = 4'(RNIC_NET_TX_DROP_PPID), RStream = 4'(RNIC_NET_TX_DROP_STREAM),
+                         RLength = 4'(RNIC_NET_TX_DROP_LENGTH), RStag = 4'(RNIC_NET_TX_DROP_STAG),
+                         RLocalRead = 4'(RNIC_NET_TX_DROP_LOCAL_READ), RPd = 4'(RNIC_NET_TX_DROP_PD),
+                         RBounds = 4'(RNIC_NET_TX_DROP_BOUNDS), RReadError = 4'(RNIC_NET_TX_DROP_READ_ERROR),
+                         RTooLong = 4'(RNIC_NET_TX_DROP_TOO_LONG);
   localparam logic [7:0] Gather = 8'(RNIC_NET_DATA_FLAG_GATHER);
 
   // ---- In: the packet RAMs ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@
 //   that cycle (the state of that cycle) and held until the next reg_rd_i. Unused bits and WO rows
 //   read 0; an offset that is no register reads 0 with hit 0.
 //
-// Association table (rnic_net_rx's wr_* port): NET_ASSOC_ARG0..6 are staging words; wr_* show them
+// Association table (rnic_net_rx's wr_* port): NET_ASSOC_ARG0..7 are staging words; wr_* show them
 // unpacked at all times. A NET_ASSOC_CMD write in cycle C (not busy, index [3:0] < Entries; else
 // ignored) pulses wr_o in cycle W = C + 1 with wr_valid_o = bit 8. Busy (NET_ASSOC_STATUS bit 0,
 // assoc_busy_o) reads 1 from W on:
@@ -23,8 +23,14 @@
 //   left count of the pulses up to u - 2 is compared with S (32-bit counters, the difference's sign:
 //   right across the wrap while fewer than 2^31 packets are in flight); once it reaches S, busy reads
 //   0 from u + 1. So with nothing in flight busy lasts three cycles (W .. W + 2).
+//   The transmit gather is fenced the same way (issue 35): gather packets that entered the gather
+//   (g_in_i) up to W must have left it (g_out_i, every read of their descriptors finished).
 // A NET_ASSOC_CMD while busy is ignored. Every packet that entered up to W has left before busy
-// clears, and rnic_net_assoc's lookups after W see the cleared entry.
+// clears, and rnic_net_assoc's lookups (the gather's too) after W see the cleared entry.
+//
+// NET_TX_FAULT (issue 35): bit i is set by a g_drop_i pulse whose g_assoc_i is i (< Entries); a
+// write clears the bits written 1 (in its bytes strobed); a set and a clear of one bit in one cycle
+// leave it set. NET_TX_FAULT_REASON takes {g_assoc_i, g_reason_i} on a drop while NET_TX_FAULT is 0.
 //
 // NET_STREAM_LIVE (cycle C): live_wr_o in C + 1 with live_index_o = [15:0], live_value_o = bit 31;
 // an index >= NumStreams is ignored (no pulse).
@@ -36,7 +42,7 @@
 // NET_TX_PROD (tx) to 0 (the ring unit restarts its own index when enable rises). Reset: base 0,
 // log2 slots 0, log2 slot bytes 12, disabled, index 0.
 //
-// Counters NET_CNT0..9: each event input is registered once, then counted (32 bits, wrapping); a
+// Counters NET_CNT0..14: each event input is registered once, then counted (32 bits, wrapping); a
 // read in cycle t returns the events of the cycles up to t - 2.
 //
 // CountInit: the reset value of every free-running counter (the ten NET_CNT words and the fence's two
@@ -106,13 +112,24 @@ module rnic_net_regs #(
   input  logic                       rx_bresp_err_i,
   input  logic                       tx_sent_i,
   input  logic                       tx_bad_i,
-  input  logic                       tx_rresp_err_i
+  input  logic                       tx_rresp_err_i,
+  // The transmit gather (rnic_net_tx g_*): its drops, sent packets, and packets in and out (the fence)
+  input  logic                       g_drop_i,
+  input  logic [3:0]                 g_reason_i,
+  input  logic [7:0]                 g_assoc_i,
+  input  logic                       g_sent_i,
+  input  logic                       g_in_i,
+  input  logic                       g_out_i,
+  output logic [31:0]                wr_their_vtag_o
 );
   localparam int IdxW    = $clog2(Entries);
-  localparam int NumArgs = RNIC_NET_ASSOC_ARGS;  // NET_ASSOC_ARG0..6
-  localparam int NumCnt  = RNIC_NET_COUNTERS;    // NET_CNT0..9
+  localparam int NumArgs = RNIC_NET_ASSOC_ARGS;  // NET_ASSOC_ARG0..7
+  localparam int NumCnt  = RNIC_NET_COUNTERS;    // NET_CNT0..14
   // The bits each staging word keeps (ARG6: [15:0] the socket; the rest reads 0).
-  localparam logic [32*NumArgs-1:0] ARG_MASK = {32'h0000_FFFF, {(NumArgs - 1){32'hFFFF_FFFF}}};
+  localparam logic [32*NumArgs-1:0] ARG_MASK = {32'hFFFF_FFFF, 32'h0000_FFFF, {(NumArgs - 2){32'hFFFF_FFFF}}};
+  if (NumArgs != 8) begin : g_args
+    $fatal(1, "rnic_net_regs: ARG_MASK is written for NET_ASSOC_ARG0..7");
+  end
 
   initial begin
     if (Entries < 2 || Entries > 16) $fatal(1, "rnic_net_regs: Entries must be 2..16 (4-bit index)");
@@ -137,6 +154,8 @@ module rnic_net_regs #(
   localparam logic [5:0] W_TX_PRD = 6'(RNIC_REG_NET_TX_PROD >> 2);
   localparam logic [5:0] W_TX_CON = 6'(RNIC_REG_NET_TX_CONS >> 2);
   localparam logic [5:0] W_CNT0   = 6'(RNIC_REG_NET_CNT0 >> 2);
+  localparam logic [5:0] W_FAULT  = 6'(RNIC_REG_NET_TX_FAULT >> 2);
+  localparam logic [5:0] W_FREASON = 6'(RNIC_REG_NET_TX_FAULT_REASON >> 2);
 
   logic [5:0] wa, ra;  // the word offsets of the write and of the read
   assign wa = reg_waddr_i[7:2];
@@ -155,7 +174,8 @@ module rnic_net_regs #(
     logic h;
     h = a == W_CMD || a == W_STATUS || a == W_LIVE ||
         a == W_RX_BLO || a == W_RX_BHI || a == W_RX_SZ || a == W_RX_CTL || a == W_RX_PRD || a == W_RX_CON ||
-        a == W_TX_BLO || a == W_TX_BHI || a == W_TX_SZ || a == W_TX_CTL || a == W_TX_PRD || a == W_TX_CON;
+        a == W_TX_BLO || a == W_TX_BHI || a == W_TX_SZ || a == W_TX_CTL || a == W_TX_PRD || a == W_TX_CON ||
+        a == W_FAULT || a == W_FREASON;
     for (int k = 0; k < NumArgs; k++) h = h || is_arg(a, 6'(k));
     for (int k = 0; k < NumCnt; k++) h = h || is_cnt(a, 6'(k));
     hit = h;
@@ -210,11 +230,16 @@ module rnic_net_regs #(
   logic [31:0]           entered_q, left_q;
   logic [31:0]           entered_d, left_diff;
   logic                  cmd_go;
+  // the gather's part of the fence: gather packets in (g_in_i) and out (g_out_i), as above
+  logic                  gin_ev_q, gout_ev_q;
+  logic [31:0]           gin_q, gout_q, gsnap_q, gin_d, gleft_diff;
 
   assign cmd_go    = wr_at(W_CMD) && !busy_q &&
                      32'(reg_wdata_i[RNIC_NET_ASSOC_CMD_INDEX_LSB +: RNIC_NET_ASSOC_CMD_INDEX_BITS]) < Entries;
   assign entered_d = entered_q + 32'(in_ev_q);
   assign left_diff = left_q - snap_q;  // >= 0 (as a signed number): every packet up to W has left
+  assign gin_d      = gin_q + 32'(gin_ev_q);
+  assign gleft_diff = gout_q - gsnap_q;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -231,7 +256,16 @@ module rnic_net_regs #(
       left_ev_q  <= '0;
       entered_q  <= CountInit;
       left_q     <= CountInit;
+      gin_ev_q   <= 1'b0;
+      gout_ev_q  <= 1'b0;
+      gin_q      <= CountInit;
+      gout_q     <= CountInit;
+      gsnap_q    <= '0;
     end else begin
+      gin_ev_q  <= g_in_i;
+      gout_ev_q <= g_out_i;
+      gin_q     <= gin_d;
+      gout_q    <= gout_q + 32'(gout_ev_q);
       for (int k = 0; k < NumArgs; k++)
         if (reg_wr_i && is_arg(wa, 6'(k)))
           args_q[32*k +: 32] <= merge(args_q[32*k +: 32], reg_wdata_i, reg_wstrb_i) & ARG_MASK[32*k +: 32];
@@ -249,10 +283,11 @@ module rnic_net_regs #(
       end
       if (wr_q && wr_valid_q) busy_q <= 1'b0;  // a write: done in its wr_o cycle
       if (clr2_q) begin
-        snap_q <= entered_d;                    // the pulses up to W
-        chk_q  <= 1'b1;
+        snap_q  <= entered_d;                   // the pulses up to W
+        gsnap_q <= gin_d;
+        chk_q   <= 1'b1;
       end
-      if (chk_q && !left_diff[31]) begin
+      if (chk_q && !left_diff[31] && !gleft_diff[31]) begin
         chk_q  <= 1'b0;
         busy_q <= 1'b0;
       end
@@ -272,6 +307,7 @@ module rnic_net_regs #(
   assign wr_stream_base_o     = args_q[5*32 +: 16];
   assign wr_stream_count_o    = args_q[5*32 + 16 +: 16];
   assign wr_socket_o          = args_q[6*32 +: 16];
+  assign wr_their_vtag_o      = args_q[7*32 +: 32];
   assign assoc_busy_o         = busy_q;
 
   // ---- live bits ------------------------------------------------------------------------------------
@@ -362,7 +398,7 @@ module rnic_net_regs #(
   // Offsets are word aligned; of the fence's difference only the sign counts; BASE_LO [11:0] reads 0;
   // SIZE keeps its two fields.
   logic unused;
-  assign unused = ^{reg_waddr_i[1:0], reg_raddr_i[1:0], left_diff[30:0], rx_blo_w, tx_blo_w, rx_size_w,
+  assign unused = ^{reg_waddr_i[1:0], reg_raddr_i[1:0], left_diff[30:0], gleft_diff[30:0], rx_blo_w, tx_blo_w, rx_size_w,
                     tx_size_w};
 
   assign rx_enable_o     = rx_en_q;
@@ -376,6 +412,37 @@ module rnic_net_regs #(
   assign tx_slot_log2_o  = tx_slot_q;
   assign tx_prod_o       = tx_prod_q;
 
+  // ---- NET_TX_FAULT and its reason -----------------------------------------------------------------
+  logic [Entries-1:0] fault_q, fault_set, fault_clr;
+  logic [11:0]        freason_q;  // {assoc, reason}
+  always_comb begin
+    for (int i = 0; i < Entries; i++) begin
+      fault_set[i] = g_drop_i && g_assoc_i == 8'(i);
+      fault_clr[i] = wr_at(W_FAULT) && reg_wstrb_i[i / 8] && reg_wdata_i[i];
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      fault_q   <= '0;
+      freason_q <= '0;
+    end else begin
+      fault_q <= (fault_q & ~fault_clr) | fault_set;
+      if (g_drop_i && fault_q == '0) freason_q <= {g_assoc_i, g_reason_i};
+    end
+  end
+  logic [31:0] freason_w;
+  always_comb begin
+    freason_w = '0;
+    freason_w[RNIC_NET_TX_FAULT_REASON_REASON_LSB +: RNIC_NET_TX_FAULT_REASON_REASON_BITS] = freason_q[3:0];
+    freason_w[RNIC_NET_TX_FAULT_REASON_ASSOC_LSB +: RNIC_NET_TX_FAULT_REASON_ASSOC_BITS] = freason_q[11:4];
+  end
+
+  // The drop classes of NET_CNT12 and NET_CNT13 (hw.def NET_TX_DROP_*).
+  logic g_chunk_class, g_stag_class;
+  assign g_chunk_class = (g_reason_i >= 4'(RNIC_NET_TX_DROP_FRAMING) && g_reason_i <= 4'(RNIC_NET_TX_DROP_LENGTH)) ||
+                         g_reason_i == 4'(RNIC_NET_TX_DROP_TOO_LONG);
+  assign g_stag_class = g_reason_i >= 4'(RNIC_NET_TX_DROP_STAG) && g_reason_i <= 4'(RNIC_NET_TX_DROP_BOUNDS);
+
   // ---- counters -------------------------------------------------------------------------------------
   logic [NumCnt-1:0]      ev_q;
   logic [32*NumCnt-1:0]   cnt_q;
@@ -384,7 +451,12 @@ module rnic_net_regs #(
       ev_q  <= '0;
       cnt_q <= {NumCnt{CountInit}};
     end else begin
-      ev_q <= {tx_rresp_err_i, tx_bad_i, tx_sent_i, rx_bresp_err_i, rx_drop_size_i, rx_drop_full_i,
+      ev_q <= {g_drop_i && g_reason_i == 4'(RNIC_NET_TX_DROP_READ_ERROR),
+               g_drop_i && g_stag_class,
+               g_drop_i && g_chunk_class,
+               g_drop_i && g_reason_i == 4'(RNIC_NET_TX_DROP_ASSOC),
+               g_sent_i,
+               tx_rresp_err_i, tx_bad_i, tx_sent_i, rx_bresp_err_i, rx_drop_size_i, rx_drop_full_i,
                drop_frame_i, drop_size_i, drop_crc_i, pkt_in_i};
       for (int k = 0; k < NumCnt; k++) cnt_q[32*k +: 32] <= cnt_q[32*k +: 32] + 32'(ev_q[k]);
     end
@@ -413,6 +485,8 @@ module rnic_net_regs #(
     rd_data |= pick(ra == W_TX_CTL, ctrl_word(tx_en_q, tx_busy_i));
     rd_data |= pick(ra == W_TX_PRD, tx_prod_q);
     rd_data |= pick(ra == W_TX_CON, tx_cons_i);
+    rd_data |= pick(ra == W_FAULT, 32'(fault_q));
+    rd_data |= pick(ra == W_FREASON, freason_w);
   end
 
   logic [31:0] rdata_q;

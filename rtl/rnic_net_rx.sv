@@ -64,9 +64,20 @@ module rnic_net_rx #(
   input  logic [15:0]                wr_stream_base_i,
   input  logic [15:0]                wr_stream_count_i,
   input  logic [15:0]                wr_socket_i,
+  input  logic [31:0]                wr_their_vtag_i,
   input  logic                       live_wr_i,
   input  logic [15:0]                live_index_i,
   input  logic                       live_value_i,
+  // The transmit gather's view of the tables (rnic_net_assoc's transmit read port; the live bits)
+  input  logic [$clog2(Entries)-1:0] tx_index_i,
+  output logic                       tx_valid_o,
+  output logic [15:0]                tx_socket_o,
+  output logic [15:0]                tx_my_sctp_port_o,
+  output logic [15:0]                tx_their_sctp_port_o,
+  output logic [31:0]                tx_their_vtag_o,
+  output logic [15:0]                tx_stream_base_o,
+  output logic [15:0]                tx_stream_count_o,
+  output logic [NumStreams-1:0]      live_o,
   // DDP segments (to rnic_kernel.s_axis_rx)
   output logic                       m_seg_tvalid_o,
   input  logic                       m_seg_tready_i,
@@ -139,11 +150,14 @@ module rnic_net_rx #(
     .clk_i, .rst_ni,
     .wr_i, .wr_index_i, .wr_valid_i, .wr_my_ip_i, .wr_their_ip_i, .wr_my_udp_port_i, .wr_their_udp_port_i,
     .wr_my_sctp_port_i, .wr_their_sctp_port_i, .wr_my_vtag_i, .wr_stream_base_i, .wr_stream_count_i,
-    .wr_socket_i, .live_wr_i, .live_index_i, .live_value_i, .live_o(live),
+    .wr_socket_i, .wr_their_vtag_i, .live_wr_i, .live_index_i, .live_value_i, .live_o(live),
     .req_valid_i(req_valid), .req_ready_o(req_ready), .req_meta_i(h_user[95:0]), .req_hdr_i(h_data[95:0]),
     .resp_valid_o(a_valid), .resp_ready_i(a_ready), .resp_hit_o(a_hit), .resp_index_o(a_index),
-    .resp_stream_base_o(a_base), .resp_stream_count_o(a_count), .resp_socket_o(a_socket)
+    .resp_stream_base_o(a_base), .resp_stream_count_o(a_count), .resp_socket_o(a_socket),
+    .tx_index_i, .tx_valid_o, .tx_socket_o, .tx_my_sctp_port_o, .tx_their_sctp_port_o, .tx_their_vtag_o,
+    .tx_stream_base_o, .tx_stream_count_o
   );
+  assign live_o = live;
 
   // ---- the fork: walker and beat FIFO take each beat together ----------------------------------------
   logic w_valid, w_ready, bf_in_valid, bf_in_ready, may_go;

@@ -92,6 +92,37 @@ module rnic_net_side #(
   input  logic                   m_axi_rlast_i,
   input  logic                   m_axi_rvalid_i,
   output logic                   m_axi_rready_o,
+  // The transmit gather's tables in rnic_rx_lookup (its tx_* port): the STag entry and the stream's
+  // PD and state, answered two cycles after the request
+  output logic                   tx_req_o,
+  output logic [31:0]            tx_stag_o,
+  output logic [15:0]            tx_stream_o,
+  input  logic                   tx_rsp_i,
+  input  logic                   tx_valid_i,
+  input  logic [7:0]             tx_key_i,
+  input  logic                   tx_local_read_i,
+  input  logic [15:0]            tx_pd_i,
+  input  logic                   tx_bound_i,
+  input  logic [15:0]            tx_bound_stream_i,
+  input  logic [63:0]            tx_base_to_i,
+  input  logic [63:0]            tx_length_i,
+  input  logic [63:0]            tx_addr_i,
+  input  logic [15:0]            tx_stream_pd_i,
+  input  logic                   tx_stream_live_i,
+  // The gather's payload reads (to m_axi_gmem, the port of registered memory, beside lookup's)
+  output logic [63:0]            m_axi_g_araddr_o,
+  output logic [7:0]             m_axi_g_arlen_o,
+  output logic                   m_axi_g_arvalid_o,
+  input  logic                   m_axi_g_arready_i,
+  input  logic [DataWidth-1:0]   m_axi_g_rdata_i,
+  input  logic [1:0]             m_axi_g_rresp_i,
+  input  logic                   m_axi_g_rlast_i,
+  input  logic                   m_axi_g_rvalid_i,
+  output logic                   m_axi_g_rready_o,
+  // The fence of STAG_INVALIDATE, STREAM_TEARDOWN and QUEUE_CONFIG (deliver's fence_done): fence_o
+  // follows fence_i once every gather packet that had entered the gather by fence_i has left it
+  input  logic                   fence_i,
+  output logic                   fence_o,
   output logic                   error_o  // sticky: the fate FIFO overflowed (a bug)
 );
   localparam int Entries = RNIC_NET_ASSOC_ENTRIES;
@@ -106,6 +137,16 @@ module rnic_net_side #(
   logic [$clog2(Entries)-1:0] t_index;
   logic [31:0]                t_my_ip, t_their_ip, t_vtag;
   logic [15:0]                t_my_udp, t_their_udp, t_my_sctp, t_their_sctp, t_base, t_count, t_socket;
+  logic [31:0]                t_their_vtag;
+  logic [NumStreams-1:0]      live_bits;
+  // the gather's association entry and verdicts
+  logic [3:0]                 g_aidx;
+  logic                       ga_valid;
+  logic [15:0]                ga_socket, ga_my_port, ga_their_port, ga_first, ga_count;
+  logic [31:0]                ga_vtag;
+  logic                       g_drop, g_sent, g_in, g_out;
+  logic [3:0]                 g_reason;
+  logic [7:0]                 g_assoc;
   logic [15:0]                live_index;
   logic                       rx_en, tx_en, rx_busy, tx_busy;
   logic [63:0]                rx_base, tx_base;
@@ -139,6 +180,10 @@ module rnic_net_side #(
     .wr_their_ip_i(t_their_ip), .wr_my_udp_port_i(t_my_udp), .wr_their_udp_port_i(t_their_udp),
     .wr_my_sctp_port_i(t_my_sctp), .wr_their_sctp_port_i(t_their_sctp), .wr_my_vtag_i(t_vtag),
     .wr_stream_base_i(t_base), .wr_stream_count_i(t_count), .wr_socket_i(t_socket),
+    .wr_their_vtag_i(t_their_vtag),
+    .tx_index_i(g_aidx[$clog2(Entries)-1:0]), .tx_valid_o(ga_valid), .tx_socket_o(ga_socket),
+    .tx_my_sctp_port_o(ga_my_port), .tx_their_sctp_port_o(ga_their_port), .tx_their_vtag_o(ga_vtag),
+    .tx_stream_base_o(ga_first), .tx_stream_count_o(ga_count), .live_o(live_bits),
     .live_wr_i(live_wr), .live_index_i(live_index), .live_value_i(live_value),
     .m_seg_tvalid_o(f_valid), .m_seg_tready_i(f_ready), .m_seg_tdata_o(f_data), .m_seg_tkeep_o(f_keep),
     .m_seg_tlast_o(f_last), .m_seg_tuser_o(f_user),
@@ -242,14 +287,17 @@ module rnic_net_side #(
     .m_axi_rlast_i(1'b0), .m_axi_rvalid_i(1'b0), .m_axi_rready_o(u_rready),
     .drop_full_o(r_full), .drop_size_o(r_size), .bresp_err_o(r_berr), .error_o(ring_error));
 
-  logic [3:0]  g_aidx_unused, g_reason_unused;
-  logic        g_treq_unused, g_arvalid_unused, g_rready_unused, g_bad_unused;
-  logic [31:0] g_tstag_unused;
-  logic [15:0] g_tstream_unused;
-  logic [63:0] g_araddr_unused;
-  logic [7:0]  g_arlen_unused;
+  // The gather's live bit: live_bits[tx_stream_o] (an index >= NumStreams is not live), aligned with
+  // lookup's answer two cycles after the request, and with the stream's state there.
+  logic live1_q, live2_q;
+  always_ff @(posedge clk_i) begin
+    live1_q <= {16'b0, tx_stream_o} < 32'(NumStreams) && live_bits[tx_stream_o[$clog2(NumStreams > 1 ? NumStreams : 2)-1:0]];
+    live2_q <= live1_q;
+  end
   logic [2:0]  g_arsize_unused;
   logic [1:0]  g_arburst_unused;
+  logic        g_bad_unused;      // gather_bad_o: g_drop below is its gather part
+  logic [3:0]  g_reason_unused;
   rnic_net_tx #(.DataWidth(DataWidth)) u_tx (
     .clk_i, .rst_ni, .enable_i(tx_en), .base_i(tx_base), .log2_slots_i(tx_log2), .slot_log2_i(tx_slot),
     .prod_i(tx_prod), .cons_o(tx_cons), .busy_o(tx_busy),
@@ -264,18 +312,52 @@ module rnic_net_side #(
     .m_axi_rlast_i(m_axi_rlast_i), .m_axi_rvalid_i(m_axi_rvalid_i), .m_axi_rready_o(m_axi_rready_o),
     .m_axis_net_tvalid_o, .m_axis_net_tready_i, .m_axis_net_tdata_o, .m_axis_net_tkeep_o,
     .m_axis_net_tlast_o, .m_axis_net_tdest_o, .bad_o(t_bad), .rresp_err_o(t_rerr),
-    // The gather (issue 35, docs/transmit.md) has no tables yet: no association entry is valid, so every
-    // gather packet is dropped whole before any of its descriptors is checked or read; its read port
-    // never issues (tied off).
-    .a_idx_o(g_aidx_unused), .a_valid_i(1'b0), .a_socket_i('0), .a_my_port_i('0), .a_their_port_i('0),
-    .a_their_vtag_i('0), .a_first_i('0), .a_count_i('0),
-    .t_req_o(g_treq_unused), .t_stag_o(g_tstag_unused), .t_stream_o(g_tstream_unused), .t_rsp_i(1'b0),
-    .t_valid_i(1'b0), .t_key_i('0), .t_local_read_i(1'b0), .t_pd_i('0), .t_bound_i(1'b0), .t_bound_stream_i('0),
-    .t_base_to_i('0), .t_length_i('0), .t_addr_i('0), .t_stream_pd_i('0), .t_live_i(1'b0),
-    .g_araddr_o(g_araddr_unused), .g_arlen_o(g_arlen_unused), .g_arsize_o(g_arsize_unused),
-    .g_arburst_o(g_arburst_unused), .g_arvalid_o(g_arvalid_unused), .g_arready_i(1'b0), .g_rdata_i('0),
-    .g_rresp_i(2'b00), .g_rlast_i(1'b0), .g_rvalid_i(1'b0), .g_rready_o(g_rready_unused),
-    .gather_bad_o(g_bad_unused), .gather_reason_o(g_reason_unused));
+    // The gather (issue 35, docs/transmit.md): the association entry from rnic_net_assoc's transmit
+    // port, the STag and stream tables from rnic_rx_lookup's, the live bits from here.
+    .a_idx_o(g_aidx), .a_valid_i(ga_valid), .a_socket_i(ga_socket), .a_my_port_i(ga_my_port),
+    .a_their_port_i(ga_their_port), .a_their_vtag_i(ga_vtag), .a_first_i(ga_first), .a_count_i(ga_count),
+    .t_req_o(tx_req_o), .t_stag_o(tx_stag_o), .t_stream_o(tx_stream_o), .t_rsp_i(tx_rsp_i),
+    .t_valid_i(tx_valid_i), .t_key_i(tx_key_i), .t_local_read_i(tx_local_read_i), .t_pd_i(tx_pd_i),
+    .t_bound_i(tx_bound_i), .t_bound_stream_i(tx_bound_stream_i), .t_base_to_i(tx_base_to_i),
+    .t_length_i(tx_length_i), .t_addr_i(tx_addr_i), .t_stream_pd_i(tx_stream_pd_i),
+    .t_live_i(live2_q && tx_stream_live_i),
+    .g_araddr_o(m_axi_g_araddr_o), .g_arlen_o(m_axi_g_arlen_o), .g_arsize_o(g_arsize_unused),
+    .g_arburst_o(g_arburst_unused), .g_arvalid_o(m_axi_g_arvalid_o), .g_arready_i(m_axi_g_arready_i),
+    .g_rdata_i(m_axi_g_rdata_i), .g_rresp_i(m_axi_g_rresp_i), .g_rlast_i(m_axi_g_rlast_i),
+    .g_rvalid_i(m_axi_g_rvalid_i), .g_rready_o(m_axi_g_rready_o),
+    .gather_bad_o(g_bad_unused), .gather_reason_o(g_reason_unused),
+    .g_drop_o(g_drop), .g_reason_o(g_reason), .g_assoc_o(g_assoc), .g_sent_o(g_sent), .g_in_o(g_in),
+    .g_out_o(g_out));
+
+  // ---- the fence of the kernel's table commands against the gather's reads ----------------------
+  // fence_i snapshots the gather packets in (g_in); fence_o once as many have come out (g_out). The
+  // counts are 8 bits: at most 3 packets are in the gather (rnic_net_tx g_cnt_q).
+  // fence_o is a flip-flop (one cycle after the count is reached): rnic_regs' command logic starts
+  // from a register.
+  logic [7:0] gin_q, gout_q, fsnap_q;
+  logic       fwait_q, fdone_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      gin_q   <= '0;
+      gout_q  <= '0;
+      fsnap_q <= '0;
+      fwait_q <= 1'b0;
+      fdone_q <= 1'b0;
+    end else begin
+      gin_q   <= gin_q + 8'(g_in);
+      gout_q  <= gout_q + 8'(g_out);
+      fdone_q <= 1'b0;
+      if (fence_i) begin
+        fwait_q <= 1'b1;
+        fsnap_q <= gin_q + 8'(g_in);
+      end else if (fwait_q && gout_q == fsnap_q) begin
+        fwait_q <= 1'b0;
+        fdone_q <= 1'b1;
+      end
+    end
+  end
+  assign fence_o = fdone_q;
+
 
   // ---- rnic_net_regs ----------------------------------------------------------------------------
   logic [1:0] pkt_drop;
@@ -300,7 +382,9 @@ module rnic_net_side #(
     .tx_prod_o(tx_prod), .tx_cons_i(tx_cons), .tx_busy_i(tx_busy),
     .drop_crc_i(drop_crc), .drop_size_i(drop_size), .drop_frame_i(drop_frame), .rx_drop_full_i(r_full),
     .rx_drop_size_i(r_size), .rx_bresp_err_i(r_berr), .tx_sent_i(tx_sent), .tx_bad_i(t_bad),
-    .tx_rresp_err_i(t_rerr));
+    .tx_rresp_err_i(t_rerr),
+    .g_drop_i(g_drop), .g_reason_i(g_reason), .g_assoc_i(g_assoc), .g_sent_i(g_sent), .g_in_i(g_in),
+    .g_out_i(g_out), .wr_their_vtag_o(t_their_vtag));
 
   // Sticky: the fate FIFO overflowed (the credit makes that impossible) or the credit went negative.
   logic error_q;
@@ -313,7 +397,5 @@ module rnic_net_side #(
   logic unused;
   assign unused = ^{assoc_busy, s_rx_tuser_i[32], u_chunks, u_cands, u_beyond, u_araddr, u_arlen, u_arsize, u_arburst,
                     u_arvalid, u_rready, u_awaddr, u_awlen, u_awsize, u_awburst, u_awvalid, u_wdata, u_wstrb,
-                    u_wlast, u_wvalid, u_bready, g_aidx_unused, g_reason_unused, g_treq_unused, g_arvalid_unused,
-                    g_rready_unused, g_bad_unused, g_tstag_unused, g_tstream_unused, g_araddr_unused, g_arlen_unused,
-                    g_arsize_unused, g_arburst_unused};
+                    u_wlast, u_wvalid, u_bready, g_reason_unused, g_bad_unused, g_arsize_unused, g_arburst_unused};
 endmodule

@@ -125,7 +125,15 @@ module rnic_net_tx #(
   output logic                   g_rready_o,
   output logic                   gather_bad_o,    // one-cycle pulse per packet skipped after its read: the
                                                   // gather's verdicts and slot read errors
-  output logic [3:0]             gather_reason_o  // its reason (tx_gather_ref.hpp TxDrop; 12 a read error)
+  output logic [3:0]             gather_reason_o, // its reason (tx_gather_ref.hpp TxDrop; 12 a read error)
+  // The gather's packets, for NET_TX_FAULT, the counters and the fences (rnic_net_side):
+  output logic                   g_drop_o,        // one-cycle pulse: a GATHER packet dropped whole
+  output logic [3:0]             g_reason_o,      //   its reason (NET_TX_DROP_*)
+  output logic [7:0]             g_assoc_o,       //   its NTXD ASSOC
+  output logic                   g_sent_o,        // one-cycle pulse: a GATHER packet passed the gather good
+  output logic                   g_in_o,          // one-cycle pulse: a GATHER packet's last beat entered the gather
+  output logic                   g_out_o          // one-cycle pulse: a GATHER packet's last beat left it (every
+                                                  //   read of its descriptors finished)
 );
   localparam int Bytes = DataWidth / 8;
   localparam int Lb = $clog2(Bytes);
@@ -470,8 +478,33 @@ module rnic_net_tx #(
   assign w_data = w_from_g ? gm_data : sl_out[DataWidth-1:0];
   assign w_keep = w_from_g ? gm_keep : d_keep;
   // the direct packet's info as the gather gives it: {bad (a read error), reason 12, socket, length}
-  assign w_info = w_from_g ? gm_info : {si_out[SlotInfoW-1], si_out[SlotInfoW-1] ? 4'd12 : 4'd0, si_out[31:0]};
+  assign w_info = w_from_g ? gm_info : {si_out[SlotInfoW-1], si_out[SlotInfoW-1] ? 4'(RNIC_NET_TX_DROP_READ_ERROR) : 4'd0, si_out[31:0]};
   assign w_take = w_valid && w_ready;
+  logic [3:0] ww_reason_q;
+  // The NTXD ASSOC of each packet in the gather, in order (at most 3: g_cnt_q).
+  logic       ga_ready_unused, ga_valid_unused;
+  logic [7:0] ga_out;
+  logic [2:0] ga_count_unused;
+  rnic_fifo #(.Width(8), .Depth(4)) u_gassoc (
+    .clk_i, .rst_ni,
+    .in_data_i(si_out[39:32]), .in_valid_i(g_feed && sl_out[DataWidth]), .in_ready_o(ga_ready_unused),
+    .out_data_o(ga_out), .out_valid_o(ga_valid_unused), .out_ready_i(gm_valid && gm_ready && gm_last),
+    .count_o(ga_count_unused));
+  assign g_in_o = g_feed && sl_out[DataWidth];
+  assign g_out_o = gm_valid && gm_ready && gm_last;
+  logic       gw_q;   // the W register holds a gather packet's beat
+  logic [7:0] gw_assoc_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) gw_q <= 1'b0;
+    else if (w_take) gw_q <= w_from_g;
+  end
+  always_ff @(posedge clk_i) begin
+    if (w_take && w_from_g && w_last) gw_assoc_q <= ga_out;
+  end
+  assign g_drop_o = gw_q && ww_v_q && ww_last_q && ww_info_q[InfoW-1];
+  assign g_sent_o = gw_q && ww_v_q && ww_last_q && !ww_info_q[InfoW-1];
+  assign g_reason_o = ww_reason_q;
+  assign g_assoc_o = gw_assoc_q;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) g_cnt_q <= '0;
     else g_cnt_q <= g_cnt_q + 2'(g_feed && sl_out[DataWidth]) - 2'(gm_valid && gm_ready && gm_last);
@@ -498,7 +531,6 @@ module rnic_net_tx #(
     end
   end
   assign gather_bad_o = ww_v_q && ww_last_q && ww_info_q[InfoW-1];
-  logic [3:0] ww_reason_q;
   always_ff @(posedge clk_i) begin
     if (w_take) ww_reason_q <= w_info[35:32];
   end

@@ -36,7 +36,8 @@ module rnic_rx_lookup #(
   parameter int NumStreams  = 256,   // stream table entries
   parameter int NumQns      = 4,     // untagged queues per stream (power of two)
   parameter int RqPrefetch  = 8,     // descriptors cached per queue (power of two, 2..256)
-  parameter int MaxReads    = 32     // descriptor reads in flight (power of two, 2..256)
+  parameter int MaxReads    = 32,    // descriptor reads in flight (power of two, 2..256)
+  parameter int TxPort      = 0      // 1: the transmit gather's table port (tx_*); 0: it answers 0
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -80,7 +81,26 @@ module rnic_rx_lookup #(
   output logic                   m_axi_rready_o,
   output rnic_lookup_t           lk_o,
   output logic                   lk_valid_o,
-  input  logic                   lk_ready_i
+  input  logic                   lk_ready_i,
+  // The transmit gather's table port (issue 35, docs/transmit.md; idle with the network side off):
+  // tx_req_i asks for the STag entry of tx_stag_i's index and the state and PD of DDP stream
+  // tx_stream_i; tx_rsp_o answers two cycles later, every field registered. One request per cycle may
+  // be taken; the answer holds the tables with the writes up to two cycles before the request.
+  input  logic                   tx_req_i,
+  input  logic [31:0]            tx_stag_i,
+  input  logic [15:0]            tx_stream_i,
+  output logic                   tx_rsp_o,
+  output logic                   tx_valid_o,        // the STag's index is in range and the entry valid
+  output logic [7:0]             tx_key_o,
+  output logic                   tx_local_read_o,
+  output logic [15:0]            tx_pd_o,
+  output logic                   tx_bound_o,
+  output logic [15:0]            tx_bound_stream_o,
+  output logic [63:0]            tx_base_to_o,
+  output logic [63:0]            tx_length_o,
+  output logic [63:0]            tx_addr_o,
+  output logic [15:0]            tx_stream_pd_o,
+  output logic                   tx_stream_live_o   // the stream's state is NORMAL or PENDING
 `ifdef FORMAL
   ,
   // Observation ports for the proofs (read_verilog -formal defines FORMAL; tb/formal/lookup_fv.sv):
@@ -145,17 +165,26 @@ module rnic_rx_lookup #(
   logic [63:0] stag_base, stag_len, stag_addr;
   logic [31:0] stag_result;
   logic        stag_unused, stag_rd_ready, stag_rsp_valid, stag_wr_ready;  // read every cycle;
+  // the transmit port's answer (RAM outputs), registered below
+  logic        tx_hit, tx_lr, tx_bound;
+  logic [7:0]  tx_key;
+  logic [15:0] tx_pd, tx_bstream;
+  logic [63:0] tx_base, tx_len, tx_addr;
   // a write is asked for only when u_stag is ready (one command at a time)
-  rnic_lookup_stag #(.StagEntries(StagEntries)) u_stag (
+  rnic_lookup_stag #(.StagEntries(StagEntries), .TxPort(TxPort)) u_stag (
     .clk_i, .rst_ni,
     .rd_valid_i(1'b1), .rd_stag_i(stag_rd), .rd_ready_o(stag_rd_ready),
     .rsp_valid_o(stag_rsp_valid), .rsp_hit_o(stag_hit), .rsp_key_o(stag_key), .rsp_pd_o(stag_pd),
     .rsp_bound_o(stag_bound), .rsp_stream_o(stag_stream), .rsp_remote_write_o(stag_rw),
     .rsp_remote_read_o(stag_unused), .rsp_base_to_o(stag_base), .rsp_length_o(stag_len),
     .rsp_addr_o(stag_addr),
+    .tx_rd_i(tx_req_i), .tx_stag_i(tx_stag_i), .tx_hit_o(tx_hit), .tx_key_o(tx_key), .tx_local_read_o(tx_lr),
+    .tx_pd_o(tx_pd), .tx_bound_o(tx_bound), .tx_stream_o(tx_bstream), .tx_base_to_o(tx_base),
+    .tx_length_o(tx_len), .tx_addr_o(tx_addr),
     .wr_valid_i(stag_wr), .wr_set_i(stag_set), .wr_index_i(stag_windex),
     .wr_remote_write_i(`RNIC_LOOKUP_ARG(STAG_WRITE_REMOTE_WRITE)),
-    .wr_remote_read_i(`RNIC_LOOKUP_ARG(STAG_WRITE_REMOTE_READ)), .wr_bound_i(`RNIC_LOOKUP_ARG(STAG_WRITE_BOUND)),
+    .wr_remote_read_i(`RNIC_LOOKUP_ARG(STAG_WRITE_REMOTE_READ)),
+    .wr_local_read_i(`RNIC_LOOKUP_ARG(STAG_WRITE_LOCAL_READ)), .wr_bound_i(`RNIC_LOOKUP_ARG(STAG_WRITE_BOUND)),
     .wr_pd_i(`RNIC_LOOKUP_ARG(STAG_WRITE_PD)), .wr_stream_i(`RNIC_LOOKUP_ARG(STAG_WRITE_STREAM)),
     .wr_base_to_i({`RNIC_LOOKUP_ARG(STAG_WRITE_BASE_TO_HI), `RNIC_LOOKUP_ARG(STAG_WRITE_BASE_TO_LO)}),
     .wr_length_i({`RNIC_LOOKUP_ARG(STAG_WRITE_LENGTH_HI), `RNIC_LOOKUP_ARG(STAG_WRITE_LENGTH_LO)}),
@@ -185,6 +214,9 @@ module rnic_rx_lookup #(
 
   ctl_e ctl_q, ctl_d;
   logic [InitIw-1:0] init_q, init_d;
+  // init_q < StagEntries / < NumStreams, kept in registers (the depth budget: the reset walk's write
+  // enables start from flip-flops, not from a compare)
+  logic              init_stag_q, init_strm_q;
   logic [15:0] cmd_stream_q, cmd_stream_d;
   logic [15:0] cmd_pd_q, cmd_pd_d;
 
@@ -227,11 +259,41 @@ module rnic_rx_lookup #(
   // ---- the stream table
   logic [1:0]  strm_state;
   logic [15:0] strm_pd, strm_essn;
-  rnic_lookup_stream #(.NumStreams(NumStreams)) u_stream (
+  logic [1:0]  tx_sstate;   // the transmit port's answer
+  logic [15:0] tx_spd;
+  rnic_lookup_stream #(.NumStreams(NumStreams), .TxPort(TxPort)) u_stream (
     .clk_i, .rst_ni, .rd_stream_i(strm_rd), .rsp_state_o(strm_state), .rsp_pd_o(strm_pd),
     .rsp_essn_o(strm_essn),
     .wr_valid_i(strm_we), .wr_stream_i(strm_waddr), .wr_state_i(strm_wstate), .wr_pd_i(strm_wpd),
-    .wr_essn_i(strm_wessn));
+    .wr_essn_i(strm_wessn),
+    .tx_stream_i(tx_stream_i), .tx_state_o(tx_sstate), .tx_pd_o(tx_spd));
+
+  // ---- the transmit table port: the RAM answers of the request's next cycle, registered
+  logic        tx_q1;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      tx_q1 <= 1'b0;
+      tx_rsp_o <= 1'b0;
+    end else begin
+      tx_q1 <= tx_req_i;
+      tx_rsp_o <= tx_q1;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (tx_q1) begin
+      tx_valid_o <= tx_hit;
+      tx_key_o <= tx_key;
+      tx_local_read_o <= tx_lr;
+      tx_pd_o <= tx_pd;
+      tx_bound_o <= tx_bound;
+      tx_bound_stream_o <= tx_bstream;
+      tx_base_to_o <= tx_base;
+      tx_length_o <= tx_len;
+      tx_addr_o <= tx_addr;
+      tx_stream_pd_o <= tx_spd;
+      tx_stream_live_o <= rnic_stream_live(tx_sstate);
+    end
+  end
 
   // ---- the receive queues and the descriptor cache
   logic               e_start_hold_q;   // (below: a command waits)
@@ -500,7 +562,7 @@ module rnic_rx_lookup #(
   logic [50:0] strm_w;  // {we, stream, state, PD, PENDING's DDP-SSN}
   always_comb begin
     if (ctl_q == C_INIT)
-      strm_w = {init_q < InitIw'(NumStreams), 16'(init_q[StreamIw-1:0]), 2'(RNIC_STREAM_TORN_DOWN), 32'd0};
+      strm_w = {init_strm_q, 16'(init_q[StreamIw-1:0]), 2'(RNIC_STREAM_TORN_DOWN), 32'd0};
     else if (en_wr_q) strm_w = {1'b1, cmd_stream_q, 2'(RNIC_STREAM_NORMAL), cmd_pd_q, 16'd0};
     else if (td_q) strm_w = {1'b1, td_stream_q, 2'(RNIC_STREAM_TORN_DOWN), 32'd0};
     else if (fail_wr) strm_w = {1'b1, fail_stream_q, 2'(RNIC_STREAM_ERROR), 32'd0};
@@ -635,7 +697,7 @@ module rnic_rx_lookup #(
     unique case (ctl_q)
       // Clear every table after reset: no STag valid, every stream torn down, no queue configured.
       C_INIT: begin
-        stag_wr = init_q < InitIw'(StagEntries);   // a clear
+        stag_wr = init_stag_q;                  // a clear
         stag_windex = init_q[StagIw-1:0];
         qc_we = init_q < InitIw'(NumQueues);   // unconfigured
         qc_waddr = init_q[QueueIw-1:0];
@@ -744,6 +806,8 @@ module rnic_rx_lookup #(
     if (!rst_ni) begin
       ctl_q <= C_INIT;
       init_q <= '0;
+      init_stag_q <= 1'b1;
+      init_strm_q <= 1'b1;
       b_valid_q <= 1'b0;
       c_valid_q <= 1'b0;
       c_dir_q <= D_NONE;
@@ -752,6 +816,8 @@ module rnic_rx_lookup #(
     end else begin
       ctl_q <= ctl_d;
       init_q <= init_d;
+      init_stag_q <= init_d < InitIw'(StagEntries);
+      init_strm_q <= init_d < InitIw'(NumStreams);
       b_valid_q <= b_valid_d;
       c_valid_q <= c_valid_d;
       c_dir_q <= c_dir_d;
@@ -806,6 +872,9 @@ module rnic_rx_lookup #(
                    stag_rsp_valid, stag_wr_ready};
   // valid/ready at the boundary lookup drives: the item to validate (u_fetch checks the reads').
   `RNIC_ASSERT_HOLD(a_lk_hold, clk_i, rst_ni, lk_valid_o, lk_ready_i, lk_o)
+  // The reset walk's registered compares are init_q's.
+  `RNIC_ASSERT(a_init_flags, clk_i, rst_ni,
+               init_stag_q == (init_q < InitIw'(StagEntries)) && init_strm_q == (init_q < InitIw'(NumStreams)))
   // The stream table has one write port: its writers never meet (validate's error, a delivery
   // failure, a teardown, the clear after reset, STREAM_ENABLE's NORMAL).
   `RNIC_ASSERT(a_one_strm_wr, clk_i, rst_ni,

@@ -469,7 +469,7 @@ Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
                                             std::to_string(req.length) + " outside buffer " +
                                             std::to_string(req.buffer) + " of " + std::to_string(b.size) + " bytes");
   }
-  constexpr std::uint32_t kValid = kRemoteWrite | kRemoteRead;
+  constexpr std::uint32_t kValid = kRemoteWrite | kRemoteRead | kLocalRead;
   if (req.access == 0 || (req.access & ~kValid) != 0) {
     throw Error(Errc::kInvalidArgument, "register_memory: access " + hex(req.access) +
                                             " must be a non-empty combination of kRemoteWrite|kRemoteRead");
@@ -504,6 +504,7 @@ Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
                                 .set(kArgSTAG_WRITE_INDEX, index)
                                 .set(kArgSTAG_WRITE_REMOTE_WRITE, (req.access & kRemoteWrite) != 0)
                                 .set(kArgSTAG_WRITE_REMOTE_READ, (req.access & kRemoteRead) != 0)
+                                .set(kArgSTAG_WRITE_LOCAL_READ, (req.access & kLocalRead) != 0)
                                 .set(kArgSTAG_WRITE_BOUND, req.bind_stream.has_value())
                                 .set(kArgSTAG_WRITE_PD, req.pd)
                                 .set(kArgSTAG_WRITE_STREAM, req.bind_stream.value_or(0))
@@ -938,6 +939,7 @@ std::string Core::state_json(bool tables) const {
       json access = json::array();
       if ((s.access & kRemoteWrite) != 0) access.push_back("remote_write");
       if ((s.access & kRemoteRead) != 0) access.push_back("remote_read");
+      if ((s.access & kLocalRead) != 0) access.push_back("local_read");
       stags.push_back({{"stag", stag},
                        {"index", kCMD_RESULT_INDEX.get(stag)},
                        {"key", kCMD_RESULT_KEY.get(stag)},

@@ -227,7 +227,8 @@ void Core::net_set_association(std::uint32_t index, const NetAssociation& a) {
       kNET_ASSOC_ARG3_THEIR_SCTP_PORT.put(a.their_sctp_port) | kNET_ASSOC_ARG3_MY_SCTP_PORT.put(a.my_sctp_port),
       kNET_ASSOC_ARG4_MY_VTAG.put(a.my_verification_tag),
       kNET_ASSOC_ARG5_STREAM_COUNT.put(a.stream_count) | kNET_ASSOC_ARG5_FIRST_STREAM.put(a.first_stream),
-      kNET_ASSOC_ARG6_SOCKET.put(a.socket)};
+      kNET_ASSOC_ARG6_SOCKET.put(a.socket),
+      kNET_ASSOC_ARG7_THEIR_VTAG.put(a.their_verification_tag)};
   for (unsigned i = 0; i < kNET_ASSOC_ARGS; ++i) wr(reg_net_assoc_arg(i), args[i]);
   wr(kRegNET_ASSOC_CMD, kNET_ASSOC_CMD_WRITE.put(1) | kNET_ASSOC_CMD_INDEX.put(index));
   n.associations.insert(index);
@@ -271,10 +272,10 @@ NetCounters Core::net_counters() {
 
 // Also for an observer and a card without the network side (its window reads as 0).
 NetCounters Core::read_net_counters() {
-  static_assert(kNET_COUNTERS == 10, "NetCounters (rnic.hpp) has one field per NET_CNT register");
+  static_assert(kNET_COUNTERS == 15, "NetCounters (rnic.hpp) has one field per NET_CNT register");
   std::uint32_t v[kNET_COUNTERS];
   for (unsigned i = 0; i < kNET_COUNTERS; ++i) v[i] = rd(reg_net_counter(i));
-  return NetCounters{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]};
+  return NetCounters{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14]};
 }
 
 void Core::set_stream_live(ClientRec& c, StreamId stream, bool live) {
@@ -291,7 +292,7 @@ void Core::set_stream_live(ClientRec& c, StreamId stream, bool live) {
 
 namespace rnic {
 
-// NET_CNT0..9 in hw.def's order (the row's description says what each counts).
+// NET_CNT0..14 in hw.def's order (the row's description says what each counts).
 std::vector<NetCounters::Row> NetCounters::rows() const {
   return {{"received", "packets received", received},
           {"crc_drops", "dropped: bad CRC32c or shorter than the SCTP common header", crc_drops},
@@ -302,7 +303,12 @@ std::vector<NetCounters::Row> NetCounters::rows() const {
           {"ring_write_errors", "receive ring writes answered with an error", ring_write_errors},
           {"sent", "packets sent", sent},
           {"tx_bad_length", "transmit descriptors skipped (bad length)", tx_bad_length},
-          {"tx_read_errors", "transmit ring read beats answered with an error", tx_read_errors}};
+          {"tx_read_errors", "transmit ring read beats answered with an error", tx_read_errors},
+          {"gather_sent", "gather packets sent", gather_sent},
+          {"gather_drops_assoc", "gather packets dropped: association", gather_drops_assoc},
+          {"gather_drops_chunk", "gather packets dropped: chunks (framing, descriptor, length)", gather_drops_chunk},
+          {"gather_drops_stag", "gather packets dropped: STag checks", gather_drops_stag},
+          {"gather_read_errors", "gather packets dropped: payload read errors", gather_read_errors}};
 }
 
 NetCounters NetCounters::since(const NetCounters& e) const {
@@ -316,7 +322,12 @@ NetCounters NetCounters::since(const NetCounters& e) const {
                      ring_write_errors - e.ring_write_errors,
                      sent - e.sent,
                      tx_bad_length - e.tx_bad_length,
-                     tx_read_errors - e.tx_read_errors};
+                     tx_read_errors - e.tx_read_errors,
+                     gather_sent - e.gather_sent,
+                     gather_drops_assoc - e.gather_drops_assoc,
+                     gather_drops_chunk - e.gather_drops_chunk,
+                     gather_drops_stag - e.gather_drops_stag,
+                     gather_read_errors - e.gather_read_errors};
 }
 
 }  // namespace rnic

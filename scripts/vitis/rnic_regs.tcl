@@ -8,11 +8,11 @@
 # The address block's range is rnic_mmio_bytes.
 
 set rnic_id_value 0x52444450
-set rnic_version_value 0x00030001
+set rnic_version_value 0x00030002
 set rnic_mmio_bytes 0x10000
 set rnic_registers {}
 lappend rnic_registers [list ID 0x0000 32 read-only "ID_VALUE"]
-lappend rnic_registers [list VERSION 0x0004 32 read-only "the interface version; the driver refuses another major. 2.0: the card issues STag keys, CMD_RESULT; fenced teardown and queue configuration. 2.1: CQ_CTRL BUSY, ring configuration taken only while disabled and not busy. 2.2: NRXD SRC_IP and SRC_PORT name each received packet's sender. 3.0: one doorbell register pair, DB_QUEUE and DB_PROD, instead of a doorbell address per queue, so that thousands of streams fit the 64 KiB control window. 3.1: the capability registers CAP_MAX_SEG_BYTES, CAP_NET_ASSOCS and CAP_NET_MAX_PACKET"]
+lappend rnic_registers [list VERSION 0x0004 32 read-only "the interface version; the driver refuses another major. 2.0: the card issues STag keys, CMD_RESULT; fenced teardown and queue configuration. 2.1: CQ_CTRL BUSY, ring configuration taken only while disabled and not busy. 2.2: NRXD SRC_IP and SRC_PORT name each received packet's sender. 3.0: one doorbell register pair, DB_QUEUE and DB_PROD, instead of a doorbell address per queue, so that thousands of streams fit the 64 KiB control window. 3.1: the capability registers CAP_MAX_SEG_BYTES, CAP_NET_ASSOCS and CAP_NET_MAX_PACKET. 3.2: the transmit gather (docs/transmit.md): STAG_WRITE LOCAL_READ, NET_ASSOC_ARG7 THEIR_VTAG, NET_TX_FAULT, NET_TX_FAULT_REASON, NET_CNT10..14"]
 lappend rnic_registers [list BUILD_ID 0x0008 32 read-only "build identifier (BUILD_ID parameter)"]
 lappend rnic_registers [list CAP_DATA_WIDTH 0x000C 32 read-only "AXI-Stream / AXI data width in bits"]
 lappend rnic_registers [list CAP_STAGS 0x0010 32 read-only "STag table entries"]
@@ -48,13 +48,14 @@ lappend rnic_registers [list CQ_PROD 0x0110 32 read-only "completion producer in
 lappend rnic_registers [list CQ_CONS 0x0114 32 read-write "completion consumer doorbell (free-running, 32 bits)"]
 lappend rnic_registers [list DB_QUEUE 0x0120 32 read-write "the receive queue DB_PROD rings"]
 lappend rnic_registers [list DB_PROD 0x0124 32 write-only "receive-queue doorbell: the MSN of the last buffer posted to the queue DB_QUEUE names (free-running, 32 bits); SLVERR, and nothing rung, when DB_QUEUE names no queue (stream >= CAP_STREAMS or QN >= CAP_QNS)"]
-lappend rnic_registers [list NET_ASSOC_ARG0 0x0400 32 read-write "network side (docs/network.md; rnic_net_regs): association staging words NET_ASSOC_ARG0..6 at 0x400 + 4*i, the entry NET_ASSOC_CMD writes"]
+lappend rnic_registers [list NET_ASSOC_ARG0 0x0400 32 read-write "network side (docs/network.md; rnic_net_regs): association staging words NET_ASSOC_ARG0..7 at 0x400 + 4*i, the entry NET_ASSOC_CMD writes"]
 lappend rnic_registers [list NET_ASSOC_ARG1 0x0404 32 read-write "word 1 (see NET_ASSOC_ARG0)"]
 lappend rnic_registers [list NET_ASSOC_ARG2 0x0408 32 read-write "word 2 (see NET_ASSOC_ARG0)"]
 lappend rnic_registers [list NET_ASSOC_ARG3 0x040C 32 read-write "word 3 (see NET_ASSOC_ARG0)"]
 lappend rnic_registers [list NET_ASSOC_ARG4 0x0410 32 read-write "word 4 (see NET_ASSOC_ARG0)"]
 lappend rnic_registers [list NET_ASSOC_ARG5 0x0414 32 read-write "word 5 (see NET_ASSOC_ARG0)"]
 lappend rnic_registers [list NET_ASSOC_ARG6 0x0418 32 read-write "word 6 (see NET_ASSOC_ARG0)"]
+lappend rnic_registers [list NET_ASSOC_ARG7 0x041C 32 read-write "word 7 (see NET_ASSOC_ARG0)"]
 lappend rnic_registers [list NET_ASSOC_CMD 0x0420 32 write-only "writes or clears an association table entry; ignored while NET_ASSOC_STATUS is busy"]
 lappend rnic_registers [list NET_ASSOC_STATUS 0x0424 32 read-only "the state of the last NET_ASSOC_CMD"]
 lappend rnic_registers [list NET_STREAM_LIVE 0x0428 32 write-only "sets a DDP stream's live bit: PPID 16 chunks of a live stream become DDP segments; of any other stream they go to the host whole"]
@@ -68,7 +69,7 @@ lappend rnic_registers [list NET_TX_SIZE 0x0468 32 read-write "transmit packet r
 lappend rnic_registers [list NET_TX_CTRL 0x046C 32 read-write "transmit packet ring control"]
 lappend rnic_registers [list NET_TX_PROD 0x0470 32 read-write "transmit packet ring producer doorbell (free-running)"]
 lappend rnic_registers [list NET_TX_CONS 0x0474 32 read-only "transmit packet ring consumer index (free-running): slots the card has read"]
-lappend rnic_registers [list NET_CNT0 0x0480 32 read-only "network counters, 32 bits, wrapping, NET_CNT0..9 at 0x480 + 4*i: 0 packets received; 1 dropped: bad CRC32c or shorter than NET_MIN_PACKET_BYTES; 2 dropped: longer than NET_MAX_PACKET_BYTES; 3 dropped: broken framing; 4 host copies dropped: ring full or disabled; 5 host copies dropped: longer than the slot; 6 ring writes answered with an error; 7 packets sent; 8 transmit descriptors skipped (bad length); 9 ring read beats answered with an error"]
+lappend rnic_registers [list NET_CNT0 0x0480 32 read-only "network counters, 32 bits, wrapping, NET_CNT0..14 at 0x480 + 4*i: 0 packets received; 1 dropped: bad CRC32c or shorter than NET_MIN_PACKET_BYTES; 2 dropped: longer than NET_MAX_PACKET_BYTES; 3 dropped: broken framing; 4 host copies dropped: ring full or disabled; 5 host copies dropped: longer than the slot; 6 ring writes answered with an error; 7 packets sent; 8 transmit descriptors skipped (bad length); 9 ring read beats answered with an error; 10 gather packets sent (also counted in 7); gather packets dropped whole (docs/transmit.md): 11 association (NET_TX_DROP_ASSOC), 12 chunks (NET_TX_DROP_FRAMING..LENGTH, TOO_LONG), 13 STag checks (NET_TX_DROP_STAG..BOUNDS), 14 payload read errors (NET_TX_DROP_READ_ERROR)"]
 lappend rnic_registers [list NET_CNT1 0x0484 32 read-only "word 1 (see NET_CNT0)"]
 lappend rnic_registers [list NET_CNT2 0x0488 32 read-only "word 2 (see NET_CNT0)"]
 lappend rnic_registers [list NET_CNT3 0x048C 32 read-only "word 3 (see NET_CNT0)"]
@@ -78,6 +79,13 @@ lappend rnic_registers [list NET_CNT6 0x0498 32 read-only "word 6 (see NET_CNT0)
 lappend rnic_registers [list NET_CNT7 0x049C 32 read-only "word 7 (see NET_CNT0)"]
 lappend rnic_registers [list NET_CNT8 0x04A0 32 read-only "word 8 (see NET_CNT0)"]
 lappend rnic_registers [list NET_CNT9 0x04A4 32 read-only "word 9 (see NET_CNT0)"]
+lappend rnic_registers [list NET_CNT10 0x04A8 32 read-only "word 10 (see NET_CNT0)"]
+lappend rnic_registers [list NET_CNT11 0x04AC 32 read-only "word 11 (see NET_CNT0)"]
+lappend rnic_registers [list NET_CNT12 0x04B0 32 read-only "word 12 (see NET_CNT0)"]
+lappend rnic_registers [list NET_CNT13 0x04B4 32 read-only "word 13 (see NET_CNT0)"]
+lappend rnic_registers [list NET_CNT14 0x04B8 32 read-only "word 14 (see NET_CNT0)"]
+lappend rnic_registers [list NET_TX_FAULT 0x04C0 32 read-write "gather packets dropped whole, per association (docs/transmit.md): bit i set when a gather packet of association table entry i is dropped; write 1 to clear a bit. The driver aborts each association whose bit it finds set"]
+lappend rnic_registers [list NET_TX_FAULT_REASON 0x04C4 32 read-only "the first drop since NET_TX_FAULT last read 0: its reason and association (held until NET_TX_FAULT is cleared to 0)"]
 lappend rnic_registers [list CNT_SEGMENTS_LO 0x0200 32 read-only "segments received (64-bit counter, low word)"]
 lappend rnic_registers [list CNT_SEGMENTS_HI 0x0204 32 read-only "high word"]
 lappend rnic_registers [list CNT_BYTES_LO 0x0208 32 read-only "payload bytes placed"]

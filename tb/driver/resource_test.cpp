@@ -144,8 +144,8 @@ TEST_F(Driver, RegisterRejectsBadArguments) {
   r = req_for(pd, buf);
   r.access = 0;
   EXPECT_ERRC(client->register_memory(r), Errc::kInvalidArgument, "access");
-  r.access = 1u << 2;
-  EXPECT_ERRC(client->register_memory(r), Errc::kInvalidArgument, "access 0x4");
+  r.access = 1u << 3;
+  EXPECT_ERRC(client->register_memory(r), Errc::kInvalidArgument, "access 0x8");
   r.access = kRemoteWrite | (1u << 5);
   EXPECT_ERRC(client->register_memory(r), Errc::kInvalidArgument, "access");
   r = req_for(pd, buf);

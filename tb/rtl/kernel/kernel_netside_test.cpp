@@ -8,6 +8,7 @@
 // owns). Seed: RNIC_TEST_SEED; waveform: RNIC_FST=<file>.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -23,6 +24,7 @@
 #include "rnic/tb/net_ref.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/sim.hpp"
+#include "rnic/tb/tx_gather_ref.hpp"
 #include "rnic/wire/bytes.hpp"
 #include "rnic/wire/ddp.hpp"
 
@@ -75,6 +77,7 @@ class NetSide : public ::testing::Test {
     entry_.stream_base = kStream;
     entry_.stream_count = 1;
     entry_.vnx_socket = 7;
+    entry_.their_vtag = 0x55667788;
     meta_ = {entry_.my_ip, entry_.their_ip, entry_.my_udp_port, entry_.their_udp_port};
     live_.assign(16, false);
   }
@@ -91,6 +94,7 @@ class NetSide : public ::testing::Test {
     wr(arg(4), entry_.my_vtag);
     wr(arg(5), (std::uint32_t{entry_.stream_count} << 16) | entry_.stream_base);
     wr(arg(6), entry_.vnx_socket);
+    wr(arg(7), entry_.their_vtag);
     wr(hw::kRegNET_ASSOC_CMD, 0x100u | index);
     table_.resize(16);
     table_[index] = entry_;
@@ -295,6 +299,249 @@ TEST_F(NetSide, TransmitRingSendsWithCrc) {
   EXPECT_EQ(rd(hw::reg_net_counter(8)), 1u);           // skipped: bad length
   EXPECT_TRUE(sim_.errors().empty()) << sim_.errors().text();
   for (std::uint8_t b : nmem_.kernel_written()) ASSERT_EQ(b, 0) << "the transmit side wrote host memory";
+}
+
+// ---- the transmit gather (issue 35, docs/transmit.md) ----------------------------------------------
+
+class NetGather : public NetSide {
+ protected:
+  static constexpr std::uint16_t kPd = 5;
+  static constexpr std::uint64_t kBaseTo = 0x7000;
+  static constexpr std::uint64_t kLen = 3 * 4096 + 100;
+  static constexpr std::uint64_t kBufAddr = 0x80000 + 0x9C0;  // not 4 KiB aligned: bursts split at pages
+  static constexpr unsigned kAssoc = 2;
+
+  NetGather() {
+    std::mt19937_64 rng(seed_ ^ 0x9A7E);
+    payload_.resize(kLen);
+    for (auto& b : payload_) b = static_cast<std::uint8_t>(rng());
+    gmem_.host_write(kBufAddr, payload_.data(), payload_.size());
+    EXPECT_FALSE(drv_.stream_enable(kStream, kPd));
+    program_assoc(kAssoc);
+    set_live(kStream);
+    tx_ring_on();
+    send_ = add_stag(1, true);
+    noread_ = add_stag(2, false);
+  }
+
+  StagArgs add_stag(std::uint32_t index, bool local_read) {
+    StagArgs a;
+    a.index = index;
+    a.remote_write = false;
+    a.local_read = local_read;
+    a.pd = kPd;
+    a.base_to = kBaseTo;
+    a.length = kLen;
+    a.host_addr = kBufAddr;
+    EXPECT_FALSE(drv_.stag_write(a));
+    net::TxStag t;
+    t.valid = true;
+    t.key = a.key;
+    t.local_read = local_read;
+    t.pd = kPd;
+    t.base_to = kBaseTo;
+    t.length = kLen;
+    t.addr = kBufAddr;
+    if (tables_.stags.size() <= index) tables_.stags.resize(index + 1);
+    tables_.stags[index] = t;
+    return a;
+  }
+  static std::uint32_t stag_of(const StagArgs& a) { return a.index << 8 | a.key; }
+
+  // A slot packet of association kAssoc: its common header (our ports, their tag), then one descriptor
+  // chunk per (stag, to, len): a tagged DDP segment with DDP-SSN ssn0 + i.
+  struct Desc {
+    std::uint32_t stag;
+    std::uint64_t to;
+    std::uint32_t len;
+  };
+  Bytes slot_packet(const std::vector<Desc>& descs, std::uint16_t ssn0) {
+    Bytes p(12, 0);
+    store_be16(p.data(), entry_.my_sctp_port);
+    store_be16(p.data() + 2, entry_.their_sctp_port);
+    store_be32(p.data() + 4, entry_.their_vtag);
+    std::uint32_t tsn = 1000;
+    for (const Desc& d : descs) {
+      wire::TaggedHeader h;
+      h.last = true;
+      h.stag = 0xABCD0000u + d.len;  // the remote STag (any: the peer's)
+      h.to = d.to;
+      const Bytes ddp = wire::encode_segment(h, wire::ConstBytes()).value();
+      Bytes head(16 + 2, 0);
+      head[1] = 0x07;
+      store_be16(head.data() + 2, static_cast<std::uint16_t>(16 + 2 + ddp.size() + d.len));
+      store_be32(head.data() + 4, tsn++);
+      store_be32(head.data() + 12, 16);
+      store_be16(head.data() + 16, ssn0++);
+      head.insert(head.end(), ddp.begin(), ddp.end());
+      const Bytes c = net::descriptor_chunk(head, d.stag, d.to, d.len);
+      p.insert(p.end(), c.begin(), c.end());
+    }
+    return p;
+  }
+  net::TxGather expect(const Bytes& slot) {
+    tables_.assoc = table_;
+    tables_.live.assign(16, false);
+    tables_.live[kStream] = true;
+    tables_.stream_pd.assign(16, 0);
+    tables_.stream_pd[kStream] = kPd;
+    const auto read = [this](std::uint64_t a, std::uint8_t* out, std::size_t n) {
+      std::copy_n(gmem_.data() + a, n, out);
+      return true;
+    };
+    return net::gather(slot, entry_.vnx_socket, kAssoc, tables_, read);
+  }
+  // Puts the slot packets in the transmit ring (NTXD GATHER, ASSOC kAssoc) and rings the doorbell.
+  void post(const std::vector<Bytes>& slots) {
+    ASSERT_LE(prod_ + slots.size() - rd(hw::kRegNET_TX_CONS), 1u << kTxSlotsLog2) << "the ring holds 8 slots";
+    for (const Bytes& p : slots) {
+      const std::uint64_t slot = kTxRing + (std::uint64_t{prod_ % (1u << kTxSlotsLog2)} << kSlotLog2);
+      Bytes d(16, 0);
+      wire::store_le16(d.data() + hw::kNTXD_LEN_OFFSET, static_cast<std::uint16_t>(p.size()));
+      wire::store_le16(d.data() + hw::kNTXD_SOCKET_OFFSET, entry_.vnx_socket);
+      d[hw::kNTXD_FLAGS_OFFSET] = static_cast<std::uint8_t>(hw::kNTXD_FLAGS_GATHER.mask());
+      d[hw::kNTXD_ASSOC_OFFSET] = kAssoc;
+      nmem_.host_write(slot, d.data(), d.size());
+      nmem_.host_write(slot + 16, p.data(), p.size());
+      ++prod_;
+    }
+    wr(hw::kRegNET_TX_PROD, prod_);
+  }
+  void wait_cons() {
+    const std::uint64_t end = sim_.cycle() + 200000;
+    while (rd(hw::kRegNET_TX_CONS) != prod_ && sim_.cycle() < end) run(100);
+    ASSERT_EQ(rd(hw::kRegNET_TX_CONS), prod_);
+    run(2000);  // the last packet through the gather and out
+  }
+
+  Bytes payload_;
+  net::TxTables tables_;
+  StagArgs send_, noread_;
+  std::uint32_t prod_ = 0;
+};
+
+// Good gather packets through the whole card: each descriptor checked against the STag and stream
+// tables the commands wrote and the association entry with their tag, its payload read from
+// registered memory on m_axi_gmem, the packet on m_axis_net byte for byte as TxGatherRef says.
+TEST_F(NetGather, DescriptorsExpandFromRegisteredMemory) {
+  std::vector<Bytes> slots, want;
+  const std::uint32_t s = stag_of(send_);
+  slots.push_back(slot_packet({{s, kBaseTo, 1400}}, 1));
+  slots.push_back(slot_packet({{s, kBaseTo + 3000, 5000}}, 2));  // 4 KiB pages
+  slots.push_back(slot_packet({{s, kBaseTo + 7, 64}, {s, kBaseTo + 100, 0}, {s, kBaseTo + kLen - 33, 33}}, 3));
+  for (const Bytes& p : slots) {
+    const net::TxGather g = expect(p);
+    ASSERT_EQ(g.drop, net::TxDrop::kNone) << net::tx_drop_name(g.drop);
+    want.push_back(g.wire);
+  }
+  post(slots);
+  wait_cons();
+  ASSERT_EQ(sink_.got().size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(sink_.got()[i].bytes, want[i]) << "packet " << i;
+    EXPECT_EQ(sink_.got()[i].socket, entry_.vnx_socket);
+  }
+  EXPECT_EQ(rd(hw::reg_net_counter(10)), want.size());  // gather packets sent
+  EXPECT_EQ(rd(hw::kRegNET_TX_FAULT), 0u);
+  EXPECT_TRUE(sim_.errors().empty()) << sim_.errors().text();
+}
+
+// RFC 5041 8 / docs/transmit.md: a descriptor the card may not read drops its whole packet, counted by
+// class, its association's NET_TX_FAULT bit set with the first reason; the good packets around it go.
+TEST_F(NetGather, BadDescriptorsDropTheirPacketAndRaiseTheFault) {
+  const std::uint32_t s = stag_of(send_);
+  struct Case {
+    Desc d;
+    unsigned reason, counter;
+  };
+  const std::vector<Case> cases = {
+      {{stag_of(noread_), kBaseTo, 100}, hw::kNET_TX_DROP_LOCAL_READ, 13},
+      {{s, kBaseTo + kLen - 10, 11}, hw::kNET_TX_DROP_BOUNDS, 13},
+      {{s ^ 0x01u, kBaseTo, 100}, hw::kNET_TX_DROP_STAG, 13},       // wrong key
+      {{(9u << 8) | 1u, kBaseTo, 100}, hw::kNET_TX_DROP_STAG, 13},  // no entry
+      {{s, kBaseTo - 1, 100}, hw::kNET_TX_DROP_BOUNDS, 13},
+  };
+  std::vector<Bytes> slots;
+  std::vector<Bytes> want;
+  for (const Case& c : cases) {
+    slots.push_back(slot_packet({{s, kBaseTo, 200}, c.d}, 7));
+    const net::TxGather g = expect(slots.back());
+    ASSERT_EQ(static_cast<unsigned>(g.drop), c.reason) << net::tx_drop_name(g.drop);
+    slots.push_back(slot_packet({{s, kBaseTo + 8, 300}}, 8));  // a good one after it
+    want.push_back(expect(slots.back()).wire);
+  }
+  for (std::size_t k = 0; k < slots.size(); k += 4) {  // the ring has 8 slots
+    post(std::vector<Bytes>(slots.begin() + static_cast<std::ptrdiff_t>(k),
+                            slots.begin() + static_cast<std::ptrdiff_t>(std::min(slots.size(), k + 4))));
+    wait_cons();
+  }
+  ASSERT_EQ(sink_.got().size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(sink_.got()[i].bytes, want[i]) << "packet " << i;
+  EXPECT_EQ(rd(hw::reg_net_counter(13)), cases.size());
+  EXPECT_EQ(rd(hw::reg_net_counter(10)), want.size());
+  EXPECT_EQ(rd(hw::kRegNET_TX_FAULT), 1u << kAssoc);
+  EXPECT_EQ(rd(hw::kRegNET_TX_FAULT_REASON),
+            hw::kNET_TX_FAULT_REASON_ASSOC.put(kAssoc) | hw::kNET_TX_FAULT_REASON_REASON.put(cases[0].reason));
+  wr(hw::kRegNET_TX_FAULT, 1u << kAssoc);
+  EXPECT_EQ(rd(hw::kRegNET_TX_FAULT), 0u);
+  // Wrong tag in the common header: the association check (NET_CNT11).
+  Bytes bad = slot_packet({{s, kBaseTo, 10}}, 9);
+  store_be32(bad.data() + 4, entry_.my_vtag);
+  post({bad});
+  wait_cons();
+  EXPECT_EQ(rd(hw::reg_net_counter(11)), 1u);
+  EXPECT_EQ(rd(hw::kRegNET_TX_FAULT_REASON),
+            hw::kNET_TX_FAULT_REASON_ASSOC.put(kAssoc) | hw::kNET_TX_FAULT_REASON_REASON.put(hw::kNET_TX_DROP_ASSOC));
+  EXPECT_EQ(sink_.got().size(), want.size());
+  EXPECT_TRUE(sim_.errors().empty()) << sim_.errors().text();
+}
+
+// The fences (docs/transmit.md "Security"): STAG_INVALIDATE completes only once every descriptor
+// checked before it has finished its reads: at the cycle CMD_STATUS reads not busy, m_axi_gmem has no
+// read outstanding and none comes later (the later descriptors fail kStag). Each packet either went out
+// whole or was dropped. The association clear likewise (NET_ASSOC_STATUS).
+TEST_F(NetGather, InvalidateAndClearAreFencedAgainstTheGather) {
+  const std::uint32_t s = stag_of(send_);
+  std::vector<Bytes> slots;
+  for (int i = 0; i < 8; ++i)
+    slots.push_back(slot_packet({{s, kBaseTo + 64, 8000}}, static_cast<std::uint16_t>(20 + i)));
+  const Bytes whole = expect(slots.front()).wire;
+  post(slots);
+  // Mid-stream: the gather is reading when the command is issued.
+  const std::uint64_t t_post = sim_.cycle();
+  while (gmem_.ar_count() < 3 && sim_.cycle() < t_post + 20000) run(1);
+  ASSERT_GE(gmem_.ar_count(), 3u);
+  wr(hw::reg_cmd_arg(0), send_.index);
+  wr(hw::kRegCMD, hw::kCmdSTAG_INVALIDATE);
+  const std::uint64_t ar_at_issue = gmem_.ar_count();
+  bool idle_at_done = false;
+  std::uint64_t ar_at_done = 0;
+  for (int i = 0; i < 100000; ++i) {
+    if ((rd(hw::kRegCMD_STATUS) & hw::kCMD_STATUS_BUSY.mask()) == 0) {
+      idle_at_done = gmem_.idle();
+      ar_at_done = gmem_.ar_count();
+      break;
+    }
+  }
+  EXPECT_TRUE(idle_at_done) << "a payload read outstanding when STAG_INVALIDATE completed";
+  wait_cons();
+  EXPECT_EQ(gmem_.ar_count(), ar_at_done) << "a payload read after STAG_INVALIDATE completed";
+  std::printf("[  INFO    ] ARs: %llu at the command, %llu at its completion; %zu packets sent whole\n",
+              static_cast<unsigned long long>(ar_at_issue), static_cast<unsigned long long>(ar_at_done),
+              sink_.got().size());
+  for (const auto& got : sink_.got()) EXPECT_EQ(got.bytes.size(), whole.size());
+  EXPECT_EQ(rd(hw::reg_net_counter(10)) + rd(hw::reg_net_counter(13)), slots.size());
+  EXPECT_GE(rd(hw::reg_net_counter(13)), 1u);  // the invalidation came before the last packet
+  // The association clear.
+  send_ = add_stag(3, true);
+  const std::size_t sent = sink_.got().size();
+  wr(hw::kRegNET_ASSOC_CMD, kAssoc);  // WRITE 0: clear
+  while ((rd(hw::kRegNET_ASSOC_STATUS) & 1u) != 0) run(10);
+  post({slot_packet({{stag_of(send_), kBaseTo, 64}}, 30)});
+  wait_cons();
+  EXPECT_EQ(sink_.got().size(), sent);
+  EXPECT_EQ(rd(hw::reg_net_counter(11)), 1u);
+  EXPECT_TRUE(sim_.errors().empty()) << sim_.errors().text();
 }
 
 }  // namespace

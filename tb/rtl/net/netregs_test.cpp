@@ -49,8 +49,8 @@ constexpr unsigned kEntries = RNIC_NETREGS_ENTRIES;      // the model's Entries
 constexpr unsigned kStreams = RNIC_NETREGS_STREAMS;      // the model's NumStreams
 constexpr std::uint32_t kCountInit = RNIC_NETREGS_INIT;  // the model's CountInit
 constexpr std::uint32_t kWindow = 0x0400;                // rnic_regs' EXT_BASE
-constexpr unsigned kNumArgs = hw::kNET_ASSOC_ARGS;       // NET_ASSOC_ARG0..6
-constexpr unsigned kNumCnt = hw::kNET_COUNTERS;          // NET_CNT0..9
+constexpr unsigned kNumArgs = hw::kNET_ASSOC_ARGS;       // NET_ASSOC_ARG0..7
+constexpr unsigned kNumCnt = hw::kNET_COUNTERS;          // NET_CNT0..14
 
 constexpr std::uint8_t off(std::uint32_t reg) { return static_cast<std::uint8_t>(reg - kWindow); }
 constexpr std::uint8_t kArg0 = off(hw::kRegNET_ASSOC_ARG0);
@@ -70,6 +70,18 @@ constexpr std::uint8_t kTxCtrl = off(hw::kRegNET_TX_CTRL);
 constexpr std::uint8_t kTxProd = off(hw::kRegNET_TX_PROD);
 constexpr std::uint8_t kTxCons = off(hw::kRegNET_TX_CONS);
 constexpr std::uint8_t kCnt0 = off(hw::kRegNET_CNT0);
+constexpr std::uint8_t kFault = off(hw::kRegNET_TX_FAULT);
+constexpr std::uint8_t kFaultReason = off(hw::kRegNET_TX_FAULT_REASON);
+constexpr unsigned kArgSocket = 6;  // NET_ASSOC_ARG6: [15:0] the VNx socket
+// NET_CNT11..14: the gather's drops by the class of their reason (hw.def NET_TX_DROP_*)
+unsigned drop_counter(unsigned reason) {
+  if (reason == hw::kNET_TX_DROP_ASSOC) return 11;
+  if (reason == hw::kNET_TX_DROP_READ_ERROR) return 14;
+  if (reason >= hw::kNET_TX_DROP_STAG && reason <= hw::kNET_TX_DROP_BOUNDS) return 13;
+  if ((reason >= hw::kNET_TX_DROP_FRAMING && reason <= hw::kNET_TX_DROP_LENGTH) || reason == hw::kNET_TX_DROP_TOO_LONG)
+    return 12;
+  return 0;  // no class (0, 14, 15: never given by the gather)
+}
 constexpr std::uint8_t arg_reg(unsigned i) { return static_cast<std::uint8_t>(kArg0 + 4 * i); }
 constexpr std::uint8_t cnt_reg(unsigned i) { return static_cast<std::uint8_t>(kCnt0 + 4 * i); }
 
@@ -150,7 +162,11 @@ struct In {
   bool pkt_in = false;        // also NET_CNT0's event
   std::uint8_t pkt_drop = 0;  // 0..3
   bool pkt_done = false;
-  std::array<bool, kNumCnt> ev{};  // NET_CNT1..9's events (ev[0] unused: pkt_in)
+  std::array<bool, kNumCnt> ev{};  // NET_CNT1..10's events (ev[0] unused: pkt_in; 11..14 from g_drop)
+  // the gather (rnic_net_tx g_*): a drop with its reason and association; packets in and out (the fence)
+  bool g_drop = false;
+  std::uint8_t g_reason = 0, g_assoc = 0;
+  bool g_in = false, g_out = false;
   std::uint32_t rx_prod = 0, tx_cons = 0;
   bool rx_busy = false, tx_busy = false;
 };
@@ -180,11 +196,15 @@ class Model {
   bool rhit = false;
   // Bookkeeping for the tests.
   std::uint64_t cycle = 0;
-  std::uint64_t in_total = 0;    // pkt_in pulses in the cycles before this one
-  std::uint64_t left_total = 0;  // packets left (drops + summaries) in the cycles before this one
-  bool fence = false;            // a clear is fenced
-  std::uint64_t fence_w = 0;     // its wr_o cycle
-  std::uint64_t snapshot = 0;    // pkt_in pulses up to and including fence_w
+  std::uint64_t in_total = 0;                     // pkt_in pulses in the cycles before this one
+  std::uint64_t left_total = 0;                   // packets left (drops + summaries) in the cycles before this one
+  bool fence = false;                             // a clear is fenced
+  std::uint64_t fence_w = 0;                      // its wr_o cycle
+  std::uint64_t snapshot = 0;                     // pkt_in pulses up to and including fence_w
+  std::uint64_t g_in_total = 0, g_out_total = 0;  // the gather's packets in / out before this cycle
+  std::uint64_t g_snapshot = 0;                   // g_in pulses up to and including fence_w
+  std::uint32_t fault = 0;                        // NET_TX_FAULT
+  std::uint32_t fault_reason = 0;                 // NET_TX_FAULT_REASON
 
   Model() { cnt.fill(kCountInit); }
 
@@ -209,6 +229,8 @@ class Model {
     if (w == kTxCtrl) return (in.tx_busy ? 2U : 0U) | (tx.enable ? 1U : 0U);
     if (w == kTxProd) return tx.index;
     if (w == kTxCons) return in.tx_cons;
+    if (w == kFault) return fault;
+    if (w == kFaultReason) return fault_reason;
     return 0;  // CMD, LIVE (WO) and misses
   }
 
@@ -226,13 +248,16 @@ class Model {
     // Staging words.
     for (unsigned i = 0; i < kNumArgs; ++i)
       if (in.wr && w == arg_reg(i))
-        n.args[i] = merge(args[i], in.wdata, in.wstrb) & (i == kNumArgs - 1 ? 0xFFFFU : 0xFFFFFFFFU);
+        n.args[i] = merge(args[i], in.wdata, in.wstrb) & (i == kArgSocket ? 0xFFFFU : 0xFFFFFFFFU);
     // Command and fence.
     n.wr = false;
     if (wr && wr_valid) n.busy = false;  // a write: done after its wr_o cycle
-    if (fence && cycle == fence_w) n.snapshot = in_total + (in.pkt_in ? 1U : 0U);
-    // From W + 2: the packets that left up to cycle - 2 against the snapshot.
-    if (fence && cycle >= fence_w + 2 && left_before_ >= snapshot) {
+    if (fence && cycle == fence_w) {
+      n.snapshot = in_total + (in.pkt_in ? 1U : 0U);
+      n.g_snapshot = g_in_total + (in.g_in ? 1U : 0U);
+    }
+    // From W + 2: the packets that left up to cycle - 2 against the snapshot, the gather's too.
+    if (fence && cycle >= fence_w + 2 && left_before_ >= snapshot && g_out_before_ >= g_snapshot) {
       n.fence = false;
       n.busy = false;
     }
@@ -258,19 +283,31 @@ class Model {
     // Counters: each event registered once, then counted.
     std::array<bool, kNumCnt> ev = in.ev;
     ev[0] = in.pkt_in;
+    for (unsigned i = 11; i < kNumCnt; ++i) ev[i] = false;
+    if (in.g_drop && drop_counter(in.g_reason) != 0) ev[drop_counter(in.g_reason)] = true;
+    // NET_TX_FAULT: a drop sets its association's bit, a write clears the bits written 1.
+    std::uint32_t set = 0, clr = 0;
+    if (in.g_drop && in.g_assoc < kEntries) set = 1U << in.g_assoc;
+    if (in.wr && w == kFault) clr = merge(0, in.wdata, in.wstrb) & ((1U << kEntries) - 1);
+    n.fault = (fault & ~clr) | set;
+    if (in.g_drop && fault == 0) n.fault_reason = static_cast<std::uint32_t>(in.g_assoc) << 8 | (in.g_reason & 0xFU);
     for (unsigned i = 0; i < kNumCnt; ++i) n.cnt[i] = cnt[i] + (ev_q_[i] ? 1U : 0U);
     n.ev_q_ = ev;
     // Totals.
     n.in_total = in_total + (in.pkt_in ? 1U : 0U);
     n.left_total = left_total + in.pkt_drop + (in.pkt_done ? 1U : 0U);
     n.left_before_ = left_total;
+    n.g_in_total = g_in_total + (in.g_in ? 1U : 0U);
+    n.g_out_total = g_out_total + (in.g_out ? 1U : 0U);
+    n.g_out_before_ = g_out_total;
     n.cycle = cycle + 1;
     *this = n;
   }
 
  private:
   std::array<bool, kNumCnt> ev_q_{};
-  std::uint64_t left_before_ = 0;  // packets left in the cycles before the previous one
+  std::uint64_t left_before_ = 0;   // packets left in the cycles before the previous one
+  std::uint64_t g_out_before_ = 0;  // the gather's packets out in the cycles before the previous one
 
   static void ring_write(Ring& n, const Ring& r, const In& in, bool busy_in, std::uint8_t lo, std::uint8_t hi,
                          std::uint8_t size, std::uint8_t ctrl, std::uint8_t index) {
@@ -387,6 +424,12 @@ class Bench {
     d.tx_sent_i = in.ev[7];
     d.tx_bad_i = in.ev[8];
     d.tx_rresp_err_i = in.ev[9];
+    d.g_sent_i = in.ev[10];
+    d.g_drop_i = in.g_drop;
+    d.g_reason_i = in.g_reason;
+    d.g_assoc_i = in.g_assoc;
+    d.g_in_i = in.g_in;
+    d.g_out_i = in.g_out;
   }
 
   void compare(const In& in) {
@@ -414,6 +457,7 @@ class Bench {
     check("wr_stream_base_o", d.wr_stream_base_o, a[5] & 0xFFFF);
     check("wr_stream_count_o", d.wr_stream_count_o, a[5] >> 16);
     check("wr_socket_o", d.wr_socket_o, a[6] & 0xFFFF);
+    check("wr_their_vtag_o", d.wr_their_vtag_o, a[7]);
     check("assoc_busy_o", d.assoc_busy_o, m_.busy);
     check("live_wr_o", d.live_wr_o, m_.live);
     if (m_.live) {
@@ -440,8 +484,8 @@ std::uint32_t rnd32(std::mt19937_64& rng) { return static_cast<std::uint32_t>(rn
 // ---- the map -------------------------------------------------------------------------------------------
 
 TEST(NETREGS_SUITE, WindowHasEveryNetRow) {
-  // hw.def's NET_* rows as this test reads them: 7 staging words, 10 counters, 15 other registers.
-  ASSERT_EQ(words().size(), 7U + 10U + 15U);
+  // hw.def's NET_* rows as this test reads them: 8 staging words, 15 counters, 17 other registers.
+  ASSERT_EQ(words().size(), 8U + 15U + 17U);
   for (const Word& w : words()) EXPECT_EQ(w.offset % 4, 0U) << w.name;
 }
 
@@ -488,7 +532,7 @@ TEST(NETREGS_SUITE, ResetValues) {
 
 // The bits each RW word keeps.
 std::uint32_t rw_mask(std::uint8_t a) {
-  if (a == arg_reg(kNumArgs - 1)) return 0xFFFF;             // [15:0] the VNx socket
+  if (a == arg_reg(kArgSocket)) return 0xFFFF;               // [15:0] the VNx socket
   if (a == kRxBaseLo || a == kTxBaseLo) return 0xFFFFF000U;  // 4 KiB aligned
   if (a == kRxCtrl || a == kTxCtrl) return 0x1;
   return 0xFFFFFFFFU;
@@ -501,6 +545,7 @@ TEST(NETREGS_SUITE, RwRegistersTakeStrobes) {
   for (const Word& w : words()) {
     if (w.access != Access::kRW || w.offset == kRxSize || w.offset == kTxSize) continue;
     if (w.offset == kRxCtrl || w.offset == kTxCtrl) continue;  // RingCtrl* below
+    if (w.offset == kFault) continue;                          // write-1-to-clear: TxFault* below
     std::uint32_t want = b.read(w.offset);
     for (unsigned strb = 0; strb < 16; ++strb) {
       const std::uint32_t d = rnd32(rng);
@@ -924,14 +969,20 @@ TEST(NETREGS_SUITE, Counters) {
   for (unsigned c = 0; c < 3000; ++c) {
     In in = b.background;
     const unsigned density = static_cast<unsigned>(c / 1000);  // sparse, half, every cycle
-    for (unsigned i = 0; i < kNumCnt; ++i) {
+    for (unsigned i = 0; i <= 11; ++i) {
       const bool e = density == 2 ? true : density == 1 ? rng() % 2 == 0 : rng() % 16 == 0;
       if (i == 0) {
         in.pkt_in = e;
-      } else {
+      } else if (i <= 10) {
         in.ev[i] = e;
+        sent[i] += e ? 1U : 0U;
+      } else if (e) {  // a gather drop (one a cycle at most): its class's counter
+        in.g_drop = true;
+        in.g_reason = static_cast<std::uint8_t>(1 + rng() % 15);  // 14, 15: no class
+        in.g_assoc = static_cast<std::uint8_t>(rng() % 32);
+        if (drop_counter(in.g_reason) != 0) ++sent[drop_counter(in.g_reason)];
       }
-      sent[i] += e ? 1U : 0U;
+      if (i == 0) sent[0] += e ? 1U : 0U;
     }
     if (rng() % 4 == 0) {
       in.rd = true;
@@ -948,8 +999,14 @@ TEST(NETREGS_SUITE, Counters) {
     In in = b.background;
     if (i == 0) {
       in.pkt_in = true;
-    } else {
+    } else if (i <= 10) {
       in.ev[i] = true;
+    } else {
+      in.g_drop = true;
+      in.g_reason = static_cast<std::uint8_t>(i == 11   ? hw::kNET_TX_DROP_ASSOC
+                                              : i == 12 ? hw::kNET_TX_DROP_LENGTH
+                                              : i == 13 ? hw::kNET_TX_DROP_BOUNDS
+                                                        : hw::kNET_TX_DROP_READ_ERROR);
     }
     b.cycle(in);
     b.idle();
@@ -961,6 +1018,71 @@ TEST(NETREGS_SUITE, Counters) {
   }
 }
 
+// ---- NET_TX_FAULT (issue 35, docs/transmit.md) ---------------------------------------------------------
+
+TEST(NETREGS_SUITE, TxFaultSetsPerAssociationAndClearsOnWriteOne) {
+  Bench b;
+  const auto drop = [&b](unsigned assoc, unsigned reason) {
+    In in = b.background;
+    in.g_drop = true;
+    in.g_assoc = static_cast<std::uint8_t>(assoc);
+    in.g_reason = static_cast<std::uint8_t>(reason);
+    b.cycle(in);
+  };
+  EXPECT_EQ(b.read(kFault), 0U);
+  drop(1, hw::kNET_TX_DROP_BOUNDS);
+  drop(kEntries - 1, hw::kNET_TX_DROP_STAG);
+  const std::uint32_t both = 1U << 1 | 1U << (kEntries - 1);
+  EXPECT_EQ(b.read(kFault), both);
+  // The reason of the first drop since NET_TX_FAULT read 0, with its association.
+  EXPECT_EQ(b.read(kFaultReason), 1U << 8 | hw::kNET_TX_DROP_BOUNDS);
+  // Write 1 clears, 0 keeps; a byte not strobed keeps its bits.
+  EXPECT_TRUE(b.write(kFault, 1U << 1, 0x0));
+  EXPECT_EQ(b.read(kFault), both);
+  EXPECT_TRUE(b.write(kFault, 1U << 1));
+  EXPECT_EQ(b.read(kFault), 1U << (kEntries - 1));
+  EXPECT_EQ(b.read(kFaultReason), 1U << 8 | hw::kNET_TX_DROP_BOUNDS);  // held while a bit is set
+  EXPECT_TRUE(b.write(kFault, 0xFFFFFFFFU));
+  EXPECT_EQ(b.read(kFault), 0U);
+  // An association past the table sets no bit.
+  drop(kEntries + 3, hw::kNET_TX_DROP_ASSOC);
+  EXPECT_EQ(b.read(kFault), 0U);
+  EXPECT_EQ(b.read(kFaultReason), (kEntries + 3) << 8 | hw::kNET_TX_DROP_ASSOC);
+  // A drop in the cycle of the clear of its own bit leaves it set.
+  drop(2, hw::kNET_TX_DROP_READ_ERROR);
+  In in = b.background;
+  in.wr = true;
+  in.waddr = kFault;
+  in.wdata = 1U << 2;
+  in.wstrb = 0xF;
+  in.g_drop = true;
+  in.g_assoc = 2;
+  in.g_reason = hw::kNET_TX_DROP_PD;
+  b.cycle(in);
+  EXPECT_EQ(b.read(kFault), 1U << 2);
+}
+
+// The clear's fence waits for the gather packets that entered the gather up to the clear (issue 35:
+// the gather read the entry; none of their reads may outlive the clear).
+TEST(NETREGS_SUITE, ClearFenceWaitsForTheGather) {
+  Bench b;
+  In in = b.background;
+  in.g_in = true;
+  b.cycle(in);
+  b.cycle(in);         // two gather packets in
+  b.write(kCmd, 0x3);  // clear entry 3
+  b.idle(20);
+  EXPECT_TRUE(b.dut().assoc_busy_o);
+  in = b.background;
+  in.g_out = true;
+  b.cycle(in);
+  b.idle(20);
+  EXPECT_TRUE(b.dut().assoc_busy_o);  // one is still in the gather
+  b.cycle(in);
+  b.idle(4);
+  EXPECT_FALSE(b.dut().assoc_busy_o);
+}
+
 // ---- everything at once --------------------------------------------------------------------------------
 
 TEST(NETREGS_SUITE, RandomEverything) {
@@ -969,7 +1091,7 @@ TEST(NETREGS_SUITE, RandomEverything) {
   Bench b;
   std::vector<std::uint8_t> offsets;
   for (const Word& w : words()) offsets.push_back(w.offset);
-  std::uint64_t in_flight = 0;
+  std::uint64_t in_flight = 0, g_in_flight = 0;
   for (unsigned c = 0; c < 200000; ++c) {
     In in = b.background;
     if (rng() % 2 == 0) {
@@ -998,7 +1120,18 @@ TEST(NETREGS_SUITE, RandomEverything) {
       in.pkt_done = true;
       --in_flight;
     }
-    for (unsigned i = 1; i < kNumCnt; ++i) in.ev[i] = rng() % 4 == 0;
+    for (unsigned i = 1; i <= 10; ++i) in.ev[i] = rng() % 4 == 0;
+    if (rng() % 8 == 0) {
+      in.g_drop = true;
+      in.g_reason = static_cast<std::uint8_t>(rng() % 16);
+      in.g_assoc = static_cast<std::uint8_t>(rng() % 8 == 0 ? rng() % 256 : rng() % kEntries);
+    }
+    in.g_in = g_in_flight < 3 && rng() % 5 == 0;  // at most 3 in the gather (rnic_net_tx)
+    g_in_flight += in.g_in ? 1U : 0U;
+    if (g_in_flight > 0 && !in.g_in && rng() % 5 == 0) {
+      in.g_out = true;
+      --g_in_flight;
+    }
     in.rx_prod = rnd32(rng);
     in.tx_cons = rnd32(rng);
     if (rng() % 64 == 0) b.background.rx_busy = !b.background.rx_busy;

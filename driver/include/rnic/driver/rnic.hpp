@@ -111,7 +111,9 @@ using Stag = std::uint32_t;      // 24-bit index << 8 | 8-bit key (RFC 5041 4.2 
 
 enum Access : std::uint32_t {
   kRemoteWrite = 1u << 0,
-  kRemoteRead = 1u << 1,  // accepted and stored; the TX path that uses it comes later
+  kRemoteRead = 1u << 1,  // accepted and stored; the card serves no RDMA Read
+  kLocalRead = 1u << 2,   // the card may read the range to send it (docs/transmit.md: the gather's
+                          // descriptors name only STags with it; set by the owner, RFC 5041 8.3.2)
 };
 
 struct Buffer {
@@ -201,6 +203,9 @@ struct NetCounters {
   std::uint32_t received = 0, crc_drops = 0, size_drops = 0, frame_drops = 0;
   std::uint32_t copy_drops_full = 0, copy_drops_size = 0, ring_write_errors = 0;
   std::uint32_t sent = 0, tx_bad_length = 0, tx_read_errors = 0;
+  // the transmit gather (docs/transmit.md): packets sent, and dropped whole by class
+  std::uint32_t gather_sent = 0, gather_drops_assoc = 0, gather_drops_chunk = 0, gather_drops_stag = 0;
+  std::uint32_t gather_read_errors = 0;
 
   // Every counter in NET_CNT order: its key (the name reports and rnicctl's JSON use), what it counts
   // and its value.
@@ -273,10 +278,11 @@ struct NetAssociation {
   std::uint32_t my_ip = 0, their_ip = 0;  // IPv4, host byte order
   std::uint16_t my_udp_port = 0, their_udp_port = 0;
   std::uint16_t my_sctp_port = 0, their_sctp_port = 0;
-  std::uint32_t my_verification_tag = 0;  // the tag packets to us carry
-  StreamId first_stream = 0;              // SCTP stream s of the association is DDP stream first_stream + s
-  std::uint32_t stream_count = 0;         // 1..65536, first_stream + stream_count <= CAP_STREAMS
-  std::uint16_t socket = 0;               // the network layer's socket towards the peer (VNx), 0..15
+  std::uint32_t my_verification_tag = 0;     // the tag packets to us carry
+  std::uint32_t their_verification_tag = 0;  // the tag our packets carry (the card's gather checks it)
+  StreamId first_stream = 0;                 // SCTP stream s of the association is DDP stream first_stream + s
+  std::uint32_t stream_count = 0;            // 1..65536, first_stream + stream_count <= CAP_STREAMS
+  std::uint16_t socket = 0;                  // the network layer's socket towards the peer (VNx), 0..15
 };
 
 class Device {

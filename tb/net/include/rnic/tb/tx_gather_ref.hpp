@@ -39,6 +39,7 @@
 #include <optional>
 #include <vector>
 
+#include "rnic/hw/hw.hpp"
 #include "rnic/tb/net_ref.hpp"
 #include "rnic/wire/bytes.hpp"
 
@@ -46,20 +47,20 @@ namespace rnic::tb::net {
 
 // Why a gather packet was dropped (kNone: sent).
 enum class TxDrop : std::uint8_t {
-  kNone,
-  kAssociation,       // rule 1
-  kFraming,           // rule 2
-  kMarkOutsideData,   // rule 2: flag bit 7 on a chunk that is not DATA
-  kFragment,          // rule 3: U, B or E clear
-  kPpid,              // rule 3
-  kStream,            // rule 3: not the association's, or not live
-  kLength,            // rule 3: the length field lies
-  kStag,              // rule 4: invalid, or the key differs
-  kLocalRead,         // rule 4
-  kProtectionDomain,  // rule 4: another PD, or bound to another stream
-  kBounds,            // rule 4
-  kReadError,         // rule 5
-  kTooLong,           // rule 7
+  kNone = 0,
+  kAssociation = hw::kNET_TX_DROP_ASSOC,     // rule 1
+  kFraming = hw::kNET_TX_DROP_FRAMING,       // rule 2
+  kMarkOutsideData = hw::kNET_TX_DROP_MARK,  // rule 2: flag bit 7 on a chunk that is not DATA
+  kFragment = hw::kNET_TX_DROP_FRAGMENT,     // rule 3: U, B or E clear
+  kPpid = hw::kNET_TX_DROP_PPID,             // rule 3
+  kStream = hw::kNET_TX_DROP_STREAM,         // rule 3: not the association's, or not live
+  kLength = hw::kNET_TX_DROP_LENGTH,         // rule 3: the length field lies
+  kStag = hw::kNET_TX_DROP_STAG,             // rule 4: invalid, or the key differs
+  kLocalRead = hw::kNET_TX_DROP_LOCAL_READ,  // rule 4
+  kProtectionDomain = hw::kNET_TX_DROP_PD,   // rule 4: another PD, or bound to another stream
+  kBounds = hw::kNET_TX_DROP_BOUNDS,         // rule 4
+  kReadError = hw::kNET_TX_DROP_READ_ERROR,  // rule 5
+  kTooLong = hw::kNET_TX_DROP_TOO_LONG,      // rule 7
 };
 const char* tx_drop_name(TxDrop d) noexcept;
 

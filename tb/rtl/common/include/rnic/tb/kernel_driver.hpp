@@ -79,6 +79,7 @@ struct StagArgs {
   std::uint8_t key = 0;
   bool remote_write = true;
   bool remote_read = false;
+  bool local_read = false;  // the transmit gather may read the range (issue 35)
   std::optional<std::uint16_t> bound_stream;
   std::uint16_t pd = 0;
   std::uint64_t base_to = 0;
@@ -170,6 +171,7 @@ class KernelDriver {
     std::uint32_t flags = 0;
     if (a.remote_write) flags |= hw::kArgSTAG_WRITE_REMOTE_WRITE.mask();
     if (a.remote_read) flags |= hw::kArgSTAG_WRITE_REMOTE_READ.mask();
+    if (a.local_read) flags |= hw::kArgSTAG_WRITE_LOCAL_READ.mask();
     if (a.bound_stream) flags |= hw::kArgSTAG_WRITE_BOUND.mask();
     const bool refused =
         command(hw::kCmdSTAG_WRITE, {a.index, flags, a.pd, a.bound_stream.value_or(0), lo(a.base_to), hi(a.base_to),
