@@ -134,10 +134,19 @@ TEST(Rfc5041ErrorNumbers, Sec7_2_OutOfTableValuesPrintQuestionMark) {
 
 // Every wire-library error code has a distinct, non-placeholder name.
 TEST(WireErrc, NamesAreDistinct) {
-  const Errc all[] = {
-      Errc::kTruncated,        Errc::kFieldOutOfRange,    Errc::kMessageTooLong,         Errc::kMulpduTooSmall,
-      Errc::kTaggedOffsetWrap, Errc::kPrivateDataTooLong, Errc::kPrivateDataOnTerminate, Errc::kUnknownFunctionCode,
-      Errc::kBadParameter};
+  const Errc all[] = {Errc::kTruncated,
+                      Errc::kFieldOutOfRange,
+                      Errc::kMessageTooLong,
+                      Errc::kMulpduTooSmall,
+                      Errc::kTaggedOffsetWrap,
+                      Errc::kPrivateDataTooLong,
+                      Errc::kPrivateDataOnTerminate,
+                      Errc::kUnknownFunctionCode,
+                      Errc::kBadParameter,
+                      Errc::kCopyPath,
+                      Errc::kFraming,
+                      Errc::kFragmented,
+                      Errc::kStrayGatherFlag};
   std::set<std::string> names;
   for (Errc e : all) {
     const std::string n = errc_name(e);
