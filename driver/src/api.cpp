@@ -272,6 +272,25 @@ void NetPort::send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t s
   core.net_send(sctp_packet, socket);
 }
 
+void NetPort::send_gather(const std::vector<std::uint8_t>& slot_packet, std::uint16_t socket,
+                          std::uint32_t association) {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  core.net_send_gather(slot_packet, socket, association);
+}
+
+NetTxFaults NetPort::tx_faults() {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.net_tx_faults();
+}
+
+void NetPort::clear_tx_faults(std::uint32_t associations) {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  core.net_clear_tx_faults(associations);
+}
+
 void NetPort::set_association(std::uint32_t index, const NetAssociation& a) {
   detail::Core& core = core_from(core_);
   std::lock_guard<std::mutex> lk(core.mu);

@@ -152,12 +152,17 @@ class Core {
   bool net_open() const { return net_.has_value(); }
   std::size_t net_receive(std::vector<NetRxPacket>& out, std::size_t max);
   void net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket);
+  void net_send_gather(const std::vector<std::uint8_t>& packet, std::uint16_t socket, std::uint32_t association);
+  void net_put_slot(const char* what, const std::vector<std::uint8_t>& packet, std::uint16_t socket, bool gather,
+                    std::uint32_t association);
+  NetTxFaults net_tx_faults();
+  void net_clear_tx_faults(std::uint32_t associations);
   std::uint32_t net_tx_pending();
   void net_set_association(std::uint32_t index, const NetAssociation& a);
   void net_clear_association(std::uint32_t index);
   void net_set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port);
   NetCounters net_counters();
-  NetCounters read_net_counters();  // NET_CNT0..9, without the open_net check
+  NetCounters read_net_counters();  // NET_CNT0..14, without the open_net check
   void set_stream_live(ClientRec& c, StreamId stream, bool live);
 
   // Reads the hardware completion ring and dispatches every new entry to its client's queue.

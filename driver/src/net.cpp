@@ -165,16 +165,33 @@ std::size_t Core::net_receive(std::vector<NetRxPacket>& out, std::size_t max) {
 }
 
 void Core::net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket) {
-  NetState& n = net("NetPort::send");
+  net_put_slot("NetPort::send", packet, socket, false, 0);
+}
+
+void Core::net_send_gather(const std::vector<std::uint8_t>& packet, std::uint16_t socket, std::uint32_t association) {
+  NetState& n = net("NetPort::send_gather");
+  if (association >= kNetEntries) {
+    throw Error(Errc::kInvalidArgument,
+                "NetPort::send_gather: association " + num(association) + " out of range 0.." + num(kNetEntries - 1));
+  }
+  if (n.associations.count(association) == 0) {
+    throw Error(Errc::kState, "NetPort::send_gather: association " + num(association) + " is not set");
+  }
+  net_put_slot("NetPort::send_gather", packet, socket, true, association);
+}
+
+void Core::net_put_slot(const char* what, const std::vector<std::uint8_t>& packet, std::uint16_t socket, bool gather,
+                        std::uint32_t association) {
+  NetState& n = net(what);
   const std::size_t room = (std::size_t{1} << n.log2_slot_bytes) - kNET_SLOT_DESC_BYTES;
   if (packet.size() < kNET_MIN_PACKET_BYTES || packet.size() > kNET_MAX_PACKET_BYTES || packet.size() > room) {
-    throw Error(Errc::kInvalidArgument, "NetPort::send: " + num(packet.size()) + " bytes, expected " +
+    throw Error(Errc::kInvalidArgument, std::string(what) + ": " + num(packet.size()) + " bytes, expected " +
                                             num(kNET_MIN_PACKET_BYTES) + ".." +
                                             num(std::min<std::size_t>(kNET_MAX_PACKET_BYTES, room)));
   }
   if (socket >= kNET_SOCKETS) {
     throw Error(Errc::kInvalidArgument,
-                "NetPort::send: socket " + num(socket) + " out of range 0.." + num(kNET_SOCKETS - 1));
+                std::string(what) + ": socket " + num(socket) + " out of range 0.." + num(kNET_SOCKETS - 1));
   }
   NetRing& r = n.tx;
   const std::uint32_t slots = 1u << r.log2_slots;
@@ -182,7 +199,7 @@ void Core::net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socke
   if (r.index - n.tx_cons >= slots) {
     n.tx_cons = rd(kRegNET_TX_CONS);
     if (r.index - n.tx_cons >= slots) {
-      throw Error(Errc::kQueueFull, "NetPort::send: all " + num(slots) + " transmit slots are the card's");
+      throw Error(Errc::kQueueFull, std::string(what) + ": all " + num(slots) + " transmit slots are the card's");
     }
   }
   const std::size_t off = std::size_t{r.index & (slots - 1)} << n.log2_slot_bytes;
@@ -190,10 +207,34 @@ void Core::net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socke
   std::memset(s, 0, kNET_SLOT_DESC_BYTES);
   put(s, kNTXD_LEN_OFFSET, kNTXD_LEN_BITS, static_cast<std::uint32_t>(packet.size()));
   put(s, kNTXD_SOCKET_OFFSET, kNTXD_SOCKET_BITS, socket);
+  if (gather) {
+    put(s, kNTXD_FLAGS_OFFSET, kNTXD_FLAGS_BITS, kNTXD_FLAGS_GATHER.mask());
+    put(s, kNTXD_ASSOC_OFFSET, kNTXD_ASSOC_BITS, association);
+  }
   std::memcpy(s + kNET_SLOT_DESC_BYTES, packet.data(), packet.size());
   be_->to_device(r.mem, off, kNET_SLOT_DESC_BYTES + packet.size());
   ++r.index;
   wr(kRegNET_TX_PROD, r.index);
+}
+
+NetTxFaults Core::net_tx_faults() {
+  net("NetPort::tx_faults");
+  NetTxFaults f;
+  f.associations = kNET_TX_FAULT_ASSOCS.get(rd(kRegNET_TX_FAULT));
+  const std::uint32_t r = rd(kRegNET_TX_FAULT_REASON);
+  f.reason = kNET_TX_FAULT_REASON_REASON.get(r);
+  f.association = kNET_TX_FAULT_REASON_ASSOC.get(r);
+  return f;
+}
+
+void Core::net_clear_tx_faults(std::uint32_t associations) {
+  net("NetPort::clear_tx_faults");
+  const std::uint32_t all = (1u << kNetEntries) - 1;
+  if ((associations & ~all) != 0) {
+    throw Error(Errc::kInvalidArgument, "NetPort::clear_tx_faults: associations mask " + num(associations) +
+                                            " name entries past " + num(kNetEntries - 1));
+  }
+  wr(kRegNET_TX_FAULT, kNET_TX_FAULT_ASSOCS.put(associations));
 }
 
 std::uint32_t Core::net_tx_pending() {

@@ -285,6 +285,13 @@ struct NetAssociation {
   std::uint16_t socket = 0;                  // the network layer's socket towards the peer (VNx), 0..15
 };
 
+// NET_TX_FAULT and NET_TX_FAULT_REASON (docs/transmit.md).
+struct NetTxFaults {
+  std::uint32_t associations = 0;  // bit i: a gather packet of association i was dropped
+  std::uint32_t reason = 0;        // the first drop's hw::kNET_TX_DROP_* (0: none)
+  std::uint32_t association = 0;   // the first drop's association
+};
+
 class Device {
  public:
   // device: "sim:<socket path>" or "xrt:<index>"; empty means $RNIC_DEVICE, then "sim:rnic-sim.sock".
@@ -361,6 +368,18 @@ class NetPort {
   // through `socket`. kInvalidArgument: length outside hw::kNET_MIN_PACKET_BYTES..kNET_MAX_PACKET_BYTES or
   // longer than a slot holds, socket not below hw::kNET_SOCKETS; kQueueFull: every slot is still the card's.
   void send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t socket);
+  // One gather packet into the transmit ring (docs/transmit.md): a packet in its transmit-slot form
+  // (wire::rewrite_for_gather) whose descriptor chunks the card checks against association entry
+  // `association` and expands from registered memory (STags with kLocalRead) before it leaves through
+  // `socket`. The card drops a packet with any bad descriptor whole and reports it in tx_faults().
+  // Errors as send(), and kInvalidArgument for an association index out of range, kState for an entry
+  // not written.
+  void send_gather(const std::vector<std::uint8_t>& slot_packet, std::uint16_t socket, std::uint32_t association);
+  // Gather packets the card dropped (NET_TX_FAULT): the associations with a drop since their bit was
+  // last cleared, and the first drop's reason (hw::kNET_TX_DROP_*) and association.
+  NetTxFaults tx_faults();
+  // Clears the bits of `associations` (NET_TX_FAULT is write-1-to-clear).
+  void clear_tx_faults(std::uint32_t associations);
   // Packets sent that the card has not read from the transmit ring yet (one MMIO read). A packet's
   // socket is looked up as it leaves: a socket pointed elsewhere while any is pending misdirects it.
   std::uint32_t tx_pending();
