@@ -65,6 +65,8 @@ class NetSide : public ::testing::Test {
         src_(sim_, kBusBytes),
         sink_(sim_, kBusBytes) {
     sim_.reset();
+    const Bytes zero(std::size_t{hw::kCQE_BYTES} << 6, 0);  // a fresh ring: no entry with a phase yet
+    gmem_.host_write(kCqBase, zero.data(), zero.size());
     drv_.cq_setup(kCqBase, 6);
     entry_.valid = true;
     entry_.my_ip = 0x0A000001;
@@ -541,6 +543,69 @@ TEST_F(NetGather, InvalidateAndClearAreFencedAgainstTheGather) {
   wait_cons();
   EXPECT_EQ(sink_.got().size(), sent);
   EXPECT_EQ(rd(hw::reg_net_counter(11)), 1u);
+  EXPECT_TRUE(sim_.errors().empty()) << sim_.errors().text();
+}
+
+// m_axi_gmem carries both readers at once (rnic_axi_rd_mux): untagged segments arriving from the
+// network make lookup fetch receive descriptors (the buffers are posted one at a time, so each fetch
+// is a read of its own) while the gather reads payload for back-to-back gather packets. Every message
+// is placed into its buffer and completed, every gather packet leaves as TxGatherRef says.
+TEST_F(NetGather, DescriptorFetchesAndGatherReadsShareTheReadPort) {
+  constexpr std::uint64_t kRqRing = 0x60000, kRecvBase = 0xA0000;
+  constexpr unsigned kMessages = 16;
+  rx_ring_on();
+  ASSERT_FALSE(drv_.queue_config(kStream, 0, kRqRing, 6, 1));
+  std::mt19937_64 rng(seed_ ^ 0x5EA7);
+  const std::uint32_t s = stag_of(send_);
+  std::vector<Bytes> want_tx, payloads;
+  unsigned cqes = 0;
+  for (unsigned m = 0; m < kMessages; ++m) {
+    // Two gather packets, then a receive buffer and its message, without waiting in between.
+    std::vector<Bytes> slots;
+    for (int k = 0; k < 2; ++k) {
+      const std::uint32_t len = 500 + static_cast<std::uint32_t>(rng() % 7000);
+      const std::uint64_t to = kBaseTo + rng() % (kLen - len);
+      slots.push_back(slot_packet({{s, to, len}}, static_cast<std::uint16_t>(100 + 2 * m + static_cast<unsigned>(k))));
+      want_tx.push_back(expect(slots.back()).wire);
+    }
+    while (prod_ + slots.size() - rd(hw::kRegNET_TX_CONS) > (1u << kTxSlotsLog2)) run(50);
+    post(slots);
+    drv_.post_recv(kStream, 0, kRecvBase + 0x1000ull * m, 2048);
+    Bytes payload(100 + rng() % 1900);
+    for (auto& b : payload) b = static_cast<std::uint8_t>(rng());
+    payloads.push_back(payload);
+    wire::UntaggedHeader h;
+    h.last = true;
+    h.qn = 0;
+    h.msn = m + 1;
+    h.mo = 0;
+    src_.push(
+        {packet(wire::encode_segment(h, wire::ConstBytes(payload)).value(), static_cast<std::uint16_t>(m + 1), 200 + m),
+         bus_meta(meta_)});
+    run(rng() % 200);
+  }
+  const std::uint64_t end = sim_.cycle() + 400000;
+  while ((sink_.got().size() < want_tx.size() || cqes < kMessages) && sim_.cycle() < end) {
+    run(100);
+    while (auto c = drv_.cq_peek()) {
+      EXPECT_FALSE(c->error()) << c->str();
+      EXPECT_FALSE(c->tagged()) << c->str();
+      EXPECT_EQ(c->msn, cqes + 1) << c->str();
+      EXPECT_EQ(c->length, payloads[cqes].size()) << c->str();
+      drv_.cq_pop();
+      ++cqes;
+    }
+    drv_.cq_update_cons();
+  }
+  ASSERT_EQ(cqes, kMessages);
+  ASSERT_EQ(sink_.got().size(), want_tx.size());
+  for (std::size_t i = 0; i < want_tx.size(); ++i) EXPECT_EQ(sink_.got()[i].bytes, want_tx[i]) << "packet " << i;
+  for (unsigned m = 0; m < kMessages; ++m) {
+    const std::uint8_t* b = gmem_.data() + kRecvBase + 0x1000ull * m;
+    EXPECT_EQ(Bytes(b, b + payloads[m].size()), payloads[m]) << "message " << m;
+  }
+  EXPECT_EQ(rd(hw::reg_net_counter(10)), want_tx.size());
+  EXPECT_EQ(rd(hw::kRegNET_TX_FAULT), 0u);
   EXPECT_TRUE(sim_.errors().empty()) << sim_.errors().text();
 }
 
