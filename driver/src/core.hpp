@@ -153,8 +153,9 @@ class Core {
   std::size_t net_receive(std::vector<NetRxPacket>& out, std::size_t max);
   void net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket);
   void net_send_gather(const std::vector<std::uint8_t>& packet, std::uint16_t socket, std::uint32_t association);
-  void net_put_slot(const char* what, const std::vector<std::uint8_t>& packet, std::uint16_t socket, bool gather,
-                    std::uint32_t association);
+  // One packet into the transmit ring (n: the open network side): send and send_gather's common part.
+  void net_put_slot(NetState& n, const char* what, const std::vector<std::uint8_t>& packet, std::uint16_t socket,
+                    bool gather, std::uint32_t association);
   NetTxFaults net_tx_faults();
   void net_clear_tx_faults(std::uint32_t associations);
   std::uint32_t net_tx_pending();

@@ -165,7 +165,7 @@ std::size_t Core::net_receive(std::vector<NetRxPacket>& out, std::size_t max) {
 }
 
 void Core::net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket) {
-  net_put_slot("NetPort::send", packet, socket, false, 0);
+  net_put_slot(net("NetPort::send"), "NetPort::send", packet, socket, false, 0);
 }
 
 void Core::net_send_gather(const std::vector<std::uint8_t>& packet, std::uint16_t socket, std::uint32_t association) {
@@ -177,12 +177,11 @@ void Core::net_send_gather(const std::vector<std::uint8_t>& packet, std::uint16_
   if (n.associations.count(association) == 0) {
     throw Error(Errc::kState, "NetPort::send_gather: association " + num(association) + " is not set");
   }
-  net_put_slot("NetPort::send_gather", packet, socket, true, association);
+  net_put_slot(n, "NetPort::send_gather", packet, socket, true, association);
 }
 
-void Core::net_put_slot(const char* what, const std::vector<std::uint8_t>& packet, std::uint16_t socket, bool gather,
-                        std::uint32_t association) {
-  NetState& n = net(what);
+void Core::net_put_slot(NetState& n, const char* what, const std::vector<std::uint8_t>& packet, std::uint16_t socket,
+                        bool gather, std::uint32_t association) {
   const std::size_t room = (std::size_t{1} << n.log2_slot_bytes) - kNET_SLOT_DESC_BYTES;
   if (packet.size() < kNET_MIN_PACKET_BYTES || packet.size() > kNET_MAX_PACKET_BYTES || packet.size() > room) {
     throw Error(Errc::kInvalidArgument, std::string(what) + ": " + num(packet.size()) + " bytes, expected " +

@@ -343,6 +343,22 @@ class DriverNet : public ::testing::Test {
     dev_->sim()->sync();
   }
 
+  // An association entry between this card's UDP port and `peer` on 127.0.0.1, SCTP ports 5002 (ours)
+  // and 5001 (theirs), with one DDP stream.
+  rnic::NetAssociation association(const Peer& peer, rnic::StreamId stream) const {
+    rnic::NetAssociation a;
+    a.my_ip = kLoopback;
+    a.their_ip = kLoopback;
+    a.my_udp_port = port_;
+    a.their_udp_port = peer.port();
+    a.my_sctp_port = 5002;
+    a.their_sctp_port = 5001;
+    a.my_verification_tag = 0x5EED1234;
+    a.first_stream = stream;
+    a.stream_count = 1;
+    return a;
+  }
+
   SimProcess sim_;
   std::unique_ptr<rnic::Device> dev_;
   std::uint16_t port_ = 0;
@@ -453,16 +469,7 @@ TEST_F(DriverNet, OffloadedChunkIsPlacedAndTrimmedFromTheHostCopy) {
   const rnic::Registration reg = cl->register_memory(rr);
   const rnic::StreamId stream = cl->create_stream(pd);
   Peer peer;
-  rnic::NetAssociation a;
-  a.my_ip = kLoopback;
-  a.their_ip = kLoopback;
-  a.my_udp_port = port_;
-  a.their_udp_port = peer.port();
-  a.my_sctp_port = 5002;
-  a.their_sctp_port = 5001;
-  a.my_verification_tag = 0x5EED1234;
-  a.first_stream = stream;
-  a.stream_count = 1;
+  const rnic::NetAssociation a = association(peer, stream);
   net.set_association(3, a);
   cl->set_stream_live(stream, true);
 
@@ -530,17 +537,8 @@ TEST_F(DriverNet, GatherPacketLeavesWithThePayloadOfTheRegisteredBuffer) {
   const rnic::Registration noread = cl->register_memory(rr);
   const rnic::StreamId stream = cl->create_stream(pd);
   Peer peer;
-  rnic::NetAssociation a;
-  a.my_ip = kLoopback;
-  a.their_ip = kLoopback;
-  a.my_udp_port = port_;
-  a.their_udp_port = peer.port();
-  a.my_sctp_port = 5002;
-  a.their_sctp_port = 5001;
-  a.my_verification_tag = 0x5EED1234;
+  rnic::NetAssociation a = association(peer, stream);
   a.their_verification_tag = 0x7A6B5C4D;
-  a.first_stream = stream;
-  a.stream_count = 1;
   a.socket = 1;
   net.set_association(3, a);
   net.set_socket(1, kLoopback, peer.port());
