@@ -297,7 +297,6 @@ module rnic_net_side #(
   logic [2:0]  g_arsize_unused;
   logic [1:0]  g_arburst_unused;
   logic        g_bad_unused;      // gather_bad_o: g_drop below is its gather part
-  logic [3:0]  g_reason_unused;
   rnic_net_tx #(.DataWidth(DataWidth)) u_tx (
     .clk_i, .rst_ni, .enable_i(tx_en), .base_i(tx_base), .log2_slots_i(tx_log2), .slot_log2_i(tx_slot),
     .prod_i(tx_prod), .cons_o(tx_cons), .busy_o(tx_busy),
@@ -325,7 +324,7 @@ module rnic_net_side #(
     .g_arburst_o(g_arburst_unused), .g_arvalid_o(m_axi_g_arvalid_o), .g_arready_i(m_axi_g_arready_i),
     .g_rdata_i(m_axi_g_rdata_i), .g_rresp_i(m_axi_g_rresp_i), .g_rlast_i(m_axi_g_rlast_i),
     .g_rvalid_i(m_axi_g_rvalid_i), .g_rready_o(m_axi_g_rready_o),
-    .gather_bad_o(g_bad_unused), .gather_reason_o(g_reason_unused),
+    .gather_bad_o(g_bad_unused),
     .g_drop_o(g_drop), .g_reason_o(g_reason), .g_assoc_o(g_assoc), .g_sent_o(g_sent), .g_in_o(g_in),
     .g_out_o(g_out));
 
@@ -397,5 +396,5 @@ module rnic_net_side #(
   logic unused;
   assign unused = ^{assoc_busy, s_rx_tuser_i[32], u_chunks, u_cands, u_beyond, u_araddr, u_arlen, u_arsize, u_arburst,
                     u_arvalid, u_rready, u_awaddr, u_awlen, u_awsize, u_awburst, u_awvalid, u_wdata, u_wstrb,
-                    u_wlast, u_wvalid, u_bready, g_reason_unused, g_bad_unused, g_arsize_unused, g_arburst_unused};
+                    u_wlast, u_wvalid, u_bready, g_bad_unused, g_arsize_unused, g_arburst_unused};
 endmodule

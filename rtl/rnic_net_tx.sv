@@ -26,7 +26,7 @@
 //   Gather:    rnic_net_gather (issue 35, docs/transmit.md): a packet with NTXD GATHER has its
 //              descriptor chunks checked and expanded from registered memory (its own AXI4 read port
 //              g_*, the tables a_* / t_*); any other packet passes as it is. A packet it marks bad
-//              (gather_bad_o, with the reason) is skipped below.
+//              (gather_bad_o, with the reason on g_reason_o) is skipped below.
 //   W:         the gather's beats into the buffer (flat `logic [DataWidth-1:0] mem [BufBeats]`, block
 //              RAM; a packet starts only with room for a maximum one) and into rnic_sctp_crc; at the last
 //              beat the packet's info {bad, socket, length, beats} into the info FIFO; its CRC comes 10
@@ -125,10 +125,9 @@ module rnic_net_tx #(
   output logic                   g_rready_o,
   output logic                   gather_bad_o,    // one-cycle pulse per packet skipped after its read: the
                                                   // gather's verdicts and slot read errors
-  output logic [3:0]             gather_reason_o, // its reason (tx_gather_ref.hpp TxDrop; 12 a read error)
   // The gather's packets, for NET_TX_FAULT, the counters and the fences (rnic_net_side):
   output logic                   g_drop_o,        // one-cycle pulse: a GATHER packet dropped whole
-  output logic [3:0]             g_reason_o,      //   its reason (NET_TX_DROP_*)
+  output logic [3:0]             g_reason_o,      //   its reason (NET_TX_DROP_*); with gather_bad_o too
   output logic [7:0]             g_assoc_o,       //   its NTXD ASSOC
   output logic                   g_sent_o,        // one-cycle pulse: a GATHER packet passed the gather good
   output logic                   g_in_o,          // one-cycle pulse: a GATHER packet's last beat entered the gather
@@ -534,7 +533,6 @@ module rnic_net_tx #(
   always_ff @(posedge clk_i) begin
     if (w_take) ww_reason_q <= w_info[35:32];
   end
-  assign gather_reason_o = ww_reason_q;
 
   logic [DataWidth-1:0] mem [BufBeats];
   always_ff @(posedge clk_i) begin

@@ -227,10 +227,10 @@ class Bench : public Component<Top> {
     sample_out(t, cycle);
     if (t.rresp_err_o) ++rresp_pulses_;
     if (t.gather_bad_o) {
-      if (t.gather_reason_o == 1)
+      if (t.g_reason_o == 1)
         ++gather_bad_pulses_;  // association
-      else if (t.gather_reason_o != 12)
-        error("gather_bad_o with reason " + std::to_string(t.gather_reason_o));
+      else if (t.g_reason_o != 12)
+        error("gather_bad_o with reason " + std::to_string(t.g_reason_o));
     }
   }
 
