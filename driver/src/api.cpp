@@ -266,17 +266,17 @@ std::size_t NetPort::receive(std::vector<NetRxPacket>& out, std::size_t max) {
   return core.net_receive(out, max);
 }
 
-void NetPort::send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t socket) {
+std::uint32_t NetPort::send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t socket) {
   detail::Core& core = core_from(core_);
   std::lock_guard<std::mutex> lk(core.mu);
-  core.net_send(sctp_packet, socket);
+  return core.net_send(sctp_packet, socket);
 }
 
-void NetPort::send_gather(const std::vector<std::uint8_t>& slot_packet, std::uint16_t socket,
-                          std::uint32_t association) {
+std::uint32_t NetPort::send_gather(const std::vector<std::uint8_t>& slot_packet, std::uint16_t socket,
+                                   std::uint32_t association) {
   detail::Core& core = core_from(core_);
   std::lock_guard<std::mutex> lk(core.mu);
-  core.net_send_gather(slot_packet, socket, association);
+  return core.net_send_gather(slot_packet, socket, association);
 }
 
 NetTxFaults NetPort::tx_faults() {
@@ -307,6 +307,12 @@ void NetPort::set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t po
   detail::Core& core = core_from(core_);
   std::lock_guard<std::mutex> lk(core.mu);
   core.net_set_socket(index, ip, port);
+}
+
+std::uint32_t NetPort::tx_consumed() {
+  detail::Core& core = core_from(core_);
+  std::lock_guard<std::mutex> lk(core.mu);
+  return core.net_tx_consumed();
 }
 
 std::uint32_t NetPort::tx_pending() {
@@ -374,6 +380,19 @@ Registration Client::register_memory(const RegisterRequest& req) {
 
 void Client::invalidate(Stag stag) {
   with_client(state_, [stag](detail::Core& core, detail::ClientRec& c) { core.invalidate(c, stag); });
+}
+
+void Client::hold_local_read(Stag stag, PdId pd, std::uint64_t to, std::uint64_t length) {
+  with_client(state_, [&](detail::Core& core, detail::ClientRec& c) { core.hold_local_read(c, stag, pd, to, length); });
+}
+
+void Client::release_local_read(Stag stag) {
+  with_client(state_, [stag](detail::Core& core, detail::ClientRec& c) { core.release_local_read(c, stag); });
+}
+
+std::vector<std::uint8_t> Client::read_local(Stag stag, std::uint64_t to, std::uint32_t length) {
+  return with_client(state_,
+                     [&](detail::Core& core, detail::ClientRec& c) { return core.read_local(c, stag, to, length); });
 }
 
 StreamId Client::create_stream(PdId pd) {

@@ -472,7 +472,7 @@ Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
   constexpr std::uint32_t kValid = kRemoteWrite | kRemoteRead | kLocalRead;
   if (req.access == 0 || (req.access & ~kValid) != 0) {
     throw Error(Errc::kInvalidArgument, "register_memory: access " + hex(req.access) +
-                                            " must be a non-empty combination of kRemoteWrite|kRemoteRead");
+                                            " must be a non-empty combination of kRemoteWrite|kRemoteRead|kLocalRead");
   }
   if (req.base_to > std::numeric_limits<std::uint64_t>::max() - req.length) {
     throw Error(Errc::kInvalidArgument, "register_memory: base_to " + hex(req.base_to) + " + length " +
@@ -544,8 +544,57 @@ Registration Core::register_memory(ClientRec& c, const RegisterRequest& req) {
 void Core::invalidate(ClientRec& c, Stag stag) {
   auto it = c.stags.find(stag);
   if (it == c.stags.end()) throw Error(Errc::kNotFound, "invalidate: unknown STag " + hex(stag));
+  if (it->second.send_holds != 0) {
+    throw Error(Errc::kBusy, "invalidate: STag " + hex(stag) + " has " + std::to_string(it->second.send_holds) +
+                                 " sends not yet acknowledged (abort the association to end them)");
+  }
   invalidate_locked(c, it);
   publish();
+}
+
+// The checks the card makes on a descriptor (docs/transmit.md), made once more where the error can name
+// the argument: a send through `stag` of [to, to + length) on a stream of `pd`.
+namespace {
+const StagRec& local_read_rec(const ClientRec& c, Stag stag, std::uint64_t to, std::uint64_t length, const char* what) {
+  auto it = c.stags.find(stag);
+  if (it == c.stags.end()) throw Error(Errc::kNotFound, std::string(what) + ": unknown STag " + hex(stag));
+  const StagRec& r = it->second;
+  if ((r.access & kLocalRead) == 0) {
+    throw Error(Errc::kInvalidArgument, std::string(what) + ": STag " + hex(stag) + " has no kLocalRead");
+  }
+  if (to < r.base_to || length > r.length || to - r.base_to > r.length - length) {
+    throw Error(Errc::kInvalidArgument, std::string(what) + ": [" + hex(to) + ", +" + std::to_string(length) +
+                                            ") outside STag " + hex(stag) + "'s [" + hex(r.base_to) + ", +" +
+                                            std::to_string(r.length) + ")");
+  }
+  return r;
+}
+}  // namespace
+
+void Core::hold_local_read(ClientRec& c, Stag stag, PdId pd, std::uint64_t to, std::uint64_t length) {
+  const StagRec& r = local_read_rec(c, stag, to, length, "hold_local_read");
+  if (r.pd != pd) {
+    throw Error(Errc::kInvalidArgument, "hold_local_read: STag " + hex(stag) + " is on pd " + std::to_string(r.pd) +
+                                            ", the stream on pd " + std::to_string(pd) + " (RFC 5041 8.3.2)");
+  }
+  ++c.stags.find(stag)->second.send_holds;
+}
+
+void Core::release_local_read(ClientRec& c, Stag stag) {
+  auto it = c.stags.find(stag);
+  if (it == c.stags.end()) throw Error(Errc::kNotFound, "release_local_read: unknown STag " + hex(stag));
+  if (it->second.send_holds == 0) {
+    throw Error(Errc::kState, "release_local_read: STag " + hex(stag) + " holds no send");
+  }
+  --it->second.send_holds;
+}
+
+std::vector<std::uint8_t> Core::read_local(ClientRec& c, Stag stag, std::uint64_t to, std::uint32_t length) {
+  const StagRec& r = local_read_rec(c, stag, to, length, "read_local");
+  const BufferRec& b = buffer_of(c, r.buffer, "read_local");
+  const std::size_t at = static_cast<std::size_t>(r.offset + (to - r.base_to));
+  backend().from_device(b.region, at, length);
+  return std::vector<std::uint8_t>(b.region.host + at, b.region.host + at + length);
 }
 
 // STAG_INVALIDATE returns once busy clears: the fence of RFC 5041 8.3.1 #6. Only then the index is

@@ -56,6 +56,7 @@ struct StagRec {
   std::uint64_t buffer = 0, offset = 0, length = 0, base_to = 0;
   std::uint32_t access = 0;
   std::optional<StreamId> bind;
+  std::uint32_t send_holds = 0;  // sends not yet complete that read through it (hold_local_read)
 };
 
 struct BufferRec {
@@ -138,6 +139,9 @@ class Core {
   void flush_buffer(ClientRec& c, std::uint64_t buffer, std::size_t offset, std::size_t bytes);
   Registration register_memory(ClientRec& c, const RegisterRequest& req);
   void invalidate(ClientRec& c, Stag stag);
+  void hold_local_read(ClientRec& c, Stag stag, PdId pd, std::uint64_t to, std::uint64_t length);
+  void release_local_read(ClientRec& c, Stag stag);
+  std::vector<std::uint8_t> read_local(ClientRec& c, Stag stag, std::uint64_t to, std::uint32_t length);
   StreamId create_stream(ClientRec& c, PdId pd);
   void configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint32_t log2_entries,
                        std::uint32_t first_msn);
@@ -151,14 +155,16 @@ class Core {
   void net_open(const NetOptions& opts);
   bool net_open() const { return net_.has_value(); }
   std::size_t net_receive(std::vector<NetRxPacket>& out, std::size_t max);
-  void net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket);
-  void net_send_gather(const std::vector<std::uint8_t>& packet, std::uint16_t socket, std::uint32_t association);
+  std::uint32_t net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket);
+  std::uint32_t net_send_gather(const std::vector<std::uint8_t>& packet, std::uint16_t socket,
+                                std::uint32_t association);
   // One packet into the transmit ring (n: the open network side): send and send_gather's common part.
-  void net_put_slot(NetState& n, const char* what, const std::vector<std::uint8_t>& packet, std::uint16_t socket,
-                    bool gather, std::uint32_t association);
+  std::uint32_t net_put_slot(NetState& n, const char* what, const std::vector<std::uint8_t>& packet,
+                             std::uint16_t socket, bool gather, std::uint32_t association);
   NetTxFaults net_tx_faults();
   void net_clear_tx_faults(std::uint32_t associations);
   std::uint32_t net_tx_pending();
+  std::uint32_t net_tx_consumed();
   void net_set_association(std::uint32_t index, const NetAssociation& a);
   void net_clear_association(std::uint32_t index);
   void net_set_socket(std::uint32_t index, std::uint32_t ip, std::uint16_t port);

@@ -164,11 +164,12 @@ std::size_t Core::net_receive(std::vector<NetRxPacket>& out, std::size_t max) {
   return out.size();
 }
 
-void Core::net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket) {
-  net_put_slot(net("NetPort::send"), "NetPort::send", packet, socket, false, 0);
+std::uint32_t Core::net_send(const std::vector<std::uint8_t>& packet, std::uint16_t socket) {
+  return net_put_slot(net("NetPort::send"), "NetPort::send", packet, socket, false, 0);
 }
 
-void Core::net_send_gather(const std::vector<std::uint8_t>& packet, std::uint16_t socket, std::uint32_t association) {
+std::uint32_t Core::net_send_gather(const std::vector<std::uint8_t>& packet, std::uint16_t socket,
+                                    std::uint32_t association) {
   NetState& n = net("NetPort::send_gather");
   if (association >= kNetEntries) {
     throw Error(Errc::kInvalidArgument,
@@ -177,11 +178,11 @@ void Core::net_send_gather(const std::vector<std::uint8_t>& packet, std::uint16_
   if (n.associations.count(association) == 0) {
     throw Error(Errc::kState, "NetPort::send_gather: association " + num(association) + " is not set");
   }
-  net_put_slot(n, "NetPort::send_gather", packet, socket, true, association);
+  return net_put_slot(n, "NetPort::send_gather", packet, socket, true, association);
 }
 
-void Core::net_put_slot(NetState& n, const char* what, const std::vector<std::uint8_t>& packet, std::uint16_t socket,
-                        bool gather, std::uint32_t association) {
+std::uint32_t Core::net_put_slot(NetState& n, const char* what, const std::vector<std::uint8_t>& packet,
+                                 std::uint16_t socket, bool gather, std::uint32_t association) {
   const std::size_t room = (std::size_t{1} << n.log2_slot_bytes) - kNET_SLOT_DESC_BYTES;
   if (packet.size() < kNET_MIN_PACKET_BYTES || packet.size() > kNET_MAX_PACKET_BYTES || packet.size() > room) {
     throw Error(Errc::kInvalidArgument, std::string(what) + ": " + num(packet.size()) + " bytes, expected " +
@@ -212,8 +213,9 @@ void Core::net_put_slot(NetState& n, const char* what, const std::vector<std::ui
   }
   std::memcpy(s + kNET_SLOT_DESC_BYTES, packet.data(), packet.size());
   be_->to_device(r.mem, off, kNET_SLOT_DESC_BYTES + packet.size());
-  ++r.index;
+  const std::uint32_t sequence = r.index++;
   wr(kRegNET_TX_PROD, r.index);
+  return sequence;
 }
 
 NetTxFaults Core::net_tx_faults() {
@@ -234,6 +236,12 @@ void Core::net_clear_tx_faults(std::uint32_t associations) {
                                             " name entries past " + num(kNetEntries - 1));
   }
   wr(kRegNET_TX_FAULT, kNET_TX_FAULT_ASSOCS.put(associations));
+}
+
+std::uint32_t Core::net_tx_consumed() {
+  NetState& n = net("NetPort::tx_consumed");
+  n.tx_cons = rd(kRegNET_TX_CONS);
+  return n.tx_cons;
 }
 
 std::uint32_t Core::net_tx_pending() {

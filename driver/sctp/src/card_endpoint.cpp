@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "rnic/wire/gather.hpp"
+
 namespace rnic::sctp {
 namespace {
 
@@ -26,14 +28,33 @@ WallClockTimers& process_timers() {
   return t;
 }
 
+// RFC 1982 serial arithmetic on 32-bit TSNs and transmit-ring sequence numbers.
+bool serial_le(std::uint32_t a, std::uint32_t b) { return static_cast<std::int32_t>(b - a) >= 0; }
+bool serial_lt(std::uint32_t a, std::uint32_t b) { return static_cast<std::int32_t>(b - a) > 0; }
+
+constexpr std::uint8_t kChunkCookieEcho = 10, kChunkCookieAck = 11;  // RFC 9260 3.3.11, 3.3.12
+// RFC 5043 10 bounds the DATA chunks in flight at 32767; the registry's key, (SCTP stream, DDP-SSN), is
+// unique while fewer than 65536 of a stream's segments are outstanding.
+constexpr std::size_t kMaxSegmentsOutstanding = 32768;
+
 }  // namespace
+
+const char* send_status_name(SendStatus s) noexcept {
+  switch (s) {
+    case SendStatus::kAcknowledged:
+      return "acknowledged";
+    case SendStatus::kAborted:
+      return "aborted";
+  }
+  return "?";
+}
 
 CardEndpoint::CardEndpoint(Device& device, Client& client, NetPort& net, CardEndpointConfig config)
     : device_(device),
       client_(client),
       net_(net),
       config_(std::move(config)),
-      ep_(offloaded(config_.sctp), [this](wire::ConstBytes p) { out_.push_back(p.to_vector()); }),
+      ep_(offloaded(config_.sctp), [this](wire::ConstBytes p) { on_emit(p); }),
       coalescer_(config_.coalesce, kMaxCoalescedBytes, [this](wire::ConstBytes p) { ep_.input(p); }) {
   if (config_.assoc_entry >= kNetEntries)
     fail(Errc::kInvalidArgument,
@@ -63,7 +84,10 @@ void CardEndpoint::deliver(const NetRxPacket& p) {
   ++counters_.packets_in;
   counters_.bytes_in_ring += p.bytes.size();
   counters_.bytes_on_wire += p.wire_length;
-  if (!p.bytes.empty()) coalescer_.add(p.association, wire::ConstBytes(p.bytes));
+  if (!p.bytes.empty()) {
+    on_peer_packet(wire::ConstBytes(p.bytes));
+    coalescer_.add(p.association, wire::ConstBytes(p.bytes));
+  }
   delivered_ = true;
 }
 
@@ -85,10 +109,212 @@ bool CardEndpoint::step() {
   counters_.packets_merged = coalescer_.counters().merged;
   bool moved = ep_.pump() || got;
   if (process_timers().advance()) moved = ep_.pump() || moved;
+  if (fragmented_ && ep_.state() == AssociationState::kReady) {  // on_emit cannot abort from inside usrsctp
+    ++counters_.fragment_aborts;
+    ep_.abort();
+  }
+  check_faults();
   program_association();
+  if (ep_.state() != AssociationState::kReady) {
+    for (auto& [id, s] : sends_) s.aborted = true;  // usrsctp dropped whatever it held of them
+  }
   const std::size_t queued = out_.size();
+  const std::size_t sends = sends_.size();
   flush_out();
-  return moved || out_.size() != queued;
+  complete_sends();
+  return moved || out_.size() != queued || sends_.size() != sends;
+}
+
+// usrsctp's packet, as it leaves the stack: the TSNs of our segments, the peer's tag, the slot form.
+void CardEndpoint::on_emit(wire::ConstBytes packet) {
+  OutPacket o;
+  if (auto sum = wire::summarize_packet(packet); sum.ok()) {
+    for (const auto& d : sum->data) {
+      if (!highest_tsn_sent_ || serial_lt(*highest_tsn_sent_, d.tsn)) highest_tsn_sent_ = d.tsn;
+      if (!d.ddp_segment) continue;
+      if (auto it = segments_.find({d.sctp_stream, d.ddp_ssn}); it != segments_.end() && !it->second.tsn)
+        it->second.tsn = d.tsn;
+    }
+    // Packets with DATA or SACK or a COOKIE ECHO / ACK carry the peer's tag (RFC 9260 8.5): what the
+    // card's gather checks ours against (NetAssociation::their_verification_tag).
+    const std::uint8_t first = packet.size > wire::kSctpCommonHeaderBytes ? packet.data[12] : 0xFF;
+    if (!sum->data.empty() || !sum->cumulative_tsn_acks.empty() || first == kChunkCookieEcho ||
+        first == kChunkCookieAck)
+      their_vtag_seen_ = sum->verification_tag;
+  }
+  if (!segments_.empty()) {
+    auto slot = wire::rewrite_for_gather(packet, [this](const wire::GatherDescriptor& g) {
+      const auto it = segments_.find({g.sctp_stream, g.ddp_ssn});
+      return it != segments_.end() && !it->second.copied && it->second.stag == g.stag && it->second.to == g.to &&
+             it->second.length == g.length;
+    });
+    if (!slot.ok() && slot.error().code == wire::Errc::kFragmented) {
+      fragmented_ = true;  // docs/transmit.md: the path MTU went below a segment; the association is aborted
+      return;
+    }
+    if (slot.ok() && slot->gather) {
+      o.bytes = std::move(slot->packet);
+      o.gather = true;
+      for (const auto& d : slot->descriptors) {
+        o.descriptors.emplace_back(d.sctp_stream, d.ddp_ssn);
+        ++segments_.at({d.sctp_stream, d.ddp_ssn}).queued;
+      }
+    }
+  }
+  if (!o.gather) o.bytes = packet.to_vector();
+  out_.push_back(std::move(o));
+}
+
+// A packet of the peer's, before usrsctp has it: the cumulative TSN acks of its SACKs (RFC 9260 3.3.4),
+// when it carries our tag. Gap reports never count (6.2: a receiver may renege). A cumulative ack past
+// the highest TSN usrsctp has sent is forged: it completes nothing (usrsctp aborts the association on it).
+void CardEndpoint::on_peer_packet(wire::ConstBytes packet) {
+  if (!written_vtag_ || sends_.empty()) return;
+  auto sum = wire::summarize_packet(packet);
+  if (!sum.ok() || sum->verification_tag != *written_vtag_) return;
+  for (const std::uint32_t cum : sum->cumulative_tsn_acks) {
+    if (!highest_tsn_sent_ || serial_lt(*highest_tsn_sent_, cum)) {
+      ++counters_.sack_beyond_sent;
+      continue;
+    }
+    if (!cumulative_ack_ || serial_lt(*cumulative_ack_, cum)) {
+      cumulative_ack_ = cum;
+      ++counters_.sack_acks;
+    }
+  }
+}
+
+// NET_TX_FAULT (docs/transmit.md): the card dropped a gather packet of this entry. The association is
+// aborted (RFC 9260 9.1) and its sends fail with the card's reason.
+void CardEndpoint::check_faults() {
+  if (!gathered_) return;
+  const NetTxFaults f = net_.tx_faults();
+  const std::uint32_t bit = 1u << config_.assoc_entry;
+  if ((f.associations & bit) == 0) return;
+  net_.clear_tx_faults(bit);
+  if (fault_reason_ == 0) fault_reason_ = f.association == config_.assoc_entry && f.reason != 0 ? f.reason : ~0u;
+  if (ep_.state() == AssociationState::kReady) {
+    ++counters_.fault_aborts;
+    ep_.abort();
+  }
+}
+
+SendTicket CardEndpoint::post_send(const SendRequest& r) {
+  if (!written_vtag_ || !pd_)
+    fail(Errc::kState, "post_send: the association is not in the card's table (not up with DDP)");
+  if (r.stream >= streams_.size())
+    fail(Errc::kInvalidArgument,
+         fmt::format("post_send: stream {} beyond the association's {} DDP streams", r.stream, streams_.size()));
+  if (torn_down_[r.stream])
+    fail(Errc::kState, fmt::format("post_send: stream {}'s session ended and its DDP stream is torn down", r.stream));
+  if (!live_[r.stream])
+    fail(Errc::kState, fmt::format("post_send: stream {} is not live on the card (no session accepted)", r.stream));
+  if (r.tagged && r.rsvd_ulp > 0xFF)
+    fail(Errc::kInvalidArgument,
+         fmt::format("post_send: rsvd_ulp {:#x} wider than a tagged header's 8 bits", r.rsvd_ulp));
+  const std::size_t max_segment = ep_.max_segment_size();
+  const std::size_t header = r.tagged ? wire::kTaggedHeaderSize : wire::kUntaggedHeaderSize;
+  const std::uint64_t count = r.length == 0 ? 1 : (r.length + (max_segment - header) - 1) / (max_segment - header);
+  if (segments_.size() + count > kMaxSegmentsOutstanding)
+    fail(Errc::kQueueFull, fmt::format("post_send: {} segments beside {} outstanding, more than {}", count,
+                                       segments_.size(), kMaxSegmentsOutstanding));
+  std::optional<Stag> held;
+  std::vector<std::uint8_t> copied;
+  if (r.length >= wire::kMinDescriptorPayload) {
+    client_.hold_local_read(r.local_stag, *pd_, r.local_to, r.length);
+    held = r.local_stag;
+  } else if (r.length > 0) {
+    copied = client_.read_local(r.local_stag, r.local_to, r.length);
+  }
+  const std::uint64_t id = next_send_;
+  const auto register_segments = [&](const DescribedMessage& m) {
+    Send s;
+    s.completion = SendCompletion{r.cookie, SendStatus::kAcknowledged, r.stream, m.msn, r.length, 0};
+    s.held = held;
+    for (const DescribedSegment& d : m.segments) {
+      SegmentState st;
+      st.send = id;
+      st.stag = r.local_stag;
+      st.to = r.local_to + d.plan.message_offset;
+      st.length = d.plan.payload_length;
+      st.copied = d.copied;
+      segments_[{r.stream, d.ddp_ssn}] = st;
+      s.segments.emplace_back(r.stream, d.ddp_ssn);
+    }
+    sends_.emplace(id, std::move(s));
+  };
+  DescribedMessage m;
+  try {
+    m = r.tagged
+            ? ep_.send_tagged_described(r.stream, r.remote_stag, r.remote_to, static_cast<std::uint8_t>(r.rsvd_ulp),
+                                        r.length, r.local_stag, r.local_to, wire::ConstBytes(copied), register_segments)
+            : ep_.send_untagged_described(r.stream, r.qn, r.rsvd_ulp, r.length, r.local_stag, r.local_to,
+                                          wire::ConstBytes(copied), register_segments);
+  } catch (...) {
+    if (sends_.count(id) == 0 && held) client_.release_local_read(*held);
+    throw;
+  }
+  ++next_send_;
+  ++counters_.sends_posted;
+  return SendTicket{m.msn, m.segments.size()};
+}
+
+std::size_t CardEndpoint::poll_sends(std::vector<SendCompletion>& out, std::size_t max) {
+  out.clear();
+  while (!done_.empty() && out.size() < max) {
+    out.push_back(done_.front());
+    done_.pop_front();
+  }
+  return out.size();
+}
+
+// docs/transmit.md, "When a send is complete": every chunk at or before the peer's cumulative TSN ack
+// (or the association gone and cleared on the card), and the card past every slot that named one.
+bool CardEndpoint::segment_done(const SegmentState& s, std::uint32_t consumed) const {
+  if (!s.copied && (s.queued != 0 || (s.last_slot && !serial_lt(*s.last_slot, consumed)))) return false;
+  if (sends_.at(s.send).aborted) return !written_vtag_;
+  return s.tsn && cumulative_ack_ && serial_le(*s.tsn, *cumulative_ack_);
+}
+
+void CardEndpoint::complete_sends() {
+  if (sends_.empty()) return;
+  std::optional<std::uint32_t> consumed;  // read once per step, and only when a send may complete
+  std::vector<std::uint64_t> finished;
+  for (const auto& [id, send] : sends_) {
+    bool done = true;
+    for (const auto& key : send.segments) {
+      const SegmentState& st = segments_.at(key);
+      const bool reads = !st.copied && st.last_slot.has_value();
+      if (reads && !consumed) consumed = net_.tx_consumed();
+      if (!segment_done(st, consumed.value_or(0))) {
+        done = false;
+        break;
+      }
+    }
+    if (done) finished.push_back(id);
+  }
+  for (const std::uint64_t id : finished) finish(id);
+}
+
+void CardEndpoint::finish(std::uint64_t id) {
+  Send& s = sends_.at(id);
+  for (const auto& key : s.segments) segments_.erase(key);
+  if (s.held) {
+    try {
+      client_.release_local_read(*s.held);
+    } catch (const rnic::Error&) {  // the STag went with its client
+    }
+  }
+  SendCompletion c = s.completion;
+  if (s.aborted) {
+    c.status = SendStatus::kAborted;
+    c.fault_reason = fault_reason_ == ~0u ? 0 : fault_reason_;
+    ++counters_.sends_aborted;
+  } else {
+    ++counters_.sends_acknowledged;
+  }
+  done_.push_back(c);
+  sends_.erase(id);
 }
 
 // RFC 5043 5.1, 11.1: written once the association is up with the indication on both sides; cleared
@@ -105,7 +331,7 @@ void CardEndpoint::program_association() {
   const auto vtag = ep_.local_verification_tag();
   const auto their_port = ep_.peer_port();
   if (!vtag || !their_port) fail(Errc::kBackend, "the association is up but usrsctp's verification tag is not known");
-  if (written_vtag_ == vtag) return;
+  if (written_vtag_ == vtag && their_vtag_written_ == their_vtag_seen_) return;
   if (streams_.empty()) create_streams();
   NetAssociation a;
   a.my_ip = config_.my_ip;
@@ -115,11 +341,13 @@ void CardEndpoint::program_association() {
   a.my_sctp_port = config_.sctp.port;
   a.their_sctp_port = *their_port;
   a.my_verification_tag = *vtag;
+  a.their_verification_tag = their_vtag_seen_.value_or(0);
   a.first_stream = streams_.front();
   a.stream_count = static_cast<std::uint32_t>(streams_.size());
   a.socket = config_.socket;
   net_.set_association(config_.assoc_entry, a);
   written_vtag_ = vtag;
+  their_vtag_written_ = their_vtag_seen_;
   ++counters_.association_writes;
 }
 
@@ -215,9 +443,26 @@ void CardEndpoint::on_notice(const SessionNotice& n) {
 }
 
 void CardEndpoint::flush_out() {
+  const auto unqueue = [this](const OutPacket& o) {
+    for (const auto& key : o.descriptors) --segments_.at(key).queued;
+  };
   while (!out_.empty()) {
+    OutPacket& o = out_.front();
+    if (o.gather && !written_vtag_) {  // the association is cleared on the card: its reads must not start
+      unqueue(o);
+      out_.pop_front();
+      ++counters_.gather_after_loss;
+      continue;
+    }
     try {
-      net_.send(out_.front(), config_.socket);
+      const std::uint32_t slot = o.gather ? net_.send_gather(o.bytes, config_.socket, config_.assoc_entry)
+                                          : net_.send(o.bytes, config_.socket);
+      if (o.gather) {
+        gathered_ = true;
+        ++counters_.gather_packets;
+        counters_.descriptors_sent += o.descriptors.size();
+        for (const auto& key : o.descriptors) segments_.at(key).last_slot = slot;
+      }
     } catch (const rnic::Error& e) {
       if (e.code() == Errc::kQueueFull) {
         ++counters_.tx_ring_full;
@@ -226,10 +471,12 @@ void CardEndpoint::flush_out() {
       if (e.code() != Errc::kInvalidArgument) throw;
       ++counters_.tx_dropped;  // a packet the ring cannot carry (longer than a slot): lost, as on a wire
     }
+    unqueue(o);
     out_.pop_front();
     ++counters_.packets_out;
   }
   while (out_.size() > kMaxQueuedOut) {
+    unqueue(out_.front());
     out_.pop_front();
     ++counters_.tx_dropped;
   }

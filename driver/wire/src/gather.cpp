@@ -62,6 +62,23 @@ Kind classify(const std::uint8_t* c, std::size_t length, std::size_t index, cons
 
 }  // namespace
 
+std::vector<SegmentPlan> gather_plans(const MessageSegmenter& m) {
+  std::vector<SegmentPlan> plans = m.all();
+  if (plans.size() < 2 || plans.back().payload_length >= kMinDescriptorPayload) return plans;
+  SegmentPlan& before = plans[plans.size() - 2];
+  SegmentPlan& last = plans.back();
+  const std::uint32_t lack = kMinDescriptorPayload - last.payload_length;
+  before.payload_length -= lack;
+  last.payload_length += lack;
+  last.message_offset -= lack;
+  if (auto* t = std::get_if<TaggedHeader>(&last.header)) {
+    t->to -= lack;
+  } else {
+    std::get<UntaggedHeader>(last.header).mo -= lack;
+  }
+  return plans;
+}
+
 Result<std::vector<std::uint8_t>> descriptor_user_data(const SegmentPlan& plan, std::uint16_t ddp_ssn,
                                                        std::uint32_t local_stag, std::uint64_t local_to) {
   if (plan.payload_length < kMinDescriptorPayload) {
@@ -140,6 +157,43 @@ Result<GatherSlot> rewrite_for_gather(ConstBytes packet, const DescriptorFilter&
         Errc::kStrayGatherFlag,
         "chunk " + num(stray) +
             " is no descriptor but has flag bit 7 (NET_DATA_FLAG_GATHER) set, in a packet with descriptors");
+  }
+  return s;
+}
+
+Result<PacketSummary> summarize_packet(ConstBytes packet) {
+  const std::uint8_t* p = packet.data;
+  const std::size_t n = packet.size;
+  if (n < kSctpCommonHeaderBytes) {
+    return make_error(Errc::kFraming, "a packet of " + num(n) + " bytes < the 12-byte common header");
+  }
+  PacketSummary s;
+  s.verification_tag = load_be32(p + 4);
+  for (std::size_t off = kSctpCommonHeaderBytes, index = 0; off < n; ++index) {
+    const std::uint8_t* c = p + off;
+    const std::size_t length = n - off < kSctpChunkHeaderBytes ? 0 : load_be16(c + 2);
+    if (length < kSctpChunkHeaderBytes || length > n - off) {
+      return make_error(Errc::kFraming, "chunk " + num(index) + " at byte " + num(off) + ": length " + num(length) +
+                                            " with " + num(n - off) + " bytes left");
+    }
+    if (c[0] == kSctpChunkData || c[0] == kSctpChunkSack) {
+      if (length < kSctpDataHeaderBytes) {
+        return make_error(Errc::kFraming,
+                          "chunk " + num(index) + " (type " + num(c[0]) + ") of " + num(length) + " bytes < 16");
+      }
+      if (c[0] == kSctpChunkSack) {
+        s.cumulative_tsn_acks.push_back(load_be32(c + 4));
+      } else {
+        DataChunkSummary d;
+        d.tsn = load_be32(c + 4);
+        d.sctp_stream = load_be16(c + 8);
+        d.ddp_segment = load_be32(c + kPpidAt) == kPpidDdpSegment && length >= kDdpHeaderAt &&
+                        (c[1] & kSctpDataFlagsUbe) == kSctpDataFlagsUbe;
+        if (d.ddp_segment) d.ddp_ssn = load_be16(c + kDdpSsnAt);
+        s.data.push_back(d);
+      }
+    }
+    off += std::min(pad4(length), n - off);
   }
   return s;
 }

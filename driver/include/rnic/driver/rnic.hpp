@@ -367,14 +367,17 @@ class NetPort {
   // One SCTP packet into the transmit ring; the card fills in the CRC32c (bytes 8..11) and sends it
   // through `socket`. kInvalidArgument: length outside hw::kNET_MIN_PACKET_BYTES..kNET_MAX_PACKET_BYTES or
   // longer than a slot holds, socket not below hw::kNET_SOCKETS; kQueueFull: every slot is still the card's.
-  void send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t socket);
+  // Returns the slot's sequence number in the ring (the count of packets sent before it, mod 2^32): the
+  // card has read the slot once tx_consumed() is past it.
+  std::uint32_t send(const std::vector<std::uint8_t>& sctp_packet, std::uint16_t socket);
   // One gather packet into the transmit ring (docs/transmit.md): a packet in its transmit-slot form
   // (wire::rewrite_for_gather) whose descriptor chunks the card checks against association entry
   // `association` and expands from registered memory (STags with kLocalRead) before it leaves through
   // `socket`. The card drops a packet with any bad descriptor whole and reports it in tx_faults().
   // Errors as send(), and kInvalidArgument for an association index out of range, kState for an entry
   // not written.
-  void send_gather(const std::vector<std::uint8_t>& slot_packet, std::uint16_t socket, std::uint32_t association);
+  std::uint32_t send_gather(const std::vector<std::uint8_t>& slot_packet, std::uint16_t socket,
+                            std::uint32_t association);
   // Gather packets the card dropped (NET_TX_FAULT): the associations with a drop since their bit was
   // last cleared, and the first drop's reason (hw::kNET_TX_DROP_*) and association.
   NetTxFaults tx_faults();
@@ -383,6 +386,9 @@ class NetPort {
   // Packets sent that the card has not read from the transmit ring yet (one MMIO read). A packet's
   // socket is looked up as it leaves: a socket pointed elsewhere while any is pending misdirects it.
   std::uint32_t tx_pending();
+  // The card's consumer index (NET_TX_CONS, one MMIO read): the slots of sequence numbers s with
+  // (std::int32_t)(tx_consumed() - s) > 0 are read.
+  std::uint32_t tx_consumed();
   // Writes entry `index` (0..15) of the association table. kInvalidArgument: bad index or stream range.
   void set_association(std::uint32_t index, const NetAssociation& a);
   // Clears entry `index`, fenced: returns once every packet that reached the card before is past the
@@ -421,7 +427,17 @@ class Client {
 
   Registration register_memory(const RegisterRequest& req);
   // Fenced (RFC 5041 8.3.1 #6): returns once no placement to the STag is in flight and none can start.
-  void invalidate(Stag stag);  // also deregisters
+  void invalidate(Stag stag);  // also deregisters; kBusy while sends hold it (hold_local_read)
+  // The transmit path's bookkeeping (rnic::sctp::CardEndpoint::post_send, docs/transmit.md): a send that
+  // the card is to read [to, to + length) through `stag` for, on a stream of `pd`, holds the STag until
+  // it is complete, so that it cannot be invalidated (nor its buffer freed) while a retransmission may
+  // still read it. kNotFound: not this client's STag; kInvalidArgument: no kLocalRead, another PD, or the
+  // range outside the registration. release_local_read gives one hold back (kState if it has none).
+  void hold_local_read(Stag stag, PdId pd, std::uint64_t to, std::uint64_t length);
+  void release_local_read(Stag stag);
+  // The CPU reads [to, to + length) of a registration with kLocalRead (the checks of hold_local_read but
+  // the PD's): the transmit path's segments too short for a descriptor (under 16 bytes) go by copy.
+  std::vector<std::uint8_t> read_local(Stag stag, std::uint64_t to, std::uint32_t length);
 
   StreamId create_stream(PdId pd);  // enabled: DDP-SSN 0, state normal
   // Untagged receive queue QN of a stream: a ring of 2^log2_entries descriptors. The first buffer

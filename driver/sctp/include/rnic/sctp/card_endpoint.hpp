@@ -29,7 +29,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "rnic/driver/rnic.hpp"
@@ -54,12 +57,55 @@ struct CardEndpointConfig {
   bool shared_ring = false;
 };
 
+// A send whose payload the card reads (docs/transmit.md): [local_to, local_to + length) through the
+// client's local_stag (kLocalRead, on the association's PD), as one DDP message on SCTP stream `stream`.
+struct SendRequest {
+  std::uint16_t stream = 0;  // the association's SCTP stream = its DDP stream (RFC 5043 8)
+  bool tagged = false;
+  std::uint32_t remote_stag = 0;  // tagged (RFC 5041 4.2): the Data Sink's STag and TO
+  std::uint64_t remote_to = 0;
+  std::uint32_t qn = 0;        // untagged (RFC 5041 4.3): the queue; the MSN is the Data Source's next
+  std::uint64_t rsvd_ulp = 0;  // tagged: 8 bits; untagged: 40 bits
+  Stag local_stag = 0;
+  std::uint64_t local_to = 0;
+  std::uint32_t length = 0;
+  std::uint64_t cookie = 0;  // returned in the completion
+};
+
+struct SendTicket {
+  std::uint32_t msn = 0;     // untagged: the message's MSN; tagged: 0
+  std::size_t segments = 0;  // DDP segments (DATA chunks) it went as
+};
+
+enum class SendStatus {
+  kAcknowledged,  // every chunk acknowledged by the peer's cumulative TSN ack, the card done reading
+  kAborted,       // the association ended (aborted, lost, shut down, a gather fault) before that
+};
+const char* send_status_name(SendStatus s) noexcept;
+
+struct SendCompletion {
+  std::uint64_t cookie = 0;
+  SendStatus status = SendStatus::kAcknowledged;
+  std::uint16_t stream = 0;
+  std::uint32_t msn = 0;
+  std::uint32_t length = 0;
+  std::uint32_t fault_reason = 0;  // kAborted by a gather fault: hw::kNET_TX_DROP_* (else 0)
+};
+
 struct CardEndpointCounters {
   std::uint64_t packets_in = 0, bytes_in_ring = 0, bytes_on_wire = 0;  // receive ring: the host copy, the wire
   std::uint64_t usrsctp_inputs = 0, packets_merged = 0;                // PacketCoalescer
   std::uint64_t packets_out = 0, tx_ring_full = 0, tx_dropped = 0;     // transmit ring
   std::uint64_t association_writes = 0, association_clears = 0, streams_torn_down = 0;
   std::uint64_t not_from_peer = 0;  // without shared_ring: receive-ring packets of other senders, dropped
+  // The transmit path (post_send).
+  std::uint64_t sends_posted = 0, sends_acknowledged = 0, sends_aborted = 0;
+  std::uint64_t gather_packets = 0, descriptors_sent = 0;  // into the ring with NTXD GATHER; their descriptors
+  std::uint64_t sack_acks = 0;                             // cumulative TSN acks that moved forward
+  std::uint64_t sack_beyond_sent = 0;   // cumulative TSN acks past the highest TSN sent: forged, ignored
+  std::uint64_t fragment_aborts = 0;    // a descriptor chunk fragmented by usrsctp: association aborted
+  std::uint64_t fault_aborts = 0;       // NET_TX_FAULT for the entry: association aborted
+  std::uint64_t gather_after_loss = 0;  // gather packets dropped here: the association was cleared
 };
 
 class CardEndpoint {
@@ -102,6 +148,18 @@ class CardEndpoint {
   // the session. Then as Endpoint::terminate.
   void terminate(std::uint16_t stream);
 
+  // Posts a send (docs/transmit.md): usrsctp gets its segments as descriptor chunks (a message under 16
+  // bytes by copy, read with Client::read_local), the card reads the payload as each packet leaves. The
+  // STag is held (Client::hold_local_read) until the completion. Throws rnic::Error: kState if the
+  // association is not in the card's table, the stream is not live (its session not accepted) or ended;
+  // kInvalidArgument for a stream beyond the association's, an STag without kLocalRead, of another PD or
+  // a range outside it; kNotFound for an STag not the client's; else as Endpoint::send_*_described.
+  // A zero-length message reads nothing: its local STag is not looked at (RFC 5041 5.2 spirit).
+  SendTicket post_send(const SendRequest& request);
+  // Completions of sends, in the order they completed (at most max; `out` is replaced by them).
+  std::size_t poll_sends(std::vector<SendCompletion>& out, std::size_t max = 64);
+  std::size_t sends_in_flight() const { return sends_.size(); }
+
   bool association_written() const { return written_vtag_.has_value(); }
   bool socket_programmed() const { return socket_programmed_; }
   const CardEndpointCounters& counters() const { return counters_; }
@@ -113,12 +171,38 @@ class CardEndpoint {
   void program_association();
   void clear_association();
   void flush_out();
+  void on_emit(wire::ConstBytes packet);
+  void on_peer_packet(wire::ConstBytes packet);
+  void check_faults();
+  void complete_sends();
+  void finish(std::uint64_t id);
+  struct OutPacket {
+    std::vector<std::uint8_t> bytes;  // the slot form when gather
+    bool gather = false;
+    std::vector<std::pair<std::uint16_t, std::uint16_t>> descriptors;  // (SCTP stream, DDP-SSN)
+  };
+  struct SegmentState {
+    std::uint64_t send = 0;  // the send's id
+    std::uint32_t stag = 0, length = 0;
+    std::uint64_t to = 0;
+    bool copied = false;
+    std::optional<std::uint32_t> tsn;        // once usrsctp sent it
+    std::optional<std::uint32_t> last_slot;  // the last transmit slot that named it
+    std::uint32_t queued = 0;                // packets in out_ that name it
+  };
+  struct Send {
+    SendCompletion completion;
+    std::optional<Stag> held;
+    std::vector<std::pair<std::uint16_t, std::uint16_t>> segments;  // (SCTP stream, DDP-SSN)
+    bool aborted = false;
+  };
+  bool segment_done(const SegmentState& s, std::uint32_t consumed) const;
 
   Device& device_;
   Client& client_;
   NetPort& net_;
   CardEndpointConfig config_;
-  std::deque<std::vector<std::uint8_t>> out_;  // usrsctp's packets waiting for a transmit slot
+  std::deque<OutPacket> out_;  // usrsctp's packets waiting for a transmit slot
   Endpoint ep_;
   PacketCoalescer coalescer_;
   Endpoint::SessionHandler handler_;
@@ -131,6 +215,17 @@ class CardEndpoint {
   std::vector<bool> live_, torn_down_;
   bool socket_programmed_ = false;
   CardEndpointCounters counters_;
+  // The transmit path's bookkeeping.
+  std::map<std::uint64_t, Send> sends_;
+  std::uint64_t next_send_ = 0;
+  std::map<std::pair<std::uint16_t, std::uint16_t>, SegmentState> segments_;  // by (SCTP stream, DDP-SSN)
+  std::optional<std::uint32_t> highest_tsn_sent_, cumulative_ack_;
+  std::optional<std::uint32_t> their_vtag_seen_;     // the tag of usrsctp's packets (RFC 9260 8.5)
+  std::optional<std::uint32_t> their_vtag_written_;  // NetAssociation::their_verification_tag as written
+  bool fragmented_ = false;                          // a descriptor chunk fragmented: abort at the next step
+  std::uint32_t fault_reason_ = 0;                   // the gather fault that aborted the association
+  bool gathered_ = false;                            // a gather packet went into the ring: faults are read from then on
+  std::deque<SendCompletion> done_;
 };
 
 }  // namespace rnic::sctp

@@ -60,6 +60,13 @@ static_assert(slot_descriptor_bytes(true) % 4 == 0 && slot_descriptor_bytes(fals
 Result<std::vector<std::uint8_t>> descriptor_user_data(const SegmentPlan& plan, std::uint16_t ddp_ssn,
                                                        std::uint32_t local_stag, std::uint64_t local_to);
 
+// The segments of a message for the gather: m's plans (RFC 5041 5.2 / 5.3), except that when the last
+// segment's payload is under kMinDescriptorPayload and another segment precedes it, the bytes it lacks are
+// moved from the one before (its TO or MO moved back with them; each still <= MULPDU, the one before keeps
+// MULPDU - H - 16 >= 480 bytes). Every segment of a message of at least 16 bytes then fits a descriptor;
+// only a message shorter than that (one segment) goes by copy.
+std::vector<SegmentPlan> gather_plans(const MessageSegmenter& m);
+
 // One descriptor chunk of a packet: where it goes (RFC 9260 3.3.1 fields) and what the card reads (NGD).
 struct GatherDescriptor {
   std::size_t chunk = 0;          // its index among the packet's chunks
@@ -106,5 +113,22 @@ struct GatherSlot {
 // kStrayGatherFlag: a chunk copied as it is has flag bit 7 set in a packet with a descriptor (the card
 // would take it for a descriptor, or drop the packet). The result is never longer than the input.
 Result<GatherSlot> rewrite_for_gather(ConstBytes packet, const DescriptorFilter& is_ours);
+
+// What the sender's bookkeeping reads from an SCTP packet (docs/transmit.md, "When a send is complete").
+inline constexpr std::uint8_t kSctpChunkSack = 3;  // RFC 9260 3.3.4
+struct DataChunkSummary {
+  std::uint32_t tsn = 0;
+  std::uint16_t sctp_stream = 0;
+  std::uint16_t ddp_ssn = 0;  // the user data's first two bytes (RFC 5043 5.2.2), PPID 16 only
+  bool ddp_segment = false;   // PPID 16 with at least the DDP-SSN, and U, B, E all set (one whole segment)
+};
+struct PacketSummary {
+  std::uint32_t verification_tag = 0;              // RFC 9260 3.1
+  std::vector<DataChunkSummary> data;              // DATA chunks (RFC 9260 3.3.1), in order
+  std::vector<std::uint32_t> cumulative_tsn_acks;  // of each SACK chunk (RFC 9260 3.3.4), in order
+};
+// The chunk walk of rewrite_for_gather (kFraming on the same packets); a DATA chunk under 16 bytes or a
+// SACK under 16 is kFraming too.
+Result<PacketSummary> summarize_packet(ConstBytes packet);
 
 }  // namespace rnic::wire
