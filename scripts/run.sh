@@ -20,6 +20,11 @@
 #    the Data Source) sends tagged and untagged messages. The card places them; rnic-sink checks every
 #    byte and completion. tshark decodes rnic-peer's capture: SCTP over UDP, DDP through the project's
 #    Lua, every packet's CRC32c good (the card computes those it sends). scripts/net_run.sh runs it.
+# 6. Card to card (issue 35): a second rnic-sim card sends the same kind of run from its own host process
+#    (rnic-peer --device): usrsctp over its rings, every payload byte read by its transmit gather from
+#    registered memory; loss, duplication and reordering on the path; rnic-sink checks every byte and
+#    completion on the receiving card; tshark decodes the receiving card's port (every CRC32c good, the
+#    sending card's distinct DDP segments exactly the plan's). scripts/net_run.sh --card-to-card.
 # Extra arguments go to rnic-run (try --help). Environment: RNIC_PRESET selects a CMake preset
 # (default, debug, asan). Step 2 runs twice: on the Verilated RTL and on the SystemC-HLS model of the
 # pipeline (rtl/hls, rnic-sim --model systemc); RNIC_SIM_MODEL=rtl or =systemc runs only that one.
@@ -37,9 +42,9 @@ fail() { echo "run: FAILED: $*" >&2; exit 1; }
 step() { printf '\n== %s\n' "$*"; }
 t_start=$SECONDS
 
-step "1/5 Debian packages"
+step "1/6 Debian packages"
 ./scripts/deps.sh
-step "2/5 build what the job runs: rnic-sim (the Verilated kernel and the SystemC model), rnic-run, rnicctl, rnic-demo,"\
+step "2/6 build what the job runs: rnic-sim (the Verilated kernel and the SystemC model), rnic-run, rnicctl, rnic-demo,"\
      "rnic-peer, rnic-sink"
 mkdir -p "$build"
 ./scripts/build.sh "$preset" --log "$build/run-build.log" \
@@ -57,7 +62,7 @@ good_crc='sctp.checksum.status == 1'
 adapt_init='sctp.adaptation_layer_indication == 1'
 
 # ---- 3. The wire side: the software Data Source against the software Data Sink -------------------------
-step "3/5 the wire side: rnic-demo (software Data Source and Data Sink, capture decoded by tshark)"
+step "3/6 the wire side: rnic-demo (software Data Source and Data Sink, capture decoded by tshark)"
 demo_pcap=$build/rnic-demo.pcap
 demo_log=$build/rnic-demo.log
 "$build/host/demo/rnic-demo" --pcap "$demo_pcap" >"$demo_log" 2>&1 || { cat "$demo_log" >&2; fail "rnic-demo (log: $demo_log)"; }
@@ -69,7 +74,7 @@ echo "run: tshark decoded $ddp DDP segments with good SCTP CRC32c and $adapt INI
 [[ "$ddp" -eq $((sent - 1)) && "$adapt" -eq 1 ]] || fail "the capture holds $((sent - 1)) DDP segments and 1 INIT"
 
 # ---- 4. The simulated card through the driver ----------------------------------------------------------
-step "4/5 the card: rnic-sim with the driver loaded against it (rnic-run), capture decoded by tshark, on the" \
+step "4/6 the card: rnic-sim with the driver loaded against it (rnic-run), capture decoded by tshark, on the" \
      "Verilated RTL and on the SystemC-HLS model"
 sim=$build/sim/rnic-sim
 rnicctl=$build/host/rnicctl/rnicctl
@@ -144,7 +149,7 @@ xrt_injected=$(sed -n 's/^rnic-run: injected \([0-9]*\) segments.*/\1/p' "$xrt_l
 cards+=", $xrt_injected segments on rtl under XRT hw_emu"
 
 # ---- 5. The card on the network: rnic-peer -> UDP -> rnic-sim's network port, rnic-sink on the host -------
-step "5/5 the card on the network: rnic-peer (usrsctp in UDP, RFC 6951) -> rnic-sim's network port (the RTL card," \
+step "5/6 the card on the network: rnic-peer (usrsctp in UDP, RFC 6951) -> rnic-sim's network port (the RTL card," \
      "3% loss, 2% duplication, 5% reordering both ways) <- rnic-sink (the driver, usrsctp over the packet rings)"
 ./scripts/net_run.sh --build "$build" --out "$build/net" --port "${RNIC_NET_PORT:-9899}" \
   --peer-port "${RNIC_PEER_PORT:-9898}" --messages 400 --loss 0.03 --dup 0.02 --reorder 0.05 | tee "$build/net.log" ||
@@ -152,7 +157,17 @@ step "5/5 the card on the network: rnic-peer (usrsctp in UDP, RFC 6951) -> rnic-
 net_msgs=$(sed -n 's/^net_run: PASS: \([0-9]*\) messages.*/\1/p' "$build/net.log")
 [[ -n "$net_msgs" ]] || fail "no message count in net_run's PASS line ($build/net.log)"
 
+# ---- 6. Card to card: rnic-peer --device on a second rnic-sim -> UDP -> the card, rnic-sink on its host -----
+step "6/6 card to card: rnic-peer --device (a second RTL card sending through its transmit gather) -> UDP (3% loss," \
+     "2% duplication, 5% reordering both ways) -> the card <- rnic-sink"
+./scripts/net_run.sh --build "$build" --out "$build/c2c" --card-to-card --port "${RNIC_NET_PORT:-9899}" \
+  --peer-port "${RNIC_PEER_PORT:-9898}" --messages 400 --loss 0.03 --dup 0.02 --reorder 0.05 --seed 2 |
+  tee "$build/c2c.log" || fail "card to card (logs in $build/c2c)"
+c2c_msgs=$(sed -n 's/^net_run: PASS: \([0-9]*\) messages card to card.*/\1/p' "$build/c2c.log")
+[[ -n "$c2c_msgs" ]] || fail "no message count in net_run's card-to-card PASS line ($build/c2c.log)"
+
 echo
 echo "run: PASS in $((SECONDS - t_start)) s: the wire side ($sent packets), the card ($cards through the" \
      "driver, every byte and completion checked, every RFC 5041 7.2 error reported as expected), the card on" \
-     "the network ($net_msgs messages from rnic-peer over SCTP in UDP with loss, placed by the card)"
+     "the network ($net_msgs messages from rnic-peer over SCTP in UDP with loss, placed by the card) and card to" \
+     "card ($c2c_msgs messages sent by one card's gather, placed by the other)"

@@ -4,7 +4,14 @@
 // --connect: rnic-sim's network port, a card, or a software receiver.
 //
 //   rnic-peer [--connect IPV4:PORT] [--local-port P] [--seed N] [--messages N] [--max-message B]
-//             [--streams N] [--timeout-ms T] [--json FILE] [--pcap FILE]
+//             [--streams N] [--timeout-ms T] [--json FILE] [--pcap FILE] [--device DEV [--card-udp-port P]]
+//
+// With --device the peer is a card too (card to card, docs/transmit.md): usrsctp runs over that card's
+// packet rings (rnic::sctp::CardEndpoint), the ULP writes the plan's messages once into a buffer
+// registered with kLocalRead, and every segment goes to usrsctp as a descriptor chunk that the card's
+// gather fills from that buffer as the packet leaves; a message counts as sent once its completion says
+// the peer's cumulative TSN ack covers it. The report's card.host_payload_bytes counts the payload bytes
+// the host's transport handled (messages under 16 bytes, which go by copy).
 //
 // Steps: SCTP association (INIT carries the DDP Adaptation Layer Indication; the receiver must
 // indicate DDP too, RFC 5043 5.1 / 11.1, else the run fails naming 11.1) -> Initiate on streams
@@ -35,10 +42,12 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rnic/capture/sctp_capture.hpp"
 #include "rnic/driver/rnic.hpp"
+#include "rnic/sctp/card_endpoint.hpp"
 #include "rnic/sctp/endpoint.hpp"
 #include "rnic/sctp/udp_link.hpp"
 #include "rnic/ulp/demo_ulp.hpp"
@@ -71,39 +80,89 @@ struct Options {
   std::uint32_t timeout_ms = 30000;
   std::string json;
   std::string pcap;
+  std::string device;               // --device: send from a card through its gather (docs/transmit.md)
+  std::uint16_t card_udp_port = 0;  // the card's own UDP port (0: ask the simulator)
 };
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+// What the run needs of the side it sends from: usrsctp in UDP in this process (UdpPeer) or a card whose
+// gather reads every payload byte from registered memory (CardPeer).
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual Endpoint& ep() = 0;
+  virtual std::vector<rnic::sctp::SessionNotice>& notices() = 0;
+  virtual void step(int wait_ms) = 0;
+  virtual void abort_association() noexcept = 0;
+  virtual std::string local() const = 0;
+  // Before the first message: every message of the plan where the sender keeps it.
+  virtual void prepare(const rnic::ulp::Plan&, std::uint64_t /*seed*/) {}
+  // True when one more message may be handed over now.
+  virtual bool room() = 0;
+  // One message of the plan; returns its DDP segments.
+  virtual std::uint64_t send(const rnic::ulp::PlannedMessage& m, std::uint64_t seed) = 0;
+  virtual void terminate(std::uint16_t stream) { ep().terminate(stream); }
+  // Every message handed over is acknowledged by the peer.
+  virtual bool all_acknowledged() { return ep().all_acknowledged(); }
+  virtual void report(Json& j) = 0;
+
+  // Steps until done() or the run's deadline (then Failure naming `what`).
+  void run_until(const std::function<bool()>& done, const std::string& what) {
+    while (!done()) {
+      if (Clock::now() > deadline_) throw Failure(fmt::format("timed out waiting for {}", what));
+      step(2);
+    }
+  }
+
+ protected:
+  explicit Transport(const Options& o) : deadline_(Clock::now() + std::chrono::milliseconds(o.timeout_ms)) {}
+  Clock::time_point deadline_;
+};
+
 // An Endpoint whose SCTP packets travel in UDP datagrams to one remote address (RFC 6951).
-class Peer {
+class Peer : public Transport {
  public:
   Peer(const Options& o, Ipv4Endpoint remote)
-      : link_(Ipv4Endpoint{rnic::sctp::parse_ipv4(o.local_ip), o.local_port}),
+      : Transport(o),
+        link_(Ipv4Endpoint{rnic::sctp::parse_ipv4(o.local_ip), o.local_port}),
         remote_(remote),
-        ep_(config(o), [this](ConstBytes p) { wire_out(p); }),
-        deadline_(Clock::now() + std::chrono::milliseconds(o.timeout_ms)) {
+        ep_(config(o), [this](ConstBytes p) { wire_out(p); }) {
     if (!o.pcap.empty()) capture_ = std::make_unique<rnic::capture::UdpCaptureWriter>(o.pcap);
     ep_.set_session_handler([this](const rnic::sctp::SessionNotice& n) { notices_.push_back(n); });
   }
 
-  Endpoint& ep() { return ep_; }
+  Endpoint& ep() override { return ep_; }
   UdpLink& link() { return link_; }
+  std::string local() const override { return rnic::sctp::to_string(link_.local()); }
+  bool room() override { return ep_.queued_chunks() < 4096; }
+  std::uint64_t send(const rnic::ulp::PlannedMessage& m, std::uint64_t seed) override {
+    bytes_.resize(m.length);
+    rnic::ulp::fill_message(seed, m.index, bytes_.data(), bytes_.size());
+    return m.tagged ? ep_.send_tagged(m.stream, m.stag, m.to, static_cast<std::uint8_t>(m.rsvd_ulp), ConstBytes(bytes_))
+                    : ep_.send_untagged(m.stream, m.qn, m.rsvd_ulp, ConstBytes(bytes_));
+  }
+  void report(Json& j) override {
+    j["udp"] = Json{{"datagrams_sent", link_.counters().sent},
+                    {"datagrams_received", link_.counters().received},
+                    {"send_errors", send_errors_},
+                    {"foreign_datagrams_dropped", foreign_}};
+  }
   // A run that fails with the association up ABORTs it (RFC 9260 9.1): the receiver learns at once
   // instead of waiting out its timeout. Never throws (it runs while a failure unwinds).
-  void abort_association() noexcept {
+  void abort_association() noexcept override {
     try {
       ep_.abort();
       ep_.pump();
     } catch (const std::exception&) {  // usrsctp refused: the receiver's own timeout ends it
     }
   }
-  std::vector<rnic::sctp::SessionNotice>& notices() { return notices_; }
+  std::vector<rnic::sctp::SessionNotice>& notices() override { return notices_; }
   std::uint64_t send_errors() const { return send_errors_; }
   std::uint64_t foreign() const { return foreign_; }
 
   // Moves datagrams in, pumps the endpoint, advances usrsctp's timers by the wall clock.
-  void step(int wait_ms) {
+  void step(int wait_ms) override {
     for (int n = 0; n < 512; ++n) {
       auto d = link_.receive(n == 0 ? wait_ms : 0);
       if (!d) break;
@@ -116,13 +175,6 @@ class Peer {
     }
     ep_.pump();
     if (timers_.advance()) ep_.pump();
-  }
-  // Steps until done() or the run's deadline (then Failure naming `what`).
-  void run_until(const std::function<bool()>& done, const std::string& what) {
-    while (!done()) {
-      if (Clock::now() > deadline_) throw Failure(fmt::format("timed out waiting for {}", what));
-      step(2);
-    }
   }
 
  private:
@@ -147,10 +199,119 @@ class Peer {
   UdpLink link_;  // before ep_: the Endpoint's packets use it until the Endpoint is gone
   Ipv4Endpoint remote_;
   Endpoint ep_;
-  Clock::time_point deadline_;
+  std::vector<std::uint8_t> bytes_;
   rnic::sctp::WallClockTimers timers_;
   std::vector<rnic::sctp::SessionNotice> notices_;
   std::uint64_t send_errors_ = 0, foreign_ = 0;
+};
+
+// The peer as a card (--device): usrsctp over the card's rings (rnic::sctp::CardEndpoint), the plan's
+// messages written once into a registered buffer (kLocalRead) by the ULP, and every segment sent as a
+// descriptor chunk that the card's gather fills from that buffer: the host's transport never reads or
+// writes a payload byte (messages under 16 bytes excepted: by copy, counted).
+class CardPeer : public Transport {
+ public:
+  CardPeer(const Options& o, Ipv4Endpoint remote)
+      : Transport(o), dev_(rnic::Device::open(o.device)), net_(dev_->open_net()), client_(dev_->create_client()) {
+    rnic::sctp::CardEndpointConfig c;
+    c.sctp.port = o.sctp_port;
+    c.sctp.streams = std::max<std::uint16_t>(o.streams, rnic::sctp::kDefaultStreams);
+    c.my_ip = rnic::sctp::parse_ipv4(o.local_ip);
+    c.my_udp_port = o.card_udp_port != 0 ? o.card_udp_port : dev_->require_sim().net_port_stats().udp_port;
+    c.peer = remote;
+    local_ = Ipv4Endpoint{c.my_ip, c.my_udp_port};
+    card_ = std::make_unique<rnic::sctp::CardEndpoint>(*dev_, *client_, net_, c);
+    card_->set_session_handler([this](const rnic::sctp::SessionNotice& n) { notices_.push_back(n); });
+  }
+  ~CardPeer() override { card_.reset(); }  // clears the association entry before the client goes
+
+  Endpoint& ep() override { return card_->endpoint(); }
+  std::vector<rnic::sctp::SessionNotice>& notices() override { return notices_; }
+  std::string local() const override { return rnic::sctp::to_string(local_); }
+  void step(int wait_ms) override {
+    if (!card_->step() && wait_ms > 0) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    std::vector<rnic::sctp::SendCompletion> done;
+    while (card_->poll_sends(done) != 0) {
+      for (const auto& c : done) {
+        if (c.status != rnic::sctp::SendStatus::kAcknowledged)
+          throw Failure(fmt::format("send {} {} (card reason {})", c.cookie, rnic::sctp::send_status_name(c.status),
+                                    c.fault_reason));
+        ++acknowledged_;
+      }
+    }
+  }
+  void abort_association() noexcept override {
+    try {
+      card_->endpoint().abort();
+      card_->step();
+    } catch (const std::exception&) {
+    }
+  }
+  // The ULP writes each message once, at its own offset, and registers the whole for the card to read.
+  void prepare(const rnic::ulp::Plan& plan, std::uint64_t seed) override {
+    if (!card_->pd()) throw Failure("the card's association has no DDP streams");
+    std::uint64_t at = 0;
+    offsets_.clear();
+    for (const auto& m : plan.messages) {
+      offsets_.push_back(at);
+      at += m.length;
+    }
+    source_ = client_->alloc_buffer(std::max<std::uint64_t>(at, 1));
+    for (std::size_t i = 0; i < plan.messages.size(); ++i)
+      rnic::ulp::fill_message(seed, plan.messages[i].index, source_.data + offsets_[i], plan.messages[i].length);
+    client_->flush_buffer(source_.id, 0, source_.size);
+    rnic::RegisterRequest rq;
+    rq.pd = *card_->pd();
+    rq.buffer = source_.id;
+    rq.length = source_.size;
+    rq.access = rnic::kLocalRead;
+    stag_ = client_->register_memory(rq).stag;
+  }
+  bool room() override { return card_->sends_in_flight() < 1024 && card_->endpoint().queued_chunks() < 4096; }
+  std::uint64_t send(const rnic::ulp::PlannedMessage& m, std::uint64_t) override {
+    rnic::sctp::SendRequest r;
+    r.stream = m.stream;
+    r.tagged = m.tagged;
+    r.remote_stag = m.stag;
+    r.remote_to = m.to;
+    r.qn = m.qn;
+    r.rsvd_ulp = m.rsvd_ulp;
+    r.local_stag = stag_;
+    r.local_to = offsets_.at(sent_);
+    r.length = m.length;
+    r.cookie = m.index;
+    const rnic::sctp::SendTicket t = card_->post_send(r);
+    if (!m.tagged && t.msn != m.msn)
+      throw Failure(fmt::format("message {}: the Data Source gave MSN {}, the plan has {}", m.index, t.msn, m.msn));
+    ++sent_;
+    return t.segments;
+  }
+  void terminate(std::uint16_t stream) override { card_->terminate(stream); }
+  bool all_acknowledged() override { return acknowledged_ == sent_ && card_->endpoint().all_acknowledged(); }
+  void report(Json& j) override {
+    const auto& c = card_->counters();
+    j["card"] = Json{{"device", dev_->info().device},
+                     {"sends_acknowledged", c.sends_acknowledged},
+                     {"gather_packets", c.gather_packets},
+                     {"descriptors", c.descriptors_sent},
+                     {"packets_out", c.packets_out},
+                     {"packets_in", c.packets_in},
+                     {"tx_ring_full", c.tx_ring_full},
+                     {"host_payload_bytes", card_->endpoint().counters().copied_payload_bytes},
+                     {"gather_sent", net_.counters().gather_sent}};
+  }
+
+ private:
+  std::unique_ptr<rnic::Device> dev_;
+  rnic::NetPort& net_;
+  std::unique_ptr<rnic::Client> client_;
+  std::unique_ptr<rnic::sctp::CardEndpoint> card_;
+  Ipv4Endpoint local_;
+  std::vector<rnic::sctp::SessionNotice> notices_;
+  rnic::Buffer source_;
+  rnic::Stag stag_ = 0;
+  std::vector<std::uint64_t> offsets_;
+  std::uint64_t sent_ = 0, acknowledged_ = 0;
 };
 
 struct Report {
@@ -179,16 +340,22 @@ Json sctp_stats() {
 void run(const Options& o, Report& rep) {
   const Ipv4Endpoint remote = rnic::sctp::parse_ipv4_endpoint(o.connect);
   const auto t0 = Clock::now();
-  Peer peer(o, remote);
+  std::unique_ptr<Transport> transport;
+  if (o.device.empty()) {
+    transport = std::make_unique<Peer>(o, remote);
+  } else {
+    transport = std::make_unique<CardPeer>(o, remote);
+  }
+  Transport& peer = *transport;
   Endpoint& ep = peer.ep();
   struct AbortOnFailure {  // disarmed once the run succeeded
-    Peer& peer;
+    Transport& peer;
     bool armed = true;
     ~AbortOnFailure() {
       if (armed) peer.abort_association();
     }
   } abort_on_failure{peer};
-  rep.j["local"] = rnic::sctp::to_string(peer.link().local());
+  rep.j["local"] = peer.local();
 
   // 1. Association: both sides must indicate DDP (RFC 5043 5.1, 11.1).
   ep.connect(o.peer_sctp_port);
@@ -241,7 +408,7 @@ void run(const Options& o, Report& rep) {
   for (auto& a : adverts) adv.push_back(*a);
   auto plan = rnic::ulp::make_plan(ini, adv);
   if (!plan) {
-    for (std::uint16_t s = 0; s < o.streams; ++s) ep.terminate(s);
+    for (std::uint16_t s = 0; s < o.streams; ++s) peer.terminate(s);
     peer.step(0);
     throw Failure("the receiver's advertisement does not fit the run: " + plan.error().message());
   }
@@ -249,26 +416,22 @@ void run(const Options& o, Report& rep) {
   // 3. The plan, message by message, at most ~4096 chunks queued ahead of usrsctp.
   const auto t_ready = Clock::now();
   std::uint64_t segments = 0;
-  std::vector<std::uint8_t> bytes;
+  peer.prepare(*plan, o.seed);
   for (const auto& m : plan->messages) {
     peer.run_until(
         [&] {
           check_notices();
-          return ep.queued_chunks() < 4096;
+          return peer.room();
         },
         "room in the send queue");
-    bytes.resize(m.length);
-    rnic::ulp::fill_message(o.seed, m.index, bytes.data(), bytes.size());
-    segments += m.tagged
-                    ? ep.send_tagged(m.stream, m.stag, m.to, static_cast<std::uint8_t>(m.rsvd_ulp), ConstBytes(bytes))
-                    : ep.send_untagged(m.stream, m.qn, m.rsvd_ulp, ConstBytes(bytes));
+    segments += peer.send(m, o.seed);
     peer.step(0);
   }
-  for (std::uint16_t s = 0; s < o.streams; ++s) ep.terminate(s);  // RFC 5043 6.2
+  for (std::uint16_t s = 0; s < o.streams; ++s) peer.terminate(s);  // RFC 5043 6.2
   peer.run_until(
       [&] {
         check_notices();
-        return ep.all_acknowledged();
+        return peer.all_acknowledged();
       },
       "SCTP to acknowledge every chunk");
   const auto t_acked = Clock::now();
@@ -286,10 +449,7 @@ void run(const Options& o, Report& rep) {
   rep.j["messages_per_s"] = transfer > 0 ? static_cast<double>(plan->messages.size()) / transfer : 0.0;
   rep.j["bytes_per_s"] = transfer > 0 ? static_cast<double>(plan->total_bytes) / transfer : 0.0;
   rep.j["sctp"] = sctp;
-  rep.j["udp"] = Json{{"datagrams_sent", peer.link().counters().sent},
-                      {"datagrams_received", peer.link().counters().received},
-                      {"send_errors", peer.send_errors()},
-                      {"foreign_datagrams_dropped", peer.foreign()}};
+  peer.report(rep.j);
   if (segments != plan->total_segments)
     throw Failure(fmt::format("sent {} segments, the plan has {}", segments, plan->total_segments));
   abort_on_failure.armed = false;
@@ -326,10 +486,18 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--json", o.json, "write the report as JSON to FILE");
   app.add_option("--pcap", o.pcap, "write every datagram sent and received to FILE (Ethernet/IPv4/UDP)");
+  app.add_option("--device", o.device,
+                 "send from this card (sim:PATH or an XRT device) through its transmit gather: usrsctp over the "
+                 "card's rings, every payload byte read by the card from registered memory (docs/transmit.md)");
+  app.add_option("--card-udp-port", o.card_udp_port,
+                 "with --device: the card's own UDP port (0: the simulator's, as it reports it)")
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
     rnic::sctp::parse_ipv4_endpoint(o.connect);
     rnic::sctp::parse_ipv4(o.local_ip);
+    if (!o.device.empty() && !o.pcap.empty())
+      throw rnic::Error(rnic::Errc::kInvalidArgument, "--pcap captures the UDP peer's datagrams: not with --device");
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
@@ -355,12 +523,23 @@ int main(int argc, char** argv) {
                j["elapsed_s"].get<double>(), j["setup_s"].get<double>(), j["messages_per_s"].get<double>(),
                j["bytes_per_s"].get<double>(), j["bytes_per_s"].get<double>() * 8e-6);
     fmt::print(
-        "rnic-peer: SCTP: {} DATA chunks, {} retransmitted ({} fast), {} T3 timeouts, {} duplicate TSNs received; "
-        "UDP: {} datagrams out, {} in, {} send errors\n",
+        "rnic-peer: SCTP: {} DATA chunks, {} retransmitted ({} fast), {} T3 timeouts, {} duplicate TSNs received\n",
         s["data_chunks_sent"].get<std::uint64_t>(), s["retransmitted_chunks"].get<std::uint64_t>(),
         s["fast_retransmitted_chunks"].get<std::uint64_t>(), s["t3_timeouts"].get<std::uint64_t>(),
-        s["duplicate_tsns_received"].get<std::uint64_t>(), j["udp"]["datagrams_sent"].get<std::uint64_t>(),
-        j["udp"]["datagrams_received"].get<std::uint64_t>(), j["udp"]["send_errors"].get<std::uint64_t>());
+        s["duplicate_tsns_received"].get<std::uint64_t>());
+    if (j.contains("udp")) {
+      fmt::print("rnic-peer: UDP: {} datagrams out, {} in, {} send errors\n",
+                 j["udp"]["datagrams_sent"].get<std::uint64_t>(), j["udp"]["datagrams_received"].get<std::uint64_t>(),
+                 j["udp"]["send_errors"].get<std::uint64_t>());
+    } else {
+      const Json& c = j["card"];
+      fmt::print(
+          "rnic-peer: card: {} gather packets with {} descriptors, {} packets out, {} in; payload bytes the "
+          "host handled: {}\n",
+          c["gather_packets"].get<std::uint64_t>(), c["descriptors"].get<std::uint64_t>(),
+          c["packets_out"].get<std::uint64_t>(), c["packets_in"].get<std::uint64_t>(),
+          c["host_payload_bytes"].get<std::uint64_t>());
+    }
   } catch (const std::exception& e) {
     fmt::print(stderr, "rnic-peer: {}\n", e.what());
     rep.j["status"] = "failed";

@@ -52,7 +52,7 @@ class Card {
     axis_ = std::make_unique<bus::AxisSource<Top>>(*sim_, kBusBytes, 1);
     slave_ = std::make_unique<AxiSlave<Top>>(*sim_, mem, kBusBytes);
     if (o.udp_port >= 0) {
-      net_ = make_net_port<Top>(*sim_, mem, kBusBytes, o.udp_port, o.net_path);
+      net_ = make_net_port<Top>(*sim_, mem, kBusBytes, o.udp_port, o.net_path, o.net_pcap);
       if (!net_) throw std::runtime_error("--udp-port needs --model rtl: the SystemC model has no network ports");
     }
     sim_->reset();

@@ -45,6 +45,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 0.99));
   app.add_option("--net-seed", o.net_path.seed, "network path: seed of the loss, duplication and reordering draws")
       ->capture_default_str();
+  app.add_option("--net-pcap", o.net_pcap,
+                 "network port: write every datagram the card takes from the path and every one it sends to FILE "
+                 "(Ethernet/IPv4/UDP; tshark -d udp.port==PORT,sctp decodes it)");
   app.add_flag("--verbose", o.verbose, "log connections, errors and cleanup to stderr");
   bool xrt = false;
   std::string xclbin, bank = "host";

@@ -36,6 +36,7 @@
 #include "rnic/bus/axi_ports.hpp"
 #include "rnic/bus/net_stream.hpp"
 #include "rnic/bus/sim.hpp"
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/sim_protocol/protocol.hpp"
 #include "rnic/simnet/path_impairment.hpp"
 
@@ -72,7 +73,10 @@ class NetPort final : public NetPortBase {
   static constexpr std::uint32_t kLoopback = 0x7F000001;
 
   // Binds 127.0.0.1:port (0: any free port). Throws std::runtime_error with the reason.
-  NetPort(bus::Sim<Top>& sim, BusMemory& mem, unsigned bus_bytes, int port, const simnet::ImpairmentConfig& path)
+  // pcap (non-empty): every datagram the card takes from the path and every one it sends, as
+  // Ethernet/IPv4/UDP frames (--net-pcap: what a tap on the card's port would see).
+  NetPort(bus::Sim<Top>& sim, BusMemory& mem, unsigned bus_bytes, int port, const simnet::ImpairmentConfig& path,
+          const std::string& pcap)
       : source_(sim, bus_bytes),
         sink_(sim, bus_bytes),
         slave_(sim, mem, bus_bytes),
@@ -91,6 +95,7 @@ class NetPort final : public NetPortBase {
     socklen_t len = sizeof a;
     ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
     port_ = ntohs(a.sin_port);
+    if (!pcap.empty()) capture_ = std::make_unique<capture::UdpCaptureWriter>(pcap);
     sink_.on_packet([this](typename bus::NetSink<Top>::Packet p) { send(std::move(p)); });
   }
   ~NetPort() { ::close(fd_); }
@@ -173,6 +178,7 @@ class NetPort final : public NetPortBase {
     bus::NetPacket p;
     p.bytes.assign(d.begin() + 6, d.end());
     p.meta = bus::NetMeta{kLoopback, ntohl(ip_be), port_, ntohs(port_be)};
+    if (capture_) capture_->write({ntohl(ip_be), ntohs(port_be)}, {kLoopback, port_}, wire::ConstBytes(p.bytes));
     source_.push(std::move(p));
     ++stats_.in;
   }
@@ -202,6 +208,9 @@ class NetPort final : public NetPortBase {
       return;
     }
     ++stats_.out;
+    if (capture_) {
+      capture_->write({kLoopback, port_}, {ntohl(ip), ntohs(port)}, wire::ConstBytes(d.data() + 6, d.size() - 6));
+    }
   }
 
   bus::NetSource<Top> source_;
@@ -213,6 +222,7 @@ class NetPort final : public NetPortBase {
   int fd_ = -1;
   std::uint16_t port_ = 0;
   NetPortStats stats_;
+  std::unique_ptr<capture::UdpCaptureWriter> capture_;
 };
 
 // Tops with the network ports (the Verilated rnic_kernel; the SystemC model has none).
@@ -224,11 +234,11 @@ struct HasNetPorts<T, std::void_t<decltype(std::declval<T&>().s_axis_net_tvalid)
 // A network port on Top, or nullptr when Top has none.
 template <class Top>
 std::unique_ptr<NetPortBase> make_net_port(bus::Sim<Top>& sim, BusMemory& mem, unsigned bus_bytes, int port,
-                                           const simnet::ImpairmentConfig& path) {
+                                           const simnet::ImpairmentConfig& path, const std::string& pcap) {
   if constexpr (HasNetPorts<Top>::value) {
-    return std::make_unique<NetPort<Top>>(sim, mem, bus_bytes, port, path);
+    return std::make_unique<NetPort<Top>>(sim, mem, bus_bytes, port, path, pcap);
   } else {
-    (void)sim, (void)mem, (void)bus_bytes, (void)port, (void)path;
+    (void)sim, (void)mem, (void)bus_bytes, (void)port, (void)path, (void)pcap;
     return nullptr;
   }
 }

@@ -23,6 +23,7 @@ struct Options {
   // which). Needs the RTL model: the SystemC model has no network ports.
   int udp_port = -1;
   simnet::ImpairmentConfig net_path;  // loss, duplication, reordering on both directions, seeded
+  std::string net_pcap;               // --net-pcap: the network port's datagrams, both ways
   // XRT hardware-emulation device (xrt_device.hpp): XRT owns the card; how long to wait for its sockets.
   bool xrt = false;
   unsigned xrt_connect_seconds = 60;

@@ -7,14 +7,26 @@
 -- private data. Use: tshark -X lua_script:ddp_sctp.lua -r capture.pcap
 local seg = Proto("ddp_sctp", "DDP Segment Chunk (RFC 5043)")
 local f_ssn = ProtoField.uint16("ddp_sctp.ssn", "DDP-SSN", base.DEC)
-seg.fields = { f_ssn }
+-- Generated, one of each per DDP Segment Chunk (so fields of one chunk line up in tshark -T fields): the
+-- SCTP stream of its DATA chunk, and its payload length (the DDP segment less its 14 / 18-byte header,
+-- RFC 5041 4.2 / 4.3, by the T bit).
+local f_sid = ProtoField.uint16("ddp_sctp.sid", "SCTP stream", base.DEC)
+local f_plen_seg = ProtoField.uint32("ddp_sctp.payload_length", "DDP payload length", base.DEC)
+seg.fields = { f_ssn, f_sid, f_plen_seg }
 local iwarp = Dissector.get("iwarp_ddp_rdmap")
+local data_sid = Field.new("sctp.data_sid")
 
 function seg.dissector(tvb, pinfo, tree)
   if tvb:len() < 2 then return 0 end
   local t = tree:add(seg, tvb(0, 2))
   t:add(f_ssn, tvb(0, 2))
-  if tvb:len() > 2 then iwarp:call(tvb(2):tvb(), pinfo, tree) end
+  local sids = { data_sid() }
+  if #sids > 0 then t:add(f_sid, sids[#sids].value):set_generated() end
+  if tvb:len() > 2 then
+    local header = (tvb(2, 1):uint() >= 0x80) and 14 or 18
+    if tvb:len() >= 2 + header then t:add(f_plen_seg, tvb:len() - 2 - header):set_generated() end
+    iwarp:call(tvb(2):tvb(), pinfo, tree)
+  end
   return tvb:len()
 end
 

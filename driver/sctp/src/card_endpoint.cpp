@@ -122,6 +122,9 @@ bool CardEndpoint::step() {
   const std::size_t sends = sends_.size();
   flush_out();
   complete_sends();
+  for (std::uint16_t s = 0; s < teardown_waiting_.size(); ++s) {
+    if (teardown_waiting_[s] && live_[s]) end_stream(s);
+  }
   return moved || out_.size() != queued || sends_.size() != sends;
 }
 
@@ -205,8 +208,8 @@ SendTicket CardEndpoint::post_send(const SendRequest& r) {
   if (r.stream >= streams_.size())
     fail(Errc::kInvalidArgument,
          fmt::format("post_send: stream {} beyond the association's {} DDP streams", r.stream, streams_.size()));
-  if (torn_down_[r.stream])
-    fail(Errc::kState, fmt::format("post_send: stream {}'s session ended and its DDP stream is torn down", r.stream));
+  if (torn_down_[r.stream] || teardown_waiting_[r.stream])
+    fail(Errc::kState, fmt::format("post_send: stream {}'s session ended", r.stream));
   if (!live_[r.stream])
     fail(Errc::kState, fmt::format("post_send: stream {} is not live on the card (no session accepted)", r.stream));
   if (r.tagged && r.rsvd_ulp > 0xFF)
@@ -384,6 +387,7 @@ void CardEndpoint::create_streams() {
   streams_ = std::move(made);
   live_.assign(n, false);
   torn_down_.assign(n, false);
+  teardown_waiting_.assign(n, false);
 }
 
 void CardEndpoint::clear_association() {
@@ -416,12 +420,25 @@ void CardEndpoint::accept(std::uint16_t stream, wire::ConstBytes private_data) {
 
 // RFC 5043 6.2: our Terminate. The card stops taking the stream's chunks first (teardown, fenced), so
 // nothing is placed for a session we ended; then the Terminate leaves.
+// With sends in flight on the stream, the teardown waits until they complete: the card reads their
+// retransmissions only from a live stream (docs/transmit.md). Meanwhile the card still places the
+// peer's segments of the stream, into memory the ULP registered for it.
 void CardEndpoint::terminate(std::uint16_t stream) {
   if (stream < live_.size() && live_[stream]) end_stream(stream);
   ep_.terminate(stream);
 }
 
+bool CardEndpoint::sending_on(std::uint16_t stream) const {
+  return std::any_of(sends_.begin(), sends_.end(),
+                     [stream](const auto& s) { return s.second.completion.stream == stream; });
+}
+
 void CardEndpoint::end_stream(std::uint16_t stream) {
+  if (sending_on(stream)) {
+    teardown_waiting_[stream] = true;
+    return;
+  }
+  teardown_waiting_[stream] = false;
   live_[stream] = false;
   torn_down_[stream] = true;
   client_.teardown_stream(streams_[stream], Teardown::kGraceful);

@@ -12,22 +12,29 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "rnic/capture/sctp_capture.hpp"
 #include "rnic/driver/rnic.hpp"
 #include "rnic/sctp/card_endpoint.hpp"
+#include "rnic/sctp/udp_link.hpp"
 #include "rnic/sim_protocol/protocol.hpp"
 #include "rnic/systest/raw_client.hpp"
 #include "rnic/systest/sim_process.hpp"
 #include "rnic/tb/seed.hpp"
+#include "rnic/wire/ddp.hpp"
 #include "rnic/wire/gather.hpp"
 
 namespace {
@@ -53,12 +60,13 @@ constexpr std::uint64_t kSinkBaseTo = 0x7000'0000'0000ull;
 
 // One card: rnic-sim with its UDP port, the driver, a client.
 struct Card {
-  explicit Card(std::vector<std::string> sim_args) : sim(std::move(sim_args)) {
+  explicit Card(std::vector<std::string> sim_args, const rnic::NetOptions& net_options = {})
+      : sim(std::move(sim_args)) {
     dev = rnic::Device::open("sim:" + sim.socket());
     RawClient c(sim.socket());
     EXPECT_EQ(c.hello(proto::kRoleObserver), proto::Status::kOk);
     udp_port = static_cast<std::uint16_t>(c.status_rep().udp_port);
-    net = &dev->open_net();
+    net = &dev->open_net(net_options);
     client = dev->create_client();
   }
   rnic::sctp::CardEndpointConfig config(std::uint16_t peer_udp, std::uint16_t sctp_port) const {
@@ -295,6 +303,350 @@ TEST_F(CardToCard, LossDuplicationAndReorderingOnThePath) {
   auto msgs = plan(seed, 80, 6000);
   ASSERT_NO_FATAL_FAILURE(send_and_check(msgs));
   expect_no_host_payload(*a_->ep, *b_->ep);
+}
+
+// ---- card A against a software receiver (usrsctp over UDP in this process) ----------------------------
+//
+// The peer's packets pass through the test on their way to the card, so it can hold, drop or forge them
+// (the SACKs above all). usrsctp's CRC32c switch is process-wide and the CardEndpoint turns it off, so
+// the test seals each of the peer's packets itself (the card checks it); the card's are sealed by the card.
+
+struct SoftPeer {
+  explicit SoftPeer(std::uint16_t card_port)
+      : link(rnic::sctp::Ipv4Endpoint{rnic::sctp::kIpv4Loopback, 0}),
+        card{rnic::sctp::kIpv4Loopback, card_port},
+        ep(config(), [this](rnic::wire::ConstBytes p) { to_card.push_back(p.to_vector()); }) {}
+  static rnic::sctp::EndpointConfig config() {
+    rnic::sctp::EndpointConfig c;
+    c.port = 5002;
+    c.streams = kStreams;
+    c.crc32c_offload = true;
+    return c;
+  }
+  // The card's datagrams into usrsctp (their DATA TSNs noted), usrsctp's work, its packets to the card
+  // through `pass` (false: dropped).
+  void step() {
+    while (auto d = link.receive(0)) {
+      if (auto sum = rnic::wire::summarize_packet(rnic::wire::ConstBytes(d->bytes)); sum.ok()) {
+        for (const auto& c : sum->data) {
+          ++data_chunks_in;
+          if (!highest_tsn || static_cast<std::int32_t>(c.tsn - *highest_tsn) > 0) highest_tsn = c.tsn;
+        }
+      }
+      ep.input(rnic::wire::ConstBytes(d->bytes));
+    }
+    ep.pump();
+    while (!to_card.empty()) {
+      std::vector<std::uint8_t> p = std::move(to_card.front());
+      to_card.pop_front();
+      if (pass && !pass(p)) {
+        ++held_back;
+        continue;
+      }
+      send(p);
+    }
+  }
+  void send(std::vector<std::uint8_t> p) {
+    rnic::capture::SctpPacket::seal(p);
+    link.send_to(card, rnic::wire::ConstBytes(p));
+  }
+  rnic::sctp::UdpLink link;
+  rnic::sctp::Ipv4Endpoint card;
+  std::deque<std::vector<std::uint8_t>> to_card;
+  rnic::sctp::Endpoint ep;
+  std::function<bool(const std::vector<std::uint8_t>&)> pass;
+  std::optional<std::uint32_t> highest_tsn;
+  std::uint64_t data_chunks_in = 0, held_back = 0;
+};
+
+class CardSend : public ::testing::Test {
+ protected:
+  void start(const rnic::NetOptions& net = {}) {
+    a_ = std::make_unique<Card>(std::vector<std::string>{"--udp-port", "0"}, net);
+    peer_ = std::make_unique<SoftPeer>(a_->udp_port);
+    a_->ep =
+        std::make_unique<CardEndpoint>(*a_->dev, *a_->client, *a_->net, a_->config(peer_->link.local().port, 5001));
+    a_->ep->set_session_handler([this](const rnic::sctp::SessionNotice& n) {
+      if (n.kind == NoticeKind::kAccepted) ++accepted_;
+    });
+    peer_->ep.set_session_handler([this](const rnic::sctp::SessionNotice& n) {
+      if (n.kind == NoticeKind::kInitiate) peer_->ep.accept(n.stream);
+    });
+    peer_->ep.set_segment_sink(
+        [this](std::uint16_t s, std::uint16_t, rnic::wire::ConstBytes seg) { on_segment(s, seg); });
+    peer_->ep.listen();
+    a_->ep->connect(5002);
+    run_until([&] { return a_->ep->association_written(); }, "the association");
+    for (std::uint16_t s = 0; s < kStreams; ++s) a_->ep->endpoint().initiate(s);
+    run_until([&] { return accepted_ == kStreams && a_->ep->live(kStreams - 1); }, "the sessions");
+    source_ = a_->client->alloc_buffer(kSourceBytes);
+    std::mt19937_64 rng(7);
+    for (std::size_t i = 0; i < kSourceBytes; ++i) source_.data[i] = static_cast<std::uint8_t>(rng());
+    source_stag_ = register_source(rnic::kLocalRead);
+  }
+  rnic::Stag register_source(std::uint32_t access, std::optional<rnic::PdId> pd = std::nullopt) {
+    rnic::RegisterRequest rq;
+    rq.pd = pd.value_or(*a_->ep->pd());
+    rq.buffer = source_.id;
+    rq.length = kSourceBytes;
+    rq.access = access;
+    rq.base_to = kSourceBaseTo;
+    return a_->client->register_memory(rq).stag;
+  }
+
+  // Each segment's payload must be the source's bytes the message names (tagged: by TO; untagged: by
+  // (stream, MSN) and MO).
+  void on_segment(std::uint16_t stream, rnic::wire::ConstBytes seg) {
+    auto d = rnic::wire::decode_segment(seg);
+    ASSERT_TRUE(d.ok());
+    std::uint64_t at = 0;
+    if (const auto* t = std::get_if<rnic::wire::TaggedHeader>(&d->header)) {
+      at = t->to - kSinkBaseTo;  // the tests send tagged message i's bytes to TO kSinkBaseTo + source offset
+      ASSERT_EQ(t->stag, kRemoteStag);
+    } else {
+      const auto& u = std::get<rnic::wire::UntaggedHeader>(d->header);
+      const auto it = untagged_at_.find({stream, u.msn});
+      ASSERT_NE(it, untagged_at_.end()) << "stream " << stream << " MSN " << u.msn;
+      at = it->second + u.mo;
+    }
+    ASSERT_LE(at + d->payload.size, kSourceBytes);
+    EXPECT_EQ(0, std::memcmp(source_.data + at, d->payload.data, d->payload.size)) << "at " << at;
+    payload_bytes_ += d->payload.size;
+    ++segments_;
+  }
+
+  void step() {
+    a_->ep->step();
+    peer_->step();
+    std::vector<SendCompletion> sent;
+    a_->ep->poll_sends(sent);
+    for (auto& c : sent) done_.push_back(c);
+  }
+  template <class Pred>
+  void run_until(Pred done, const char* what, std::chrono::seconds limit = std::chrono::seconds(60)) {
+    const auto end = Clock::now() + limit;
+    while (!done()) {
+      ASSERT_LT(Clock::now(), end) << "timed out waiting for " << what;
+      step();
+    }
+  }
+  void run_for(std::chrono::milliseconds t) {
+    const auto end = Clock::now() + t;
+    while (Clock::now() < end) step();
+  }
+
+  SendRequest request(bool tagged, std::uint16_t stream, std::uint64_t off, std::uint32_t length,
+                      std::uint64_t cookie) {
+    SendRequest r;
+    r.stream = stream;
+    r.tagged = tagged;
+    r.remote_stag = kRemoteStag;
+    r.remote_to = kSinkBaseTo + off;
+    r.qn = kQn;
+    r.local_stag = source_stag_;
+    r.local_to = kSourceBaseTo + off;
+    r.length = length;
+    r.cookie = cookie;
+    return r;
+  }
+  rnic::sctp::SendTicket post(const SendRequest& r) {
+    const rnic::sctp::SendTicket t = a_->ep->post_send(r);
+    if (!r.tagged) untagged_at_[{r.stream, t.msn}] = r.local_to - kSourceBaseTo;
+    sent_bytes_ += r.length;
+    posted_segments_ += t.segments;
+    return t;
+  }
+  // `n` messages of 16..max bytes from random places of the source, alternating tagged and untagged.
+  void post_random(std::uint64_t seed, std::size_t n, std::uint32_t max) {
+    std::mt19937_64 rng(seed);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t len = static_cast<std::uint32_t>(16 + rng() % (max - 15));
+      post(request(i % 2 == 0, static_cast<std::uint16_t>(rng() % kStreams), rng() % (kSourceBytes - len), len,
+                   next_cookie_++));
+    }
+  }
+  std::size_t acknowledged() const {
+    return static_cast<std::size_t>(std::count_if(
+        done_.begin(), done_.end(), [](const SendCompletion& c) { return c.status == SendStatus::kAcknowledged; }));
+  }
+  // A SACK chunk from the peer (RFC 9260 3.3.4), no gap reports, the peer's ports and `vtag`.
+  std::vector<std::uint8_t> sack(std::uint32_t vtag, std::uint32_t cum) const {
+    std::vector<std::uint8_t> p{0x13, 0x8A, 0x13, 0x89};  // source 5002, destination 5001
+    const auto be32 = [&p](std::uint32_t v) {
+      for (int i = 3; i >= 0; --i) p.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    };
+    be32(vtag);
+    be32(0);
+    p.insert(p.end(), {3, 0, 0, 16});
+    be32(cum);
+    be32(1 << 20);  // a_rwnd
+    be32(0);        // no gap blocks, no duplicate TSNs
+    return p;
+  }
+
+  static constexpr std::uint64_t kSourceBaseTo = 0x1000;
+  static constexpr std::uint32_t kRemoteStag = 0xABCD01;
+  std::unique_ptr<Card> a_;
+  std::unique_ptr<SoftPeer> peer_;
+  std::size_t accepted_ = 0;
+  rnic::Buffer source_;
+  rnic::Stag source_stag_ = 0;
+  std::map<std::pair<std::uint16_t, std::uint32_t>, std::uint64_t> untagged_at_;
+  std::uint64_t payload_bytes_ = 0, sent_bytes_ = 0, segments_ = 0, next_cookie_ = 0, posted_segments_ = 0;
+  std::vector<SendCompletion> done_;
+};
+
+// Against a software receiver the peer's window is in real bytes (usrsctp's a_rwnd): the descriptor
+// chunks' full lengths keep usrsctp's congestion control and flow control true. Every byte the peer got
+// is the source's, every send acknowledged.
+TEST_F(CardSend, ASoftwareReceiverGetsEveryByteFromTheGather) {
+  const std::uint64_t seed = rnic::tb::random_test_seed();
+  ASSERT_NO_FATAL_FAILURE(start());
+  post_random(seed, 60, 9000);
+  run_until([&] { return done_.size() == 60; }, "every send completion");
+  EXPECT_EQ(acknowledged(), 60u);
+  EXPECT_EQ(payload_bytes_, sent_bytes_);
+  EXPECT_EQ(a_->ep->endpoint().counters().copied_payload_bytes, 0u);
+  EXPECT_EQ(a_->ep->counters().descriptors_sent, segments_);
+}
+
+// docs/transmit.md, "When a send is complete" (RFC 9260 6.2, 3.3.4): with every packet of the peer held
+// back, nothing completes and the card reads the buffer again for each T3 retransmission (RFC 9260 6.3.3);
+// a SACK with the wrong tag (RFC 9260 8.5) or a cumulative TSN ack past what was sent completes nothing;
+// the peer's SACKs let through complete every send.
+TEST_F(CardSend, OnlyTheCumulativeTsnAckOfThisAssociationCompletesASend) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  bool hold = true;
+  peer_->pass = [&hold](const std::vector<std::uint8_t>&) { return !hold; };
+  post_random(11, 3, 1000);  // within usrsctp's initial congestion window (RFC 9260 7.2.1: 4380 bytes)
+  run_until([&] { return peer_->data_chunks_in >= posted_segments_; }, "the first transmission of every chunk",
+            std::chrono::seconds(20));
+  const std::uint64_t first = a_->ep->counters().gather_packets;
+  const std::uint32_t my_tag = *a_->ep->endpoint().local_verification_tag();
+  peer_->send(sack(my_tag ^ 1, *peer_->highest_tsn));  // another association's tag
+  run_until([&] { return a_->ep->counters().gather_packets > first; }, "a T3 retransmission", std::chrono::seconds(20));
+  EXPECT_TRUE(done_.empty()) << "a SACK with the wrong tag completed a send";
+  EXPECT_EQ(a_->ep->counters().sack_acks, 0u);
+  EXPECT_EQ(a_->ep->sends_in_flight(), 3u);
+  hold = false;
+  run_until([&] { return done_.size() == 3; }, "every send completion");
+  EXPECT_EQ(acknowledged(), 3u);
+  EXPECT_GT(peer_->held_back, 0u);
+  EXPECT_EQ(payload_bytes_, sent_bytes_);
+}
+
+TEST_F(CardSend, ACumulativeAckPastTheHighestTsnSentIsForged) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  peer_->pass = [](const std::vector<std::uint8_t>&) { return false; };
+  post_random(12, 4, 3000);
+  run_until([&] { return peer_->data_chunks_in >= a_->ep->counters().descriptors_sent && peer_->highest_tsn; },
+            "the first transmission");
+  peer_->send(sack(*a_->ep->endpoint().local_verification_tag(), *peer_->highest_tsn + 1000));
+  run_until([&] { return a_->ep->counters().sack_beyond_sent > 0; }, "the forged SACK");
+  run_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(acknowledged(), 0u) << "a forged cumulative ack completed a send";
+}
+
+// Abort with sends in flight (RFC 9260 9.1): every send completes kAborted once the entry is cleared and
+// the card has read their slots; the STag is free again.
+TEST_F(CardSend, AbortWithSendsInFlightFailsThemAndReleasesTheStag) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  peer_->pass = [](const std::vector<std::uint8_t>&) { return false; };
+  post_random(13, 5, 6000);
+  run_until([&] { return peer_->data_chunks_in > 0; }, "the first transmission");
+  try {
+    a_->client->invalidate(source_stag_);
+    ADD_FAILURE() << "invalidate succeeded with sends in flight";
+  } catch (const rnic::Error& e) {
+    EXPECT_EQ(e.code(), rnic::Errc::kBusy) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not yet acknowledged"), std::string::npos) << e.what();
+  }
+  a_->ep->endpoint().abort();
+  run_until([&] { return done_.size() == 5; }, "the aborted sends");
+  for (const auto& c : done_) EXPECT_EQ(c.status, SendStatus::kAborted);
+  EXPECT_EQ(a_->ep->sends_in_flight(), 0u);
+  EXPECT_NO_THROW(a_->client->invalidate(source_stag_));
+}
+
+// A hostile client that gives the hold back and invalidates its STag while a send is in flight: the
+// card refuses the retransmission's descriptor (NET_TX_DROP_STAG_*), nothing of that packet leaves, the
+// CardEndpoint aborts the association and fails the sends with the card's reason.
+TEST_F(CardSend, AnStagInvalidatedUnderASendAbortsTheAssociation) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  peer_->pass = [](const std::vector<std::uint8_t>&) { return false; };
+  post_random(14, 3, 2000);
+  run_until([&] { return peer_->data_chunks_in >= a_->ep->counters().descriptors_sent; }, "the first transmission");
+  const std::uint64_t chunks = peer_->data_chunks_in;
+  for (int i = 0; i < 3; ++i) a_->client->release_local_read(source_stag_);
+  a_->client->invalidate(source_stag_);
+  run_until([&] { return done_.size() == 3; }, "the aborted sends", std::chrono::seconds(30));
+  EXPECT_EQ(peer_->data_chunks_in, chunks) << "a packet with an invalid STag left the card";
+  EXPECT_EQ(a_->ep->counters().fault_aborts, 1u);
+  EXPECT_EQ(a_->ep->endpoint().state(), AssociationState::kLost);
+  for (const auto& c : done_) {
+    EXPECT_EQ(c.status, SendStatus::kAborted);
+    EXPECT_EQ(c.fault_reason, rnic::hw::kNET_TX_DROP_STAG) << c.fault_reason;
+  }
+  EXPECT_GE(a_->net->counters().gather_drops_stag, 1u);
+}
+
+// A transmit ring of two slots: usrsctp's packets wait for the card in order, none is lost.
+TEST_F(CardSend, AFullTransmitRingLosesNothing) {
+  rnic::NetOptions o;
+  o.tx_log2_slots = 1;
+  ASSERT_NO_FATAL_FAILURE(start(o));
+  post_random(15, 40, 9000);
+  run_until([&] { return done_.size() == 40; }, "every send completion");
+  EXPECT_EQ(acknowledged(), 40u);
+  EXPECT_EQ(payload_bytes_, sent_bytes_);
+  EXPECT_GT(a_->ep->counters().tx_ring_full, 0u);
+}
+
+// post_send's errors, each specific; a zero-length message's local STag is not looked at (RFC 5041 5.2);
+// a message under 16 bytes goes by copy.
+TEST_F(CardSend, PostSendRefusesWhatTheCardWouldDrop) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  const auto code = [&](const SendRequest& r) {
+    try {
+      a_->ep->post_send(r);
+    } catch (const rnic::Error& e) {
+      return e.code();
+    }
+    return rnic::Errc::kBackend;  // no error: not what any case expects
+  };
+  SendRequest r = request(true, 0, 0, 100, 1);
+  r.stream = kStreams + 5;
+  EXPECT_EQ(code(r), rnic::Errc::kInvalidArgument);
+  r = request(true, 0, 0, 100, 1);
+  r.local_stag = register_source(rnic::kRemoteWrite);
+  EXPECT_EQ(code(r), rnic::Errc::kInvalidArgument) << "an STag without kLocalRead";
+  r = request(true, 0, 0, 100, 1);
+  r.local_stag = register_source(rnic::kLocalRead, a_->client->alloc_pd());
+  EXPECT_EQ(code(r), rnic::Errc::kInvalidArgument) << "an STag of another PD";
+  r = request(true, 0, kSourceBytes - 50, 100, 1);
+  EXPECT_EQ(code(r), rnic::Errc::kInvalidArgument) << "past the registration's end";
+  r = request(true, 0, 0, 100, 1);
+  r.local_to = kSourceBaseTo - 1;
+  EXPECT_EQ(code(r), rnic::Errc::kInvalidArgument) << "before its start";
+  r = request(true, 0, 0, 100, 1);
+  r.local_stag ^= 0x01;  // another key: not this client's STag
+  EXPECT_EQ(code(r), rnic::Errc::kNotFound);
+  r = request(true, 0, 0, 100, 1);
+  r.rsvd_ulp = 0x100;
+  EXPECT_EQ(code(r), rnic::Errc::kInvalidArgument) << "RsvdULP past a tagged header's 8 bits";
+  EXPECT_EQ(a_->ep->sends_in_flight(), 0u);
+  EXPECT_NO_THROW(a_->client->invalidate(r.local_stag)) << "a refused send holds nothing";
+  source_stag_ = register_source(rnic::kLocalRead);
+
+  r = request(false, 1, 0, 0, 2);
+  r.local_stag = 0xDEADBEEF;  // zero length: never read, never checked
+  post(r);
+  post(request(true, 0, 100, 7, 3));  // under 16 bytes: by copy
+  post(request(false, 0, 200, 16, 4));
+  run_until([&] { return done_.size() == 3; }, "the sends");
+  EXPECT_EQ(acknowledged(), 3u);
+  EXPECT_EQ(payload_bytes_, sent_bytes_);
+  EXPECT_EQ(a_->ep->endpoint().counters().copied_payload_bytes, 7u);
 }
 
 }  // namespace

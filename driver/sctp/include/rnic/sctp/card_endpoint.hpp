@@ -145,7 +145,8 @@ class CardEndpoint {
   // Endpoint::accept.
   void accept(std::uint16_t stream, wire::ConstBytes private_data = {});
   // RFC 5043 6.2: our Terminate. A live stream is torn down first (fenced): nothing more is placed for
-  // the session. Then as Endpoint::terminate.
+  // the session. Then as Endpoint::terminate. With sends of the stream in flight (post_send) the teardown
+  // waits for their completions: the card reads a retransmission's payload only for a live stream.
   void terminate(std::uint16_t stream);
 
   // Posts a send (docs/transmit.md): usrsctp gets its segments as descriptor chunks (a message under 16
@@ -168,6 +169,7 @@ class CardEndpoint {
   void on_notice(const SessionNotice& n);
   void create_streams();
   void end_stream(std::uint16_t stream);
+  bool sending_on(std::uint16_t stream) const;
   void program_association();
   void clear_association();
   void flush_out();
@@ -213,6 +215,7 @@ class CardEndpoint {
   std::optional<PdId> pd_;
   std::vector<StreamId> streams_;
   std::vector<bool> live_, torn_down_;
+  std::vector<bool> teardown_waiting_;  // the session ended; the teardown waits for the stream's sends
   bool socket_programmed_ = false;
   CardEndpointCounters counters_;
   // The transmit path's bookkeeping.
