@@ -434,6 +434,7 @@ void Endpoint::decide_association() {
   }
   ddp_streams_ = std::min(in_streams_, out_streams_);
   compute_limits();
+  pin_path_mtu(path_mtu_);
   streams_.assign(ddp_streams_, Stream{});
   state_ = AssociationState::kReady;
 }
@@ -452,6 +453,8 @@ int Endpoint::send_abort(std::uint32_t assoc_id) {
 
 // RFC 5043 9: path MTU minus IPv4, SCTP common, DATA chunk headers and the DDP-SSN, no larger than the
 // stack's own fragmentation point (so SCTP never fragments), and at least 516.
+static_assert(sizeof(sockaddr_storage) == 128, "Endpoint::primary_ holds a sockaddr_storage");
+
 void Endpoint::compute_limits() {
   sctp_status st{};
   socklen_t len = static_cast<socklen_t>(sizeof st);
@@ -459,12 +462,38 @@ void Endpoint::compute_limits() {
   if (usrsctp_getsockopt(sock_, IPPROTO_SCTP, SCTP_STATUS, &st, &len) != 0)
     fail(Errc::kBackend, fmt::format("getsockopt SCTP_STATUS: {}", std::strerror(errno)));
   path_mtu_ = st.sstat_primary.spinfo_mtu;
+  std::memcpy(primary_.data(), &st.sstat_primary.spinfo_address, primary_.size());
   std::size_t user_data = 0;
   const std::size_t headers = kIpv4HeaderSize + kSctpCommonHeaderSize + kDataChunkHeaderSize;
   if (path_mtu_ > headers) user_data = path_mtu_ - headers;
   if (st.sstat_fragmentation_point != 0) user_data = std::min<std::size_t>(user_data, st.sstat_fragmentation_point);
   const std::size_t segment = user_data > wire::kDdpSsnSize ? user_data - wire::kDdpSsnSize : 0;
   max_segment_ = std::max(segment, kMinMaxSegmentSize);
+}
+
+// The path MTU pinned (SPP_PMTUD_DISABLE on every path of the association): usrsctp's discovery never
+// changes it under the segments already sized for it, so a DDP segment always fits one DATA chunk
+// (RFC 5043 9; the card's gather needs whole descriptor chunks, docs/transmit.md).
+void Endpoint::pin_path_mtu(std::uint32_t mtu) {
+  sctp_paddrparams p{};
+  p.spp_assoc_id = assoc_id_;
+  std::memcpy(&p.spp_address, primary_.data(), primary_.size());  // the association's one path (AF_CONN)
+  p.spp_flags = SPP_PMTUD_DISABLE;
+  p.spp_pathmtu = mtu;
+  if (usrsctp_setsockopt(sock_, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &p, static_cast<socklen_t>(sizeof p)) != 0)
+    fail(Errc::kBackend, fmt::format("setsockopt SCTP_PEER_ADDR_PARAMS (path MTU {}): {}", mtu, std::strerror(errno)));
+}
+
+void Endpoint::set_path_mtu(std::uint32_t mtu) {
+  require_ready("set_path_mtu");
+  if (mtu < kMinPathMtu || mtu > kMaxPathMtu)
+    fail(Errc::kInvalidArgument,
+         fmt::format("set_path_mtu: {} outside {}..{} (RFC 5043 9: MULPDU >= 516)", mtu, kMinPathMtu, kMaxPathMtu));
+  pin_path_mtu(mtu);
+  compute_limits();
+  for (Stream& s : streams_) {
+    if (s.source) s.source->set_mulpdu(max_segment_);  // RFC 5041 5.1: the most recent MULPDU
+  }
 }
 
 void Endpoint::require_ready(const char* what) const {

@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include <usrsctp.h>
+
 #include "rnic/capture/sctp_capture.hpp"
 #include "rnic/driver/rnic.hpp"
 #include "rnic/sctp/card_endpoint.hpp"
@@ -335,7 +337,7 @@ struct SoftPeer {
       }
       ep.input(rnic::wire::ConstBytes(d->bytes));
     }
-    ep.pump();
+    if (reading) ep.pump();  // not reading: usrsctp keeps what it received, its window closes
     while (!to_card.empty()) {
       std::vector<std::uint8_t> p = std::move(to_card.front());
       to_card.pop_front();
@@ -355,6 +357,7 @@ struct SoftPeer {
   std::deque<std::vector<std::uint8_t>> to_card;
   rnic::sctp::Endpoint ep;
   std::function<bool(const std::vector<std::uint8_t>&)> pass;
+  bool reading = true;
   std::optional<std::uint32_t> highest_tsn;
   std::uint64_t data_chunks_in = 0, held_back = 0;
 };
@@ -510,6 +513,37 @@ TEST_F(CardSend, ASoftwareReceiverGetsEveryByteFromTheGather) {
   EXPECT_EQ(a_->ep->counters().descriptors_sent, segments_);
 }
 
+// The reason for full-length descriptor chunks (docs/transmit.md): usrsctp sizes the peer's receive
+// window from the bytes of the chunks it holds (RFC 9260 6.2.1). A receiver that stops reading closes its
+// window; the card's sender must stop at it and not overrun it (usrsctp counts DATA it dropped for the
+// window: none), then finish once the receiver reads again.
+TEST_F(CardSend, TheReceiversWindowIsCountedInRealBytes) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  sctpstat st{};
+  usrsctp_get_stat(&st);
+  const std::uint32_t dropped_before = st.sctps_datadroprwnd;
+  peer_->reading = false;
+  post_random(17, 200, 9000);  // about 1 MB, more than usrsctp's receive buffer
+  std::uint64_t out = 0;
+  const auto end = Clock::now() + std::chrono::seconds(3);
+  for (auto quiet = Clock::now(); Clock::now() < end;) {  // until the sender has been stopped for 300 ms
+    step();
+    if (a_->ep->counters().packets_out != out) {
+      out = a_->ep->counters().packets_out;
+      quiet = Clock::now();
+    } else if (Clock::now() - quiet > std::chrono::milliseconds(300)) {
+      break;
+    }
+  }
+  EXPECT_LT(acknowledged(), 200u) << "nothing was read, yet the peer's window let everything through";
+  peer_->reading = true;
+  run_until([&] { return done_.size() == 200; }, "every send completion", std::chrono::seconds(60));
+  EXPECT_EQ(acknowledged(), 200u);
+  EXPECT_EQ(payload_bytes_, sent_bytes_);
+  usrsctp_get_stat(&st);
+  EXPECT_EQ(st.sctps_datadroprwnd, dropped_before) << "DATA dropped by the receiver for its window";
+}
+
 // docs/transmit.md, "When a send is complete" (RFC 9260 6.2, 3.3.4): with every packet of the peer held
 // back, nothing completes and the card reads the buffer again for each T3 retransmission (RFC 9260 6.3.3);
 // a SACK with the wrong tag (RFC 9260 8.5) or a cumulative TSN ack past what was sent completes nothing;
@@ -522,10 +556,17 @@ TEST_F(CardSend, OnlyTheCumulativeTsnAckOfThisAssociationCompletesASend) {
   run_until([&] { return peer_->data_chunks_in >= posted_segments_; }, "the first transmission of every chunk",
             std::chrono::seconds(20));
   const std::uint64_t first = a_->ep->counters().gather_packets;
+  const std::uint64_t first_descriptors = a_->ep->counters().descriptors_sent;
   const std::uint32_t my_tag = *a_->ep->endpoint().local_verification_tag();
   peer_->send(sack(my_tag ^ 1, *peer_->highest_tsn));  // another association's tag
   run_until([&] { return a_->ep->counters().gather_packets > first; }, "a T3 retransmission", std::chrono::seconds(20));
   EXPECT_TRUE(done_.empty()) << "a SACK with the wrong tag completed a send";
+  // The T3 retransmission bundles the outstanding descriptor chunks (RFC 9260 6.3.3 E3): the card reads
+  // each buffer again, several in one packet.
+  run_until([&] { return a_->ep->counters().descriptors_sent >= first_descriptors + 3; }, "the retransmission",
+            std::chrono::seconds(20));
+  EXPECT_GT(a_->ep->counters().descriptors_sent - first_descriptors, a_->ep->counters().gather_packets - first)
+      << "no retransmitted packet carried two descriptor chunks";
   EXPECT_EQ(a_->ep->counters().sack_acks, 0u);
   EXPECT_EQ(a_->ep->sends_in_flight(), 3u);
   hold = false;
@@ -579,6 +620,7 @@ TEST_F(CardSend, AnStagInvalidatedUnderASendAbortsTheAssociation) {
   const std::uint64_t chunks = peer_->data_chunks_in;
   for (int i = 0; i < 3; ++i) a_->client->release_local_read(source_stag_);
   a_->client->invalidate(source_stag_);
+  a_->client->free_buffer(source_.id);  // the retransmissions name memory the client no longer has
   run_until([&] { return done_.size() == 3; }, "the aborted sends", std::chrono::seconds(30));
   EXPECT_EQ(peer_->data_chunks_in, chunks) << "a packet with an invalid STag left the card";
   EXPECT_EQ(a_->ep->counters().fault_aborts, 1u);
@@ -588,6 +630,34 @@ TEST_F(CardSend, AnStagInvalidatedUnderASendAbortsTheAssociation) {
     EXPECT_EQ(c.fault_reason, rnic::hw::kNET_TX_DROP_STAG) << c.fault_reason;
   }
   EXPECT_GE(a_->net->counters().gather_drops_stag, 1u);
+}
+
+// The path MTU is pinned at association set-up; lowering it (an operator who knows the path shrank) makes
+// later messages go at the new MULPDU, all acknowledged. Lowered again while segments sized for the old
+// one wait in usrsctp, those are fragmented (RFC 9260 6.9): the CardEndpoint drops that packet (no part
+// of a descriptor chunk leaves) and aborts the association; the sends fail.
+TEST_F(CardSend, ThePathMtuLoweredMidAssociation) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  EXPECT_THROW(a_->ep->endpoint().set_path_mtu(500), rnic::Error);
+  const std::size_t before = a_->ep->endpoint().max_segment_size();
+  a_->ep->endpoint().set_path_mtu(1000);
+  EXPECT_LT(a_->ep->endpoint().max_segment_size(), before);
+  EXPECT_EQ(a_->ep->endpoint().path_mtu(), 1000u);
+  post(request(true, 0, 0, 9000, 1));
+  post(request(false, 1, 9000, 9000, 2));
+  run_until([&] { return done_.size() == 2; }, "the sends at the new MULPDU");
+  EXPECT_EQ(acknowledged(), 2u);
+  EXPECT_EQ(payload_bytes_, sent_bytes_);
+
+  peer_->pass = [](const std::vector<std::uint8_t>&) { return false; };
+  post_random(16, 8, 4000);  // more than the congestion window: most wait in usrsctp, sized for MTU 1000
+  run_until([&] { return peer_->data_chunks_in > 0; }, "the first transmission");
+  a_->ep->endpoint().set_path_mtu(700);
+  peer_->pass = nullptr;
+  run_until([&] { return done_.size() == 10; }, "the aborted sends", std::chrono::seconds(30));
+  EXPECT_EQ(a_->ep->counters().fragment_aborts, 1u);
+  EXPECT_EQ(a_->ep->endpoint().state(), AssociationState::kLost);
+  EXPECT_LT(acknowledged(), 10u);
 }
 
 // A transmit ring of two slots: usrsctp's packets wait for the card in order, none is lost.

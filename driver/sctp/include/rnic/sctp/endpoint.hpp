@@ -10,6 +10,7 @@
 // Not thread-safe: one thread drives all Endpoints of a process.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -20,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "rnic/hw/hw.hpp"
 #include "rnic/sctp/reorder.hpp"
 #include "rnic/sctp/session.hpp"
 #include "rnic/wire/bytes.hpp"
@@ -37,6 +39,10 @@ inline constexpr std::size_t kSctpCommonHeaderSize = 12;
 inline constexpr std::size_t kDataChunkHeaderSize = 16;
 inline constexpr std::size_t kMinMaxSegmentSize = 516;  // RFC 5043 9
 inline constexpr std::uint16_t kDefaultStreams = 8;
+// set_path_mtu's range: room for a 516-byte segment's DATA chunk in IPv4 (20 + 12 + 16 + 2 + 516), up to
+// the card's longest SCTP packet in IPv4.
+inline constexpr std::uint32_t kMinPathMtu = 576;
+inline constexpr std::uint32_t kMaxPathMtu = hw::kNET_MAX_PACKET_BYTES + kIpv4HeaderSize;
 
 struct EndpointConfig {
   std::uint16_t port = 5001;                // this endpoint's SCTP port, nonzero
@@ -155,6 +161,13 @@ class Endpoint {
   // RFC 5043 9: the largest DDP segment that needs neither IP nor SCTP fragmentation, >= 516.
   std::size_t max_segment_size() const { return max_segment_; }
   std::uint32_t path_mtu() const { return path_mtu_; }
+  // The path MTU is pinned when the association comes up (usrsctp's discovery is off: a segment sized
+  // for the path always fits one DATA chunk). This changes it, for an operator who knows the path
+  // shrank: later messages are segmented at the new max_segment_size(); DATA already handed to usrsctp
+  // at the old size may then be fragmented by usrsctp, which a CardEndpoint with sends in flight
+  // answers by aborting the association (docs/transmit.md). kState unless kReady, kInvalidArgument
+  // outside kMinPathMtu..kMaxPathMtu.
+  void set_path_mtu(std::uint32_t mtu);
   // What the card's association table needs (NetAssociation), learnt from usrsctp's own packets, never
   // from a peer's claim: the verification tag packets to us carry (RFC 9260 8.5) and the peer's SCTP
   // port. Active side: the Initiate Tag of our INIT. Passive side: the tag of the COOKIE ECHO usrsctp
@@ -261,6 +274,7 @@ class Endpoint {
   std::string refusal_reason_now() const;
   void lose_association();
   void compute_limits();
+  void pin_path_mtu(std::uint32_t mtu);
   int send_abort(std::uint32_t assoc_id);
   void adopt_verification_tag();
   std::uint64_t sctp_held_bound();
@@ -279,6 +293,7 @@ class Endpoint {
   std::optional<std::uint32_t> peer_indication_;
   std::size_t max_segment_ = 0;
   std::uint32_t path_mtu_ = 0;
+  std::array<std::uint8_t, 128> primary_{};  // SCTP_STATUS's primary path address (a sockaddr_storage)
   std::vector<Stream> streams_;
   std::deque<OutChunk> outq_;
   std::size_t pending_initiates_ = 0;

@@ -67,6 +67,8 @@ class DataSource {
   std::uint32_t next_msn(std::uint32_t qn) const;
   void set_next_msn(std::uint32_t qn, std::uint32_t msn) { next_msn_[qn] = msn; }
   std::size_t mulpdu() const { return mulpdu_; }
+  // The LLP's MULPDU changed (RFC 5041 5.1): later messages are segmented at it.
+  void set_mulpdu(std::size_t mulpdu) { mulpdu_ = mulpdu; }
 
  private:
   std::size_t mulpdu_;
