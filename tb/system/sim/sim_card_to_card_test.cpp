@@ -366,7 +366,18 @@ class CardSend : public ::testing::Test {
  protected:
   void start(const rnic::NetOptions& net = {}) {
     a_ = std::make_unique<Card>(std::vector<std::string>{"--udp-port", "0"}, net);
+    source_ = a_->client->alloc_buffer(kSourceBytes);
+    std::mt19937_64 rng(7);
+    for (std::size_t i = 0; i < kSourceBytes; ++i) source_.data[i] = static_cast<std::uint8_t>(rng());
+    ASSERT_NO_FATAL_FAILURE(connect());
+  }
+  // A new association (a new peer, the same card and entry): its streams on a new PD, the source
+  // registered there.
+  void connect() {
+    a_->ep.reset();  // clears the entry (fenced)
     peer_ = std::make_unique<SoftPeer>(a_->udp_port);
+    accepted_ = 0;
+    untagged_at_.clear();
     a_->ep =
         std::make_unique<CardEndpoint>(*a_->dev, *a_->client, *a_->net, a_->config(peer_->link.local().port, 5001));
     a_->ep->set_session_handler([this](const rnic::sctp::SessionNotice& n) {
@@ -382,9 +393,6 @@ class CardSend : public ::testing::Test {
     run_until([&] { return a_->ep->association_written(); }, "the association");
     for (std::uint16_t s = 0; s < kStreams; ++s) a_->ep->endpoint().initiate(s);
     run_until([&] { return accepted_ == kStreams && a_->ep->live(kStreams - 1); }, "the sessions");
-    source_ = a_->client->alloc_buffer(kSourceBytes);
-    std::mt19937_64 rng(7);
-    for (std::size_t i = 0; i < kSourceBytes; ++i) source_.data[i] = static_cast<std::uint8_t>(rng());
     source_stag_ = register_source(rnic::kLocalRead);
   }
   rnic::Stag register_source(std::uint32_t access, std::optional<rnic::PdId> pd = std::nullopt) {
@@ -589,7 +597,7 @@ TEST_F(CardSend, ACumulativeAckPastTheHighestTsnSentIsForged) {
 }
 
 // Abort with sends in flight (RFC 9260 9.1): every send completes kAborted once the entry is cleared and
-// the card has read their slots; the STag is free again.
+// the card has read their slots; the STag is free again. Then a new association on the same entry.
 TEST_F(CardSend, AbortWithSendsInFlightFailsThemAndReleasesTheStag) {
   ASSERT_NO_FATAL_FAILURE(start());
   peer_->pass = [](const std::vector<std::uint8_t>&) { return false; };
@@ -607,6 +615,15 @@ TEST_F(CardSend, AbortWithSendsInFlightFailsThemAndReleasesTheStag) {
   for (const auto& c : done_) EXPECT_EQ(c.status, SendStatus::kAborted);
   EXPECT_EQ(a_->ep->sends_in_flight(), 0u);
   EXPECT_NO_THROW(a_->client->invalidate(source_stag_));
+
+  // Restart: a new association on the same card and entry carries sends again.
+  ASSERT_NO_FATAL_FAILURE(connect());
+  const std::uint64_t bytes_before = payload_bytes_;
+  sent_bytes_ = 0;
+  post_random(18, 10, 6000);
+  run_until([&] { return done_.size() == 15; }, "the new association's sends");
+  EXPECT_EQ(acknowledged(), 10u);
+  EXPECT_EQ(payload_bytes_ - bytes_before, sent_bytes_);
 }
 
 // A hostile client that gives the hold back and invalidates its STag while a send is in flight: the
