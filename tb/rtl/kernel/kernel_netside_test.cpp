@@ -24,6 +24,7 @@
 #include "rnic/tb/net_ref.hpp"
 #include "rnic/tb/seed.hpp"
 #include "rnic/tb/sim.hpp"
+#include "rnic/tb/tx_gather_fixture.hpp"
 #include "rnic/tb/tx_gather_ref.hpp"
 #include "rnic/wire/bytes.hpp"
 #include "rnic/wire/ddp.hpp"
@@ -68,18 +69,7 @@ class NetSide : public ::testing::Test {
     const Bytes zero(std::size_t{hw::kCQE_BYTES} << 6, 0);  // a fresh ring: no entry with a phase yet
     gmem_.host_write(kCqBase, zero.data(), zero.size());
     drv_.cq_setup(kCqBase, 6);
-    entry_.valid = true;
-    entry_.my_ip = 0x0A000001;
-    entry_.their_ip = 0x0A000002;
-    entry_.my_udp_port = 9899;
-    entry_.their_udp_port = 40000;
-    entry_.my_sctp_port = 5002;
-    entry_.their_sctp_port = 5001;
-    entry_.my_vtag = 0x11223344;
-    entry_.stream_base = kStream;
-    entry_.stream_count = 1;
-    entry_.vnx_socket = 7;
-    entry_.their_vtag = 0x55667788;
+    entry_ = net::fixture::kernel_entry(kStream);
     meta_ = {entry_.my_ip, entry_.their_ip, entry_.my_udp_port, entry_.their_udp_port};
     live_.assign(16, false);
   }

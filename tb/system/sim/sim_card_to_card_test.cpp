@@ -96,7 +96,27 @@ struct Message {
   std::uint32_t msn = 0;       // untagged: the MSN post_send gave it
 };
 
-class CardToCard : public ::testing::Test {
+// Both fixtures move their sides one step at a time until what a test waits for holds.
+class Stepping : public ::testing::Test {
+ protected:
+  virtual void step() = 0;
+  template <class Pred>
+  void run_until(Pred done, const char* what, std::chrono::seconds limit = std::chrono::seconds(60)) {
+    const auto end = Clock::now() + limit;
+    while (!done()) {
+      ASSERT_LT(Clock::now(), end) << "timed out waiting for " << what;
+      step();
+    }
+  }
+  // The send completions the CardEndpoint has, appended to `into`.
+  static void take_sends(CardEndpoint& ep, std::vector<SendCompletion>& into) {
+    std::vector<SendCompletion> sent;
+    ep.poll_sends(sent);
+    into.insert(into.end(), sent.begin(), sent.end());
+  }
+};
+
+class CardToCard : public Stepping {
  protected:
   // Both cards with `impair` on their paths, the association up with DDP, sessions accepted on every
   // stream, A's source and B's sink and receive buffers registered.
@@ -145,24 +165,13 @@ class CardToCard : public ::testing::Test {
     }
   }
 
-  void step() {
+  void step() override {
     a_->ep->step();
     b_->ep->step();
     std::vector<rnic::Completion> got;
     b_->client->poll(got);
     for (auto& c : got) sink_done_.push_back(c);
-    std::vector<SendCompletion> sent;
-    a_->ep->poll_sends(sent);
-    for (auto& c : sent) send_done_.push_back(c);
-  }
-
-  template <class Pred>
-  void run_until(Pred done, const char* what, std::chrono::seconds limit = std::chrono::seconds(60)) {
-    const auto end = Clock::now() + limit;
-    while (!done()) {
-      ASSERT_LT(Clock::now(), end) << "timed out waiting for " << what;
-      step();
-    }
+    take_sends(*a_->ep, send_done_);
   }
 
   // `n` messages of the seeded plan: lengths 16..max (a few zero-length), tagged into consecutive sink
@@ -362,7 +371,7 @@ struct SoftPeer {
   std::uint64_t data_chunks_in = 0, held_back = 0;
 };
 
-class CardSend : public ::testing::Test {
+class CardSend : public Stepping {
  protected:
   void start(const rnic::NetOptions& net = {}) {
     a_ = std::make_unique<Card>(std::vector<std::string>{"--udp-port", "0"}, net);
@@ -426,20 +435,10 @@ class CardSend : public ::testing::Test {
     ++segments_;
   }
 
-  void step() {
+  void step() override {
     a_->ep->step();
     peer_->step();
-    std::vector<SendCompletion> sent;
-    a_->ep->poll_sends(sent);
-    for (auto& c : sent) done_.push_back(c);
-  }
-  template <class Pred>
-  void run_until(Pred done, const char* what, std::chrono::seconds limit = std::chrono::seconds(60)) {
-    const auto end = Clock::now() + limit;
-    while (!done()) {
-      ASSERT_LT(Clock::now(), end) << "timed out waiting for " << what;
-      step();
-    }
+    take_sends(*a_->ep, done_);
   }
   void run_for(std::chrono::milliseconds t) {
     const auto end = Clock::now() + t;

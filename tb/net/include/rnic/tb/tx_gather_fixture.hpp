@@ -22,6 +22,26 @@ inline constexpr std::uint64_t kBaseTo = 0x1'0000'0000;
 // local read. 0x402: bound to DDP stream 5.
 inline constexpr std::uint32_t kStag = 0x105, kForeignStag = 0x203, kNoReadStag = 0x301, kBoundStag = 0x402;
 
+// The association entry the whole-kernel tests (tb/rtl/kernel kernel_netside_test.cpp) and the transmit
+// bench (kernel_tx_bench.cpp) program: 10.0.0.1:9899 (SCTP 5002) to 10.0.0.2:40000 (SCTP 5001), one
+// DDP stream, socket 7.
+inline AssocEntry kernel_entry(std::uint16_t stream) {
+  AssocEntry e;
+  e.valid = true;
+  e.my_ip = 0x0A000001;
+  e.their_ip = 0x0A000002;
+  e.my_udp_port = 9899;
+  e.their_udp_port = 40000;
+  e.my_sctp_port = 5002;
+  e.their_sctp_port = 5001;
+  e.my_vtag = 0x11223344;
+  e.stream_base = stream;
+  e.stream_count = 1;
+  e.vnx_socket = 7;
+  e.their_vtag = 0x55667788;
+  return e;
+}
+
 // Entry 0 another association; entry 1 ours (socket kSocket): SCTP streams 0..2 are DDP streams 4..6; 4
 // and 5 live; every stream PD 7 but stream 0 (PD 8). STags 0x105, 0x402 (the upper half) over
 // [region, + size); 0x203, 0x301 over [other, + size).
