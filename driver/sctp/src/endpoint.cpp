@@ -165,6 +165,9 @@ Endpoint::Endpoint(EndpointConfig config, WireOut wire_out)
   if (config_.max_queued_chunks == 0) fail(Errc::kInvalidArgument, "EndpointConfig.max_queued_chunks must be >= 1");
   if (config_.max_chunks_in_flight == 0 || config_.max_chunks_in_flight > 32767)
     fail(Errc::kInvalidArgument, "EndpointConfig.max_chunks_in_flight must be 1..32767 (RFC 5043 10)");
+  if (config_.path_mtu != 0 && (config_.path_mtu < kMinPathMtu || config_.path_mtu > kMaxPathMtu))
+    fail(Errc::kInvalidArgument,
+         fmt::format("EndpointConfig.path_mtu {} must be 0 or {}..{}", config_.path_mtu, kMinPathMtu, kMaxPathMtu));
   runtime_acquire(this, config_.crc32c_offload);
   sock_ = usrsctp_socket(AF_CONN, SOCK_SEQPACKET, IPPROTO_SCTP, nullptr, nullptr, 0, nullptr);
   if (sock_ == nullptr) {
@@ -211,6 +214,13 @@ void Endpoint::configure_socket() {
     ev.se_type = type;
     ev.se_on = 1;
     set_opt(sock_, IPPROTO_SCTP, SCTP_EVENT, ev, "SCTP_EVENT");
+  }
+  if (config_.path_mtu != 0) {  // the associations' MTU, fixed when usrsctp creates them (endpoint.hpp)
+    sctp_paddrparams p{};
+    p.spp_assoc_id = SCTP_FUTURE_ASSOC;
+    p.spp_flags = SPP_PMTUD_DISABLE;
+    p.spp_pathmtu = config_.path_mtu;
+    set_opt(sock_, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, p, "SCTP_PEER_ADDR_PARAMS");
   }
   sockaddr_conn local = conn_addr(this, config_.port);
   if (usrsctp_bind(sock_, reinterpret_cast<sockaddr*>(&local), static_cast<socklen_t>(sizeof local)) != 0)
@@ -486,9 +496,11 @@ void Endpoint::pin_path_mtu(std::uint32_t mtu) {
 
 void Endpoint::set_path_mtu(std::uint32_t mtu) {
   require_ready("set_path_mtu");
-  if (mtu < kMinPathMtu || mtu > kMaxPathMtu)
+  if (mtu < kMinPathMtu || mtu > path_mtu_)
     fail(Errc::kInvalidArgument,
-         fmt::format("set_path_mtu: {} outside {}..{} (RFC 5043 9: MULPDU >= 516)", mtu, kMinPathMtu, kMaxPathMtu));
+         fmt::format("set_path_mtu: {} outside {}..{} (RFC 5043 9: MULPDU >= 516; usrsctp never raises an "
+                     "association's fragmentation point: EndpointConfig::path_mtu sets it before)",
+                     mtu, kMinPathMtu, path_mtu_));
   pin_path_mtu(mtu);
   compute_limits();
   for (Stream& s : streams_) {

@@ -655,6 +655,8 @@ TEST_F(CardSend, AnStagInvalidatedUnderASendAbortsTheAssociation) {
 TEST_F(CardSend, ThePathMtuLoweredMidAssociation) {
   ASSERT_NO_FATAL_FAILURE(start());
   EXPECT_THROW(a_->ep->endpoint().set_path_mtu(500), rnic::Error);
+  EXPECT_THROW(a_->ep->endpoint().set_path_mtu(a_->ep->endpoint().path_mtu() + 1), rnic::Error)
+      << "usrsctp never raises an association's fragmentation point (EndpointConfig::path_mtu does, before)";
   const std::size_t before = a_->ep->endpoint().max_segment_size();
   a_->ep->endpoint().set_path_mtu(1000);
   EXPECT_LT(a_->ep->endpoint().max_segment_size(), before);

@@ -59,6 +59,11 @@ struct EndpointConfig {
   // it (usrsctp_enable_crc32c_offload). usrsctp's switch is process-wide: every Endpoint of a process
   // must ask for the same (else kInvalidArgument).
   bool crc32c_offload = false;
+  // The path MTU of the association (0: usrsctp's default, 1280 over AF_CONN), kMinPathMtu..kMaxPathMtu:
+  // set on the socket before the association exists, because usrsctp fixes an association's
+  // fragmentation point when it creates it and afterwards only lowers it (so set_path_mtu cannot raise
+  // it). The segment size follows (RFC 5043 9: max_segment_size() = MTU - 50).
+  std::uint32_t path_mtu = 0;
 };
 
 enum class AssociationState {
@@ -162,11 +167,12 @@ class Endpoint {
   std::size_t max_segment_size() const { return max_segment_; }
   std::uint32_t path_mtu() const { return path_mtu_; }
   // The path MTU is pinned when the association comes up (usrsctp's discovery is off: a segment sized
-  // for the path always fits one DATA chunk). This changes it, for an operator who knows the path
+  // for the path always fits one DATA chunk). This lowers it, for an operator who knows the path
   // shrank: later messages are segmented at the new max_segment_size(); DATA already handed to usrsctp
   // at the old size may then be fragmented by usrsctp, which a CardEndpoint with sends in flight
   // answers by aborting the association (docs/transmit.md). kState unless kReady, kInvalidArgument
-  // outside kMinPathMtu..kMaxPathMtu.
+  // below kMinPathMtu or above the association's MTU (usrsctp never raises an association's
+  // fragmentation point: EndpointConfig::path_mtu chooses it before the association exists).
   void set_path_mtu(std::uint32_t mtu);
   // What the card's association table needs (NetAssociation), learnt from usrsctp's own packets, never
   // from a peer's claim: the verification tag packets to us carry (RFC 9260 8.5) and the peer's SCTP
