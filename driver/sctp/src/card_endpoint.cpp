@@ -234,6 +234,7 @@ SendTicket CardEndpoint::post_send(const SendRequest& r) {
     Send s;
     s.completion = SendCompletion{r.cookie, SendStatus::kAcknowledged, r.stream, m.msn, r.length, 0};
     s.held = held;
+    s.vtag = *written_vtag_;
     for (const DescribedSegment& d : m.segments) {
       SegmentState st;
       st.send = id;
@@ -275,7 +276,8 @@ std::size_t CardEndpoint::poll_sends(std::vector<SendCompletion>& out, std::size
 // (or the association gone and cleared on the card), and the card past every slot that named one.
 bool CardEndpoint::segment_done(const SegmentState& s, std::uint32_t consumed) const {
   if (!s.copied && (s.queued != 0 || (s.last_slot && !serial_lt(*s.last_slot, consumed)))) return false;
-  if (sends_.at(s.send).aborted) return !written_vtag_;
+  const Send& send = sends_.at(s.send);
+  if (send.aborted) return written_vtag_ != send.vtag;  // the entry cleared, or rewritten by a restart
   return s.tsn && cumulative_ack_ && serial_le(*s.tsn, *cumulative_ack_);
 }
 
@@ -335,6 +337,14 @@ void CardEndpoint::program_association() {
   const auto their_port = ep_.peer_port();
   if (!vtag || !their_port) fail(Errc::kBackend, "the association is up but usrsctp's verification tag is not known");
   if (written_vtag_ == vtag && their_vtag_written_ == their_vtag_seen_) return;
+  if (written_vtag_ && written_vtag_ != vtag) {
+    // A restart (RFC 9260 5.2.4): usrsctp dropped what it held of the old association and numbers TSNs
+    // afresh, so no SACK of the new one may complete an old send. They fail once the entry no longer
+    // holds the tag they were sent under (the write below) and the card has read their slots.
+    for (auto& [id, s] : sends_) s.aborted = true;
+    highest_tsn_sent_.reset();
+    cumulative_ack_.reset();
+  }
   if (streams_.empty()) create_streams();
   NetAssociation a;
   a.my_ip = config_.my_ip;
@@ -465,7 +475,9 @@ void CardEndpoint::flush_out() {
   };
   while (!out_.empty()) {
     OutPacket& o = out_.front();
-    if (o.gather && !written_vtag_) {  // the association is cleared on the card: its reads must not start
+    // The association is cleared on the card (its reads must not start), or the packet is of the old
+    // association of a restart (the card would drop it for its tag and fault the new one).
+    if (o.gather && (!written_vtag_ || their_vtag_written_ != wire::load_be32(o.bytes.data() + 4))) {
       unqueue(o);
       out_.pop_front();
       ++counters_.gather_after_loss;

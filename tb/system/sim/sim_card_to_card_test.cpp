@@ -323,8 +323,8 @@ TEST_F(CardToCard, LossDuplicationAndReorderingOnThePath) {
 // the test seals each of the peer's packets itself (the card checks it); the card's are sealed by the card.
 
 struct SoftPeer {
-  explicit SoftPeer(std::uint16_t card_port)
-      : link(rnic::sctp::Ipv4Endpoint{rnic::sctp::kIpv4Loopback, 0}),
+  explicit SoftPeer(std::uint16_t card_port, std::uint16_t local_port = 0)
+      : link(rnic::sctp::Ipv4Endpoint{rnic::sctp::kIpv4Loopback, local_port}),
         card{rnic::sctp::kIpv4Loopback, card_port},
         ep(config(), [this](rnic::wire::ConstBytes p) { to_card.push_back(p.to_vector()); }) {}
   static rnic::sctp::EndpointConfig config() {
@@ -676,6 +676,27 @@ TEST_F(CardSend, ThePathMtuLoweredMidAssociation) {
   EXPECT_EQ(a_->ep->counters().fragment_aborts, 1u);
   EXPECT_EQ(a_->ep->endpoint().state(), AssociationState::kLost);
   EXPECT_LT(acknowledged(), 10u);
+}
+
+// The peer restarts the association (RFC 9260 5.2.4: it lost its state and sends a new INIT from the same
+// address and port): usrsctp drops what it held of the old association and numbers TSNs afresh, so the
+// new association's SACKs must not complete the old sends. They fail (kAborted); the card's entry holds
+// the new tags.
+TEST_F(CardSend, APeerRestartFailsTheSendsOfTheOldAssociation) {
+  ASSERT_NO_FATAL_FAILURE(start());
+  peer_->pass = [](const std::vector<std::uint8_t>&) { return false; };
+  post_random(19, 3, 1000);
+  run_until([&] { return peer_->data_chunks_in >= posted_segments_; }, "the first transmission",
+            std::chrono::seconds(20));
+  const std::uint32_t old_tag = *a_->ep->endpoint().local_verification_tag();
+  const std::uint16_t port = peer_->link.local().port;
+  peer_.reset();  // gone without a word: its ABORT never left
+  peer_ = std::make_unique<SoftPeer>(a_->udp_port, port);
+  peer_->ep.connect(5001);
+  run_until([&] { return done_.size() == 3; }, "the old sends to fail", std::chrono::seconds(30));
+  for (const auto& c : done_) EXPECT_EQ(c.status, SendStatus::kAborted) << "cookie " << c.cookie;
+  EXPECT_TRUE(a_->ep->association_written());
+  EXPECT_NE(*a_->ep->endpoint().local_verification_tag(), old_tag);
 }
 
 // A transmit ring of two slots: usrsctp's packets wait for the card in order, none is lost.

@@ -196,6 +196,7 @@ class CardEndpoint {
     SendCompletion completion;
     std::optional<Stag> held;
     std::vector<std::pair<std::uint16_t, std::uint16_t>> segments;  // (SCTP stream, DDP-SSN)
+    std::uint32_t vtag = 0;  // the association's tag (the entry's MY_VTAG) it was posted under
     bool aborted = false;
   };
   bool segment_done(const SegmentState& s, std::uint32_t consumed) const;
