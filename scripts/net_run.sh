@@ -202,9 +202,10 @@ fi
 msgs=$(sed -n 's/^rnic-sink: [0-9.:]*: PASS: \([0-9]*\) messages.*/\1/p' "$out/sink.log")
 [[ -n "$msgs" ]] || fail "no PASS line from rnic-sink in $out/sink.log"
 if [[ "$c2c" -eq 1 ]]; then
-  host=$(sed -n 's/.*"host_payload_bytes": \([0-9]*\).*/\1/p' "$out/peer.json" | head -1)
-  echo "net_run: PASS: $msgs messages card to card (the sending card's gather read the payload; the payload bytes" \
-       "its host handled: $host, by copy for messages under 16 bytes) over SCTP in UDP (loss $loss, dup $dup, reorder $reorder)," \
+  copied=$(sed -n 's/.*"segments_by_copy": \([0-9]*\).*/\1/p' "$out/peer.json" | head -1)
+  [[ "$copied" == 0 ]] || fail "rnic-peer sent $copied segments with their payload through the host"
+  echo "net_run: PASS: $msgs messages card to card (the sending card's gather read every payload byte, none" \
+       "went through its host) over SCTP in UDP (loss $loss, dup $dup, reorder $reorder)," \
        "placed by the receiving card, every byte and completion checked"
 else
   echo "net_run: PASS: $msgs messages from rnic-peer over SCTP in UDP (loss $loss, dup $dup, reorder $reorder)," \

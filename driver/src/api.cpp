@@ -390,11 +390,6 @@ void Client::release_local_read(Stag stag) {
   with_client(state_, [stag](detail::Core& core, detail::ClientRec& c) { core.release_local_read(c, stag); });
 }
 
-std::vector<std::uint8_t> Client::read_local(Stag stag, std::uint64_t to, std::uint32_t length) {
-  return with_client(state_,
-                     [&](detail::Core& core, detail::ClientRec& c) { return core.read_local(c, stag, to, length); });
-}
-
 StreamId Client::create_stream(PdId pd) {
   return with_client(state_, [pd](detail::Core& core, detail::ClientRec& c) { return core.create_stream(c, pd); });
 }

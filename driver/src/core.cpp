@@ -589,14 +589,6 @@ void Core::release_local_read(ClientRec& c, Stag stag) {
   --it->second.send_holds;
 }
 
-std::vector<std::uint8_t> Core::read_local(ClientRec& c, Stag stag, std::uint64_t to, std::uint32_t length) {
-  const StagRec& r = local_read_rec(c, stag, to, length, "read_local");
-  const BufferRec& b = buffer_of(c, r.buffer, "read_local");
-  const std::size_t at = static_cast<std::size_t>(r.offset + (to - r.base_to));
-  backend().from_device(b.region, at, length);
-  return std::vector<std::uint8_t>(b.region.host + at, b.region.host + at + length);
-}
-
 // STAG_INVALIDATE returns once busy clears: the fence of RFC 5041 8.3.1 #6. Only then the index is
 // free again; the card advances its key at the next STAG_WRITE, so the old STag stays invalid (8.3.1,
 // 7.1 Invalid STag).

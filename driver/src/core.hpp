@@ -141,7 +141,6 @@ class Core {
   void invalidate(ClientRec& c, Stag stag);
   void hold_local_read(ClientRec& c, Stag stag, PdId pd, std::uint64_t to, std::uint64_t length);
   void release_local_read(ClientRec& c, Stag stag);
-  std::vector<std::uint8_t> read_local(ClientRec& c, Stag stag, std::uint64_t to, std::uint32_t length);
   StreamId create_stream(ClientRec& c, PdId pd);
   void configure_queue(ClientRec& c, StreamId stream, std::uint32_t qn, std::uint32_t log2_entries,
                        std::uint32_t first_msn);

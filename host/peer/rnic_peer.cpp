@@ -10,8 +10,8 @@
 // packet rings (rnic::sctp::CardEndpoint), the ULP writes the plan's messages once into a buffer
 // registered with kLocalRead, and every segment goes to usrsctp as a descriptor chunk that the card's
 // gather fills from that buffer as the packet leaves; a message counts as sent once its completion says
-// the peer's cumulative TSN ack covers it. The report's card.host_payload_bytes counts the payload bytes
-// the host's transport handled (messages under 16 bytes, which go by copy).
+// the peer's cumulative TSN ack covers it. The report's card.segments_by_copy counts the segments whose
+// payload went through the host (0: every one is a descriptor chunk, short ones and zero-length included).
 //
 // Steps: SCTP association (INIT carries the DDP Adaptation Layer Indication; the receiver must
 // indicate DDP too, RFC 5043 5.1 / 11.1, else the run fails naming 11.1) -> Initiate on streams
@@ -208,7 +208,7 @@ class Peer : public Transport {
 // The peer as a card (--device): usrsctp over the card's rings (rnic::sctp::CardEndpoint), the plan's
 // messages written once into a registered buffer (kLocalRead) by the ULP, and every segment sent as a
 // descriptor chunk that the card's gather fills from that buffer: the host's transport never reads or
-// writes a payload byte (messages under 16 bytes excepted: by copy, counted).
+// writes a payload byte.
 class CardPeer : public Transport {
  public:
   CardPeer(const Options& o, Ipv4Endpoint remote)
@@ -297,7 +297,8 @@ class CardPeer : public Transport {
                      {"packets_out", c.packets_out},
                      {"packets_in", c.packets_in},
                      {"tx_ring_full", c.tx_ring_full},
-                     {"host_payload_bytes", card_->endpoint().counters().copied_payload_bytes},
+                     {"segments_by_copy",
+                      card_->endpoint().counters().segments_sent - card_->endpoint().counters().described_segments},
                      {"gather_sent", net_.counters().gather_sent}};
   }
 
@@ -538,7 +539,7 @@ int main(int argc, char** argv) {
           "host handled: {}\n",
           c["gather_packets"].get<std::uint64_t>(), c["descriptors"].get<std::uint64_t>(),
           c["packets_out"].get<std::uint64_t>(), c["packets_in"].get<std::uint64_t>(),
-          c["host_payload_bytes"].get<std::uint64_t>());
+          c["segments_by_copy"].get<std::uint64_t>());
     }
   } catch (const std::exception& e) {
     fmt::print(stderr, "rnic-peer: {}\n", e.what());

@@ -358,8 +358,7 @@ RunResult run(Path path, std::uint32_t mtu, std::uint64_t packets, std::uint64_t
           (void)a->send_tagged(0, kRemoteStag, remote_to, 0, rnic::wire::ConstBytes(memory.data() + off, r.payload));
         } else {
           local_to = kBaseTo + off;
-          (void)a->send_tagged_described(0, kRemoteStag, remote_to, 0, length, kLocalStag, local_to, {},
-                                         register_segments);
+          (void)a->send_tagged_described(0, kRemoteStag, remote_to, 0, length, kLocalStag, local_to, register_segments);
         }
         moved = true;
       }

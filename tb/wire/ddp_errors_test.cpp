@@ -143,7 +143,6 @@ TEST(WireErrc, NamesAreDistinct) {
                       Errc::kPrivateDataOnTerminate,
                       Errc::kUnknownFunctionCode,
                       Errc::kBadParameter,
-                      Errc::kCopyPath,
                       Errc::kFraming,
                       Errc::kFragmented,
                       Errc::kStrayGatherFlag};

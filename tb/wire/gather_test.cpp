@@ -140,11 +140,15 @@ Bytes zeros_back(const Bytes& slot) {
     if (c[0] == kSctpChunkData && (c[1] & kDataFlagGather) != 0) {
       if (slot.size() - off < kSctpDataHeaderBytes + kDdpSsnSize + 1) return {};
       const std::size_t span = slot_descriptor_bytes(decode_control(c[kSctpDataHeaderBytes + kDdpSsnSize]).tagged);
-      if (slot.size() - off < span || len < span) return {};
+      if (slot.size() - off < span || len < span - kNgdBytes) return {};
       const std::size_t at = out.size();
       out.insert(out.end(), c, c + span);
       out[at + 1] = static_cast<std::uint8_t>(c[1] & ~kDataFlagGather);
-      out.resize(at + pad4(len), 0);
+      if (len < span) {  // the short form (NGD LEN < 16): usrsctp's chunk is the record, no zeros
+        store_be16(out.data() + at + 2, static_cast<std::uint16_t>(span));
+      } else {
+        out.resize(at + pad4(len), 0);
+      }
       off += span;
     } else {
       if (len < kSctpChunkHeaderBytes || len > slot.size() - off) return {};
@@ -185,12 +189,22 @@ TEST(GatherUserData, PayloadOf16BytesIsExactlyTheRecord) {
   EXPECT_EQ(kNgdBytes, 16u);
 }
 
-TEST(GatherUserData, PayloadUnder16BytesGoesByCopy) {
+// RFC 5041 5.2 zero-length segments and payloads under the record: the short form, the record and no
+// zeros; the rewrite puts the length on the wire (16 + 2 + H + LEN) in the slot's chunk header.
+TEST(GatherUserData, PayloadUnder16BytesIsTheShortForm) {
   for (std::uint32_t len : {0u, 1u, 15u}) {
     for (const SegmentPlan& plan : {tagged_plan(len), untagged_plan(len)}) {
-      auto u = descriptor_user_data(plan, 1, kLocalStag, kLocalTo);
-      ASSERT_FALSE(u.ok()) << len;
-      EXPECT_EQ(u.error().code, Errc::kCopyPath) << u.error().message();
+      const Bytes u = descriptor_user(plan, 1);
+      const std::size_t h = header_size(plan.header);
+      ASSERT_EQ(u.size(), kDdpSsnSize + h + kNgdBytes) << len;
+      EXPECT_EQ(load_le32(u.data() + kDdpSsnSize + h + hw::kNGD_LEN_OFFSET), len);
+      const Bytes in = packet({data_chunk(u, 77)});
+      const auto r = rewrite_for_gather(in, stags({kLocalStag}));
+      ASSERT_TRUE(Succeeds(r));
+      ASSERT_EQ(r->descriptors.size(), 1u);
+      EXPECT_EQ(r->descriptors[0].length, len);
+      EXPECT_EQ(r->packet.size(), in.size()) << "the slot keeps the record";
+      EXPECT_EQ(load_be16(r->packet.data() + 12 + 2), 16 + 2 + h + len) << "the chunk's length on the wire";
     }
   }
 }
@@ -456,14 +470,11 @@ Bytes random_packet(std::mt19937_64& rng, std::size_t* count) {
     Bytes c;
     switch (rng() % 4) {
       case 0:
-      case 1:
-        if (len >= kMinDescriptorPayload) {
-          c = data_chunk(descriptor_user(plan, ssn, kLocalStag, kLocalTo + rng() % 4096),
-                         static_cast<std::uint32_t>(rng()), static_cast<std::uint16_t>(rng() % 4));
-          ++*count;
-          break;
-        }
-        [[fallthrough]];
+      case 1:  // a descriptor, the short form too (len < 16)
+        c = data_chunk(descriptor_user(plan, ssn, kLocalStag, kLocalTo + rng() % 4096),
+                       static_cast<std::uint32_t>(rng()), static_cast<std::uint16_t>(rng() % 4));
+        ++*count;
+        break;
       case 2:
         c = data_chunk(copied_user_data(plan, ssn, test::random_bytes(rng, len)), static_cast<std::uint32_t>(rng()));
         break;

@@ -148,7 +148,7 @@ void CardEndpoint::on_emit(wire::ConstBytes packet) {
   if (!segments_.empty()) {
     auto slot = wire::rewrite_for_gather(packet, [this](const wire::GatherDescriptor& g) {
       const auto it = segments_.find({g.sctp_stream, g.ddp_ssn});
-      return it != segments_.end() && !it->second.copied && it->second.stag == g.stag && it->second.to == g.to &&
+      return it != segments_.end() && it->second.stag == g.stag && it->second.to == g.to &&
              it->second.length == g.length;
     });
     if (!slot.ok() && slot.error().code == wire::Errc::kFragmented) {
@@ -222,12 +222,9 @@ SendTicket CardEndpoint::post_send(const SendRequest& r) {
     fail(Errc::kQueueFull, fmt::format("post_send: {} segments beside {} outstanding, more than {}", count,
                                        segments_.size(), kMaxSegmentsOutstanding));
   std::optional<Stag> held;
-  std::vector<std::uint8_t> copied;
-  if (r.length >= wire::kMinDescriptorPayload) {
+  if (r.length > 0) {  // a zero-length message reads nothing: its STag is not looked at (the card's rule 4 too)
     client_.hold_local_read(r.local_stag, *pd_, r.local_to, r.length);
     held = r.local_stag;
-  } else if (r.length > 0) {
-    copied = client_.read_local(r.local_stag, r.local_to, r.length);
   }
   const std::uint64_t id = next_send_;
   const auto register_segments = [&](const DescribedMessage& m) {
@@ -241,7 +238,6 @@ SendTicket CardEndpoint::post_send(const SendRequest& r) {
       st.stag = r.local_stag;
       st.to = r.local_to + d.plan.message_offset;
       st.length = d.plan.payload_length;
-      st.copied = d.copied;
       segments_[{r.stream, d.ddp_ssn}] = st;
       s.segments.emplace_back(r.stream, d.ddp_ssn);
     }
@@ -251,9 +247,9 @@ SendTicket CardEndpoint::post_send(const SendRequest& r) {
   try {
     m = r.tagged
             ? ep_.send_tagged_described(r.stream, r.remote_stag, r.remote_to, static_cast<std::uint8_t>(r.rsvd_ulp),
-                                        r.length, r.local_stag, r.local_to, wire::ConstBytes(copied), register_segments)
+                                        r.length, r.local_stag, r.local_to, register_segments)
             : ep_.send_untagged_described(r.stream, r.qn, r.rsvd_ulp, r.length, r.local_stag, r.local_to,
-                                          wire::ConstBytes(copied), register_segments);
+                                          register_segments);
   } catch (...) {
     if (sends_.count(id) == 0 && held) client_.release_local_read(*held);
     throw;
@@ -275,7 +271,7 @@ std::size_t CardEndpoint::poll_sends(std::vector<SendCompletion>& out, std::size
 // docs/transmit.md, "When a send is complete": every chunk at or before the peer's cumulative TSN ack
 // (or the association gone and cleared on the card), and the card past every slot that named one.
 bool CardEndpoint::segment_done(const SegmentState& s, std::uint32_t consumed) const {
-  if (!s.copied && (s.queued != 0 || (s.last_slot && !serial_lt(*s.last_slot, consumed)))) return false;
+  if (s.queued != 0 || (s.last_slot && !serial_lt(*s.last_slot, consumed))) return false;
   const Send& send = sends_.at(s.send);
   if (send.aborted) return written_vtag_ != send.vtag;  // the entry cleared, or rewritten by a restart
   return s.tsn && cumulative_ack_ && serial_le(*s.tsn, *cumulative_ack_);
@@ -289,7 +285,7 @@ void CardEndpoint::complete_sends() {
     bool done = true;
     for (const auto& key : send.segments) {
       const SegmentState& st = segments_.at(key);
-      const bool reads = !st.copied && st.last_slot.has_value();
+      const bool reads = st.last_slot.has_value();
       if (reads && !consumed) consumed = net_.tx_consumed();
       if (!segment_done(st, consumed.value_or(0))) {
         done = false;

@@ -665,14 +665,8 @@ Endpoint::Stream& Endpoint::sending_stream(std::uint16_t stream, const char* wha
 }
 
 void Endpoint::send_described(std::uint16_t stream, const wire::MessageSegmenter& m, std::uint32_t local_stag,
-                              std::uint64_t local_to, ConstBytes short_payload, DescribedMessage& out,
-                              const DescribedQueued& queued) {
+                              std::uint64_t local_to, DescribedMessage& out, const DescribedQueued& queued) {
   Stream& s = streams_[stream];
-  const bool by_copy = m.message_length() < wire::kMinDescriptorPayload;
-  if (by_copy ? short_payload.size != m.message_length() || (short_payload.size != 0 && short_payload.data == nullptr)
-              : short_payload.size != 0)
-    fail(Errc::kInvalidArgument, fmt::format("send: short_payload is {} bytes; a message of {} bytes needs {}",
-                                             short_payload.size, m.message_length(), by_copy ? m.message_length() : 0));
   if (local_to > UINT64_MAX - m.message_length())
     fail(Errc::kInvalidArgument, fmt::format("send: local_to {:#x} + {} bytes wraps", local_to, m.message_length()));
   if (outq_.size() + m.segment_count() > config_.max_queued_chunks)
@@ -680,46 +674,38 @@ void Endpoint::send_described(std::uint16_t stream, const wire::MessageSegmenter
                                        m.segment_count(), outq_.size(), config_.max_queued_chunks));
   std::vector<DescribedSegment>& segs = out.segments;
   std::vector<std::vector<std::uint8_t>> chunks;
-  for (const wire::SegmentPlan& plan : wire::gather_plans(m)) {
-    DescribedSegment d{static_cast<std::uint16_t>(s.next_out_ssn + segs.size()), plan, by_copy};
-    if (by_copy) {
-      auto seg = wire::encode_planned_segment(plan, short_payload);
-      if (!seg.ok()) fail(Errc::kInvalidArgument, "send: " + seg.error().message());
-      chunks.push_back(wire::encode_segment_chunk(d.ddp_ssn, ConstBytes(*seg)));
-    } else {
-      auto data = wire::descriptor_user_data(plan, d.ddp_ssn, local_stag, local_to + plan.message_offset);
-      if (!data.ok()) fail(Errc::kInvalidArgument, "send: " + data.error().message());
-      chunks.push_back(std::move(data).value());
-    }
+  for (std::uint64_t i = 0; i < m.segment_count(); ++i) {
+    const wire::SegmentPlan plan = m.segment(i);
+    DescribedSegment d{static_cast<std::uint16_t>(s.next_out_ssn + i), plan};
+    auto data = wire::descriptor_user_data(plan, d.ddp_ssn, local_stag, local_to + plan.message_offset);
+    if (!data.ok()) fail(Errc::kInvalidArgument, "send: " + data.error().message());
+    chunks.push_back(std::move(data).value());
     segs.push_back(std::move(d));
   }
   for (auto& c : chunks) {
     queue_chunk(stream, wire::kPpidDdpSegment, std::move(c));
     s.next_out_ssn = static_cast<std::uint16_t>(s.next_out_ssn + 1);
     ++counters_.segments_sent;
-    if (!by_copy) ++counters_.described_segments;
+    ++counters_.described_segments;
   }
-  if (by_copy) counters_.copied_payload_bytes += m.message_length();
   if (queued) queued(out);
   flush();
 }
 
 DescribedMessage Endpoint::send_tagged_described(std::uint16_t stream, std::uint32_t stag, std::uint64_t to,
                                                  std::uint8_t rsvd_ulp, std::uint32_t length, std::uint32_t local_stag,
-                                                 std::uint64_t local_to, ConstBytes short_payload,
-                                                 const DescribedQueued& queued) {
+                                                 std::uint64_t local_to, const DescribedQueued& queued) {
   Stream& s = sending_stream(stream, "send_tagged");
   auto m = s.source->send_tagged(stag, to, rsvd_ulp, length);
   if (!m.ok()) fail(Errc::kInvalidArgument, "send_tagged: " + m.error().message());
   DescribedMessage out;
-  send_described(stream, *m, local_stag, local_to, short_payload, out, queued);
+  send_described(stream, *m, local_stag, local_to, out, queued);
   return out;
 }
 
 DescribedMessage Endpoint::send_untagged_described(std::uint16_t stream, std::uint32_t qn, std::uint64_t rsvd_ulp,
                                                    std::uint32_t length, std::uint32_t local_stag,
-                                                   std::uint64_t local_to, ConstBytes short_payload,
-                                                   const DescribedQueued& queued) {
+                                                   std::uint64_t local_to, const DescribedQueued& queued) {
   Stream& s = sending_stream(stream, "send_untagged");
   const std::uint32_t msn = s.source->next_msn(qn);
   auto m = s.source->send_untagged(qn, rsvd_ulp, length);
@@ -727,7 +713,7 @@ DescribedMessage Endpoint::send_untagged_described(std::uint16_t stream, std::ui
   DescribedMessage out;
   out.msn = msn;
   try {
-    send_described(stream, *m, local_stag, local_to, short_payload, out, queued);
+    send_described(stream, *m, local_stag, local_to, out, queued);
     return out;
   } catch (...) {
     s.source->set_next_msn(qn, msn);  // a refused message consumes no MSN

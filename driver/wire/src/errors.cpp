@@ -24,8 +24,6 @@ const char* errc_name(Errc e) noexcept {
       return "unknown function code";
     case Errc::kBadParameter:
       return "bad parameter";
-    case Errc::kCopyPath:
-      return "send by copy";
     case Errc::kFraming:
       return "framing";
     case Errc::kFragmented:

@@ -52,8 +52,8 @@ Kind classify(const std::uint8_t* c, std::size_t length, std::size_t index, cons
   const bool whole = (flags & kSctpDataFlagsUbe) == kSctpDataFlagsUbe;
   const bool first_fragment = (flags & kFlagB) != 0 && (flags & kFlagE) == 0;
   Kind kind = Kind::kOther;
-  if (length == full) {
-    kind = whole ? Kind::kDescriptor : Kind::kFragment;  // B = E = 1 with U clear: sent ordered
+  if (length == full || (len < kNgdBytes && length == ngd_at + kNgdBytes)) {  // the full or the short form
+    kind = whole ? Kind::kDescriptor : Kind::kFragment;                       // B = E = 1 with U clear: sent ordered
   } else if (length < full && first_fragment) {
     kind = Kind::kFragment;  // the first piece of a descriptor's user data
   }
@@ -76,32 +76,12 @@ Kind classify(const std::uint8_t* c, std::size_t length, std::size_t index, cons
 
 }  // namespace
 
-std::vector<SegmentPlan> gather_plans(const MessageSegmenter& m) {
-  std::vector<SegmentPlan> plans = m.all();
-  if (plans.size() < 2 || plans.back().payload_length >= kMinDescriptorPayload) return plans;
-  SegmentPlan& before = plans[plans.size() - 2];
-  SegmentPlan& last = plans.back();
-  const std::uint32_t lack = kMinDescriptorPayload - last.payload_length;
-  before.payload_length -= lack;
-  last.payload_length += lack;
-  last.message_offset -= lack;
-  if (auto* t = std::get_if<TaggedHeader>(&last.header)) {
-    t->to -= lack;
-  } else {
-    std::get<UntaggedHeader>(last.header).mo -= lack;
-  }
-  return plans;
-}
-
 Result<std::vector<std::uint8_t>> descriptor_user_data(const SegmentPlan& plan, std::uint16_t ddp_ssn,
                                                        std::uint32_t local_stag, std::uint64_t local_to) {
-  if (plan.payload_length < kMinDescriptorPayload) {
-    return make_error(Errc::kCopyPath, "payload of " + num(plan.payload_length) + " bytes < " +
-                                           num(kMinDescriptorPayload) +
-                                           ": the NGD record does not fit the segment; send it by copy");
-  }
   const std::size_t h = header_size(plan.header);
-  const std::uint64_t chunk = kSctpDataHeaderBytes + kDdpSsnSize + h + std::uint64_t{plan.payload_length};
+  // The short form: a payload under 16 bytes still gets the whole record (and no zeros).
+  const std::uint64_t chunk =
+      kSctpDataHeaderBytes + kDdpSsnSize + h + std::max<std::uint64_t>(plan.payload_length, kMinDescriptorPayload);
   if (chunk > kMaxChunkLength) {
     return make_error(Errc::kFieldOutOfRange, "a DATA chunk of " + num(chunk) + " bytes > " + num(kMaxChunkLength) +
                                                   " (RFC 9260 3.2: 16-bit chunk length)");
@@ -148,6 +128,9 @@ Result<GatherSlot> rewrite_for_gather(ConstBytes packet, const DescriptorFilter&
         const std::size_t at = s.packet.size();
         s.packet.insert(s.packet.end(), c, c + slot_descriptor_bytes(d.tagged));
         s.packet[at + 1] = static_cast<std::uint8_t>(c[1] | kDataFlagGather);
+        // The length on the wire, 16 + 2 + H + LEN: what usrsctp made for the full form, less for the short.
+        store_be16(s.packet.data() + at + 2,
+                   static_cast<std::uint16_t>(slot_descriptor_bytes(d.tagged) - kNgdBytes + d.length));
         s.descriptors.push_back(d);
         break;
       }

@@ -435,9 +435,6 @@ class Client {
   // range outside the registration. release_local_read gives one hold back (kState if it has none).
   void hold_local_read(Stag stag, PdId pd, std::uint64_t to, std::uint64_t length);
   void release_local_read(Stag stag);
-  // The CPU reads [to, to + length) of a registration with kLocalRead (the checks of hold_local_read but
-  // the PD's): the transmit path's segments too short for a descriptor (under 16 bytes) go by copy.
-  std::vector<std::uint8_t> read_local(Stag stag, std::uint64_t to, std::uint32_t length);
 
   StreamId create_stream(PdId pd);  // enabled: DDP-SSN 0, state normal
   // Untagged receive queue QN of a stream: a ring of 2^log2_entries descriptors. The first buffer

@@ -149,13 +149,13 @@ class CardEndpoint {
   // waits for their completions: the card reads a retransmission's payload only for a live stream.
   void terminate(std::uint16_t stream);
 
-  // Posts a send (docs/transmit.md): usrsctp gets its segments as descriptor chunks (a message under 16
-  // bytes by copy, read with Client::read_local), the card reads the payload as each packet leaves. The
-  // STag is held (Client::hold_local_read) until the completion. Throws rnic::Error: kState if the
-  // association is not in the card's table, the stream is not live (its session not accepted) or ended;
-  // kInvalidArgument for a stream beyond the association's, an STag without kLocalRead, of another PD or
-  // a range outside it; kNotFound for an STag not the client's; else as Endpoint::send_*_described.
-  // A zero-length message reads nothing: its local STag is not looked at (RFC 5041 5.2 spirit).
+  // Posts a send (docs/transmit.md): usrsctp gets its segments as descriptor chunks, the card reads the
+  // payload as each packet leaves: the host never reads or writes a payload byte. The STag is held
+  // (Client::hold_local_read) until the completion. Throws rnic::Error: kState if the association is not in the card's
+  // table, the stream is not live (its session not accepted) or ended; kInvalidArgument for a stream beyond the
+  // association's, an STag without kLocalRead, of another PD or a range outside it; kNotFound for an STag not the
+  // client's; else as Endpoint::send_*_described. A zero-length message reads nothing: its local STag is not looked at
+  // (RFC 5041 5.2 spirit).
   SendTicket post_send(const SendRequest& request);
   // Completions of sends, in the order they completed (at most max; `out` is replaced by them).
   std::size_t poll_sends(std::vector<SendCompletion>& out, std::size_t max = 64);
@@ -187,7 +187,6 @@ class CardEndpoint {
     std::uint64_t send = 0;  // the send's id
     std::uint32_t stag = 0, length = 0;
     std::uint64_t to = 0;
-    bool copied = false;
     std::optional<std::uint32_t> tsn;        // once usrsctp sent it
     std::optional<std::uint32_t> last_slot;  // the last transmit slot that named it
     std::uint32_t queued = 0;                // packets in out_ that name it

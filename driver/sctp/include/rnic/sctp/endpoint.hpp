@@ -99,8 +99,7 @@ struct SessionNotice {
 // usrsctp for it.
 struct DescribedSegment {
   std::uint16_t ddp_ssn = 0;  // RFC 5043 5.2.2: with the SCTP stream, names the segment's DATA chunk
-  wire::SegmentPlan plan;     // its DDP header and payload (wire::gather_plans)
-  bool copied = false;        // a message under 16 bytes: its payload went to usrsctp, no descriptor
+  wire::SegmentPlan plan;     // its DDP header and payload (RFC 5041 5.2, 5.3)
 };
 struct DescribedMessage {
   std::uint32_t msn = 0;  // untagged: the MSN the Data Source gave it (RFC 5041 5.3); tagged: 0
@@ -112,18 +111,17 @@ struct EndpointCounters {
   std::uint64_t segments_delivered = 0;
   std::uint64_t controls_sent = 0;
   std::uint64_t controls_received = 0;
-  std::uint64_t out_of_order = 0;          // chunks that arrived ahead of their DDP-SSN's turn
-  std::uint64_t stale = 0;                 // chunks of no session, dropped
-  std::uint64_t violations = 0;            // sessions we terminated for a protocol violation
-  std::uint64_t over_limit = 0;            // Initiates answered Terminate (6.4)
-  std::uint64_t malformed = 0;             // chunks too short or on a stream beyond the count
-  std::uint64_t other_ppid = 0;            // DATA whose PPID is not DDP's (RFC 5043 5.2: 16, 17), dropped
-  std::uint64_t other_ppid_bytes = 0;      // their user data
-  std::uint64_t not_ddp_dropped = 0;       // data on an association that is not (yet) DDP-enabled
-  std::uint64_t described_segments = 0;    // segments handed to usrsctp as descriptor chunks
-  std::uint64_t copied_payload_bytes = 0;  // payload bytes of described messages under 16 bytes (by copy)
-  std::uint64_t aborts_sent = 0;           // ABORTs handed to usrsctp (11.1 refusal, a second association)
-  std::uint64_t abort_failures = 0;        // a second association's ABORT that usrsctp refused (not thrown)
+  std::uint64_t out_of_order = 0;        // chunks that arrived ahead of their DDP-SSN's turn
+  std::uint64_t stale = 0;               // chunks of no session, dropped
+  std::uint64_t violations = 0;          // sessions we terminated for a protocol violation
+  std::uint64_t over_limit = 0;          // Initiates answered Terminate (6.4)
+  std::uint64_t malformed = 0;           // chunks too short or on a stream beyond the count
+  std::uint64_t other_ppid = 0;          // DATA whose PPID is not DDP's (RFC 5043 5.2: 16, 17), dropped
+  std::uint64_t other_ppid_bytes = 0;    // their user data
+  std::uint64_t not_ddp_dropped = 0;     // data on an association that is not (yet) DDP-enabled
+  std::uint64_t described_segments = 0;  // segments handed to usrsctp as descriptor chunks
+  std::uint64_t aborts_sent = 0;         // ABORTs handed to usrsctp (11.1 refusal, a second association)
+  std::uint64_t abort_failures = 0;      // a second association's ABORT that usrsctp refused (not thrown)
 };
 
 class Endpoint {
@@ -203,21 +201,19 @@ class Endpoint {
                             std::uint8_t rsvd_ulp, wire::ConstBytes message);
   std::uint64_t send_untagged(std::uint16_t stream, std::uint32_t qn, std::uint64_t rsvd_ulp, wire::ConstBytes message);
 
-  // The same messages with the payload left in registered memory (docs/transmit.md): each segment
-  // (wire::gather_plans) goes to usrsctp at its real length as a descriptor chunk naming local_stag and
-  // local_to + its message offset (wire::descriptor_user_data), for the card to read. A message under 16
-  // bytes cannot carry a descriptor: its bytes are `short_payload` (exactly `length` bytes), sent by copy;
-  // for longer ones short_payload must be empty. Errors as send_tagged / send_untagged.
+  // The same messages with the payload left in registered memory (docs/transmit.md): each segment goes
+  // to usrsctp at its real length as a descriptor chunk naming local_stag and local_to + its message
+  // offset (wire::descriptor_user_data; under 16 bytes, zero-length included, in the short form), for
+  // the card to read: no payload byte passes through the host. Errors as send_tagged / send_untagged.
   // `queued` (if set) sees the message once its chunks are queued and before usrsctp has any of them: the
   // output callback must know the descriptors before usrsctp emits them.
   using DescribedQueued = std::function<void(const DescribedMessage&)>;
   DescribedMessage send_tagged_described(std::uint16_t stream, std::uint32_t stag, std::uint64_t tagged_offset,
                                          std::uint8_t rsvd_ulp, std::uint32_t length, std::uint32_t local_stag,
-                                         std::uint64_t local_to, wire::ConstBytes short_payload = {},
-                                         const DescribedQueued& queued = {});
+                                         std::uint64_t local_to, const DescribedQueued& queued = {});
   DescribedMessage send_untagged_described(std::uint16_t stream, std::uint32_t qn, std::uint64_t rsvd_ulp,
                                            std::uint32_t length, std::uint32_t local_stag, std::uint64_t local_to,
-                                           wire::ConstBytes short_payload = {}, const DescribedQueued& queued = {});
+                                           const DescribedQueued& queued = {});
 
   // Conformance testing only: one unordered DATA chunk with any PPID and user data, bypassing the
   // session machine and the DDP-SSN numbering (to play a peer that breaks RFC 5043 6). Needs kReady.
@@ -266,8 +262,7 @@ class Endpoint {
   void end_session(Stream& s);
   std::uint64_t send_message(std::uint16_t stream, const wire::MessageSegmenter& m, wire::ConstBytes message);
   void send_described(std::uint16_t stream, const wire::MessageSegmenter& m, std::uint32_t local_stag,
-                      std::uint64_t local_to, wire::ConstBytes short_payload, DescribedMessage& out,
-                      const DescribedQueued& queued);
+                      std::uint64_t local_to, DescribedMessage& out, const DescribedQueued& queued);
   Stream& sending_stream(std::uint16_t stream, const char* what);
   bool flush();
   bool read_socket();

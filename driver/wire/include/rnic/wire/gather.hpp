@@ -49,23 +49,15 @@ static_assert(slot_descriptor_bytes(true) % 4 == 0 && slot_descriptor_bytes(fals
 // header (RFC 5041 4.2 / 4.3), the NGD record {local_stag, plan.payload_length, local_to} (little-endian
 // at hw.def's offsets), then zeros, 2 + H + plan.payload_length bytes in all: exactly the user data of the
 // segment chunk with its payload copied (encode_segment_chunk), so usrsctp counts the real size.
-// Refuses:
-//   kCopyPath          payload_length < kMinDescriptorPayload (16): the NGD record does not fit in the
-//                      user data, so the card's rule "length = 16 + 2 + H + LEN" cannot hold. Such a
-//                      segment (a zero-length one too, RFC 5041 5.2) goes through the copying path:
-//                      encode_planned_segment + encode_segment_chunk; the card sends a DATA chunk without
-//                      G as it is, in the same packet as descriptor chunks.
-//   kFieldOutOfRange   a header field does not fit its width (encode_header), or 16 + 2 + H + LEN > 65535
-//                      (RFC 9260 3.2: the chunk length is 16 bits).
+// A payload under kMinDescriptorPayload (16 bytes, zero-length segments included, RFC 5041 5.2) cannot
+// hold the record: its user data is 2 + H + 16 bytes, the record and no zeros (the short form), so usrsctp
+// counts up to 16 bytes more than go on the wire: never fewer, which keeps its congestion and flow
+// control on the safe side (RFC 9260 7.2, 6.1). rewrite_for_gather writes the real length into the
+// chunk header. Either way the host never reads a payload byte.
+// Refuses kFieldOutOfRange: a header field does not fit its width (encode_header), or 16 + 2 + H + LEN >
+// 65535 (RFC 9260 3.2: the chunk length is 16 bits).
 Result<std::vector<std::uint8_t>> descriptor_user_data(const SegmentPlan& plan, std::uint16_t ddp_ssn,
                                                        std::uint32_t local_stag, std::uint64_t local_to);
-
-// The segments of a message for the gather: m's plans (RFC 5041 5.2 / 5.3), except that when the last
-// segment's payload is under kMinDescriptorPayload and another segment precedes it, the bytes it lacks are
-// moved from the one before (its TO or MO moved back with them; each still <= MULPDU, the one before keeps
-// MULPDU - H - 16 >= 480 bytes). Every segment of a message of at least 16 bytes then fits a descriptor;
-// only a message shorter than that (one segment) goes by copy.
-std::vector<SegmentPlan> gather_plans(const MessageSegmenter& m);
 
 // One descriptor chunk of a packet: where it goes (RFC 9260 3.3.1 fields) and what the card reads (NGD).
 struct GatherDescriptor {
@@ -102,9 +94,10 @@ struct GatherSlot {
 // included, is kFraming (the card would drop the packet: TxGatherRef rule 2).
 // A descriptor chunk is a DATA chunk (type 0) with PPID 16 (RFC 5043 5.2) whose user data is what
 // descriptor_user_data makes: DDP-SSN, a DDP header of the size its T bit says (14 / 18, RFC 5041 4.2 /
-// 4.3), an NGD record, zeros to the chunk's length field, which is 16 + 2 + H + NGD LEN, and which
-// `is_ours` accepts. Each is written as its first 16 + 2 + H + 16 bytes (a multiple of 4: no padding) with
-// flag G set and its length field unchanged, and recorded. If its flags do not have U, B and E all set
+// 4.3), an NGD record, zeros to the chunk's length field, which is 16 + 2 + H + NGD LEN (or, the short
+// form, NGD LEN < 16 and no zeros: 16 + 2 + H + 16), and which `is_ours` accepts. Each is written as its
+// first 16 + 2 + H + 16 bytes (a multiple of 4: no padding) with flag G set and its length field the
+// length on the wire, 16 + 2 + H + NGD LEN, and recorded. If its flags do not have U, B and E all set
 // (RFC 9260 3.3.1), or it is a first fragment (B without E) whose user data is a prefix of a descriptor's,
 // the result is kFragmented: usrsctp fragmented it (path MTU below the segment size, docs/transmit.md) or
 // it was sent ordered; the caller aborts the association (RFC 9260 9.1). Every other chunk is copied as it

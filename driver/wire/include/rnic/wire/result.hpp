@@ -21,7 +21,6 @@ enum class Errc {
   kUnknownFunctionCode,     // Stream Session Control function code not 1..4
   kBadParameter,            // an SCTP parameter of the wrong type or length
   // the transmit gather's host side (gather.hpp, docs/transmit.md)
-  kCopyPath,         // the payload is shorter than the NGD record: send this segment by copy
   kFraming,          // an SCTP packet's chunks do not tile it (RFC 9260 3.2)
   kFragmented,       // a descriptor chunk with U, B or E clear: abort the association
   kStrayGatherFlag,  // a chunk that is no descriptor has flag bit 7 set in a packet that is to be GATHER
