@@ -76,18 +76,9 @@ class NetSide : public ::testing::Test {
 
   void wr(std::uint32_t reg, std::uint32_t v) { mmio_.write32(reg, v); }
   std::uint32_t rd(std::uint32_t reg) { return mmio_.read32(reg); }
-  static std::uint32_t arg(unsigned i) { return hw::reg_net_assoc_arg(i); }
 
   void program_assoc(unsigned index) {
-    wr(arg(0), entry_.my_ip);
-    wr(arg(1), entry_.their_ip);
-    wr(arg(2), (std::uint32_t{entry_.their_udp_port} << 16) | entry_.my_udp_port);
-    wr(arg(3), (std::uint32_t{entry_.their_sctp_port} << 16) | entry_.my_sctp_port);
-    wr(arg(4), entry_.my_vtag);
-    wr(arg(5), (std::uint32_t{entry_.stream_count} << 16) | entry_.stream_base);
-    wr(arg(6), entry_.vnx_socket);
-    wr(arg(7), entry_.their_vtag);
-    wr(hw::kRegNET_ASSOC_CMD, 0x100u | index);
+    net::fixture::write_kernel_entry([this](std::uint32_t reg, std::uint32_t v) { wr(reg, v); }, index, entry_);
     table_.resize(16);
     table_[index] = entry_;
   }

@@ -181,16 +181,7 @@ class TxBench {
     check(!drv_.stream_enable(kStream, kPd), "STREAM_ENABLE");
     // The association entry (NET_ASSOC_ARG0..7, NET_ASSOC_CMD WRITE).
     entry_ = net::fixture::kernel_entry(kStream);
-    const auto arg = [](unsigned i) { return hw::reg_net_assoc_arg(i); };
-    wr(arg(0), entry_.my_ip);
-    wr(arg(1), entry_.their_ip);
-    wr(arg(2), (std::uint32_t{entry_.their_udp_port} << 16) | entry_.my_udp_port);
-    wr(arg(3), (std::uint32_t{entry_.their_sctp_port} << 16) | entry_.my_sctp_port);
-    wr(arg(4), entry_.my_vtag);
-    wr(arg(5), (std::uint32_t{entry_.stream_count} << 16) | entry_.stream_base);
-    wr(arg(6), entry_.vnx_socket);
-    wr(arg(7), entry_.their_vtag);
-    wr(hw::kRegNET_ASSOC_CMD, 0x100u | kAssoc);
+    net::fixture::write_kernel_entry([this](std::uint32_t reg, std::uint32_t v) { wr(reg, v); }, kAssoc, entry_);
     wr(hw::kRegNET_STREAM_LIVE, 0x80000000u | kStream);
     // The transmit ring.
     wr(hw::kRegNET_TX_BASE_LO, static_cast<std::uint32_t>(kTxRing));

@@ -42,6 +42,22 @@ inline AssocEntry kernel_entry(std::uint16_t stream) {
   return e;
 }
 
+// Writes entry `index` of the kernel's association table through its registers (NET_ASSOC_ARG0..7, then
+// NET_ASSOC_CMD WRITE): wr(register offset, value) is the test's MMIO write.
+template <class Write>
+void write_kernel_entry(Write&& wr, unsigned index, const AssocEntry& e) {
+  const auto arg = [](unsigned i) { return hw::reg_net_assoc_arg(i); };
+  wr(arg(0), e.my_ip);
+  wr(arg(1), e.their_ip);
+  wr(arg(2), (std::uint32_t{e.their_udp_port} << 16) | e.my_udp_port);
+  wr(arg(3), (std::uint32_t{e.their_sctp_port} << 16) | e.my_sctp_port);
+  wr(arg(4), e.my_vtag);
+  wr(arg(5), (std::uint32_t{e.stream_count} << 16) | e.stream_base);
+  wr(arg(6), e.vnx_socket);
+  wr(arg(7), e.their_vtag);
+  wr(hw::kRegNET_ASSOC_CMD, 0x100u | index);
+}
+
 // Entry 0 another association; entry 1 ours (socket kSocket): SCTP streams 0..2 are DDP streams 4..6; 4
 // and 5 live; every stream PD 7 but stream 0 (PD 8). STags 0x105, 0x402 (the upper half) over
 // [region, + size); 0x203, 0x301 over [other, + size).
