@@ -674,16 +674,18 @@ void Endpoint::send_described(std::uint16_t stream, const wire::MessageSegmenter
                                        m.segment_count(), outq_.size(), config_.max_queued_chunks));
   std::vector<DescribedSegment>& segs = out.segments;
   std::vector<std::vector<std::uint8_t>> chunks;
+  std::vector<std::size_t> zeros;
   for (std::uint64_t i = 0; i < m.segment_count(); ++i) {
     const wire::SegmentPlan plan = m.segment(i);
     DescribedSegment d{static_cast<std::uint16_t>(s.next_out_ssn + i), plan};
-    auto data = wire::descriptor_user_data(plan, d.ddp_ssn, local_stag, local_to + plan.message_offset);
+    auto data = wire::descriptor_record(plan, d.ddp_ssn, local_stag, local_to + plan.message_offset);
     if (!data.ok()) fail(Errc::kInvalidArgument, "send: " + data.error().message());
     chunks.push_back(std::move(data).value());
+    zeros.push_back(wire::descriptor_zeros(plan));
     segs.push_back(std::move(d));
   }
-  for (auto& c : chunks) {
-    queue_chunk(stream, wire::kPpidDdpSegment, std::move(c));
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    outq_.push_back(OutChunk{stream, wire::kPpidDdpSegment, std::move(chunks[i]), zeros[i]});
     s.next_out_ssn = static_cast<std::uint16_t>(s.next_out_ssn + 1);
     ++counters_.segments_sent;
     ++counters_.described_segments;
@@ -819,14 +821,22 @@ bool Endpoint::flush() {
     si.snd_flags = SCTP_UNORDERED;
     si.snd_ppid = htonl(c.ppid);
     si.snd_assoc_id = assoc_id_;
-    const ssize_t n = usrsctp_sendv(sock_, c.data.data(), c.data.size(), nullptr, 0, &si,
-                                    static_cast<socklen_t>(sizeof si), SCTP_SENDV_SNDINFO, 0);
+    const std::uint8_t* user = c.data.data();
+    const std::size_t size = c.data.size() + c.zeros;
+    if (c.zeros != 0) {  // the record in front of zeros kept for it: no allocation, no zeroing per chunk
+      if (zeros_buf_.size() < size) zeros_buf_.resize(size, 0);
+      std::memcpy(zeros_buf_.data(), c.data.data(), c.data.size());
+      user = zeros_buf_.data();
+    }
+    const ssize_t n =
+        usrsctp_sendv(sock_, user, size, nullptr, 0, &si, static_cast<socklen_t>(sizeof si), SCTP_SENDV_SNDINFO, 0);
+    if (c.zeros != 0) std::memset(zeros_buf_.data(), 0, c.data.size());
     if (n < 0) {
       if (errno == EWOULDBLOCK || errno == EAGAIN) break;  // send buffer full: retry on the next pump
       fail(Errc::kBackend, fmt::format("usrsctp_sendv: {}", std::strerror(errno)));
     }
     ++handed_since_empty_;
-    if (smallest_since_empty_ == 0 || c.data.size() < smallest_since_empty_) smallest_since_empty_ = c.data.size();
+    if (smallest_since_empty_ == 0 || size < smallest_since_empty_) smallest_since_empty_ = size;
     outq_.pop_front();
     --budget;
     any = true;

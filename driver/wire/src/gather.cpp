@@ -76,8 +76,8 @@ Kind classify(const std::uint8_t* c, std::size_t length, std::size_t index, cons
 
 }  // namespace
 
-Result<std::vector<std::uint8_t>> descriptor_user_data(const SegmentPlan& plan, std::uint16_t ddp_ssn,
-                                                       std::uint32_t local_stag, std::uint64_t local_to) {
+Result<std::vector<std::uint8_t>> descriptor_record(const SegmentPlan& plan, std::uint16_t ddp_ssn,
+                                                    std::uint32_t local_stag, std::uint64_t local_to) {
   const std::size_t h = header_size(plan.header);
   // The short form: a payload under 16 bytes still gets the whole record (and no zeros).
   const std::uint64_t chunk =
@@ -87,15 +87,24 @@ Result<std::vector<std::uint8_t>> descriptor_user_data(const SegmentPlan& plan, 
                                                   " (RFC 9260 3.2: 16-bit chunk length)");
   }
   std::vector<std::uint8_t> out;
-  out.reserve(static_cast<std::size_t>(chunk - kSctpDataHeaderBytes));
+  out.reserve(kDdpSsnSize + h + kNgdBytes);
   put_be16(out, ddp_ssn);
   const Status header = encode_header(plan.header, out);
   if (!header) return make_error(Errc::kFieldOutOfRange, "DDP header: " + header.error().message());
   const std::size_t ngd_at = out.size();
-  out.resize(static_cast<std::size_t>(chunk - kSctpDataHeaderBytes), 0);
+  out.resize(ngd_at + kNgdBytes, 0);
   store_le32(out.data() + ngd_at + hw::kNGD_STAG_OFFSET, local_stag);
   store_le32(out.data() + ngd_at + hw::kNGD_LEN_OFFSET, plan.payload_length);
   store_le64(out.data() + ngd_at + hw::kNGD_TO_OFFSET, local_to);
+  return out;
+}
+
+Result<std::vector<std::uint8_t>> descriptor_user_data(const SegmentPlan& plan, std::uint16_t ddp_ssn,
+                                                       std::uint32_t local_stag, std::uint64_t local_to) {
+  auto record = descriptor_record(plan, ddp_ssn, local_stag, local_to);
+  if (!record.ok()) return record;
+  std::vector<std::uint8_t> out = std::move(record).value();
+  out.resize(out.size() + descriptor_zeros(plan), 0);
   return out;
 }
 

@@ -250,6 +250,7 @@ class Endpoint {
     std::uint16_t stream;
     std::uint32_t ppid;
     std::vector<std::uint8_t> data;
+    std::size_t zeros = 0;  // zero bytes after data in the user data (a descriptor chunk's)
   };
 
   void configure_socket();
@@ -298,8 +299,9 @@ class Endpoint {
   std::vector<Stream> streams_;
   std::deque<OutChunk> outq_;
   std::size_t pending_initiates_ = 0;
-  std::vector<std::uint8_t> partial_;  // a message read in pieces (no MSG_EOR yet)
-  std::vector<std::uint8_t> rx_buf_;   // usrsctp_recvv's buffer, allocated once, reused by every pump()
+  std::vector<std::uint8_t> partial_;    // a message read in pieces (no MSG_EOR yet)
+  std::vector<std::uint8_t> zeros_buf_;  // a descriptor chunk's user data is built here: zeros but the record
+  std::vector<std::uint8_t> rx_buf_;     // usrsctp_recvv's buffer, allocated once, reused by every pump()
   // RFC 5043 10 bookkeeping (see flush()): chunks handed to usrsctp since it last held no DATA, and
   // the smallest of them (bytes of user data).
   std::uint64_t handed_since_empty_ = 0;

@@ -58,6 +58,14 @@ static_assert(slot_descriptor_bytes(true) % 4 == 0 && slot_descriptor_bytes(fals
 // 65535 (RFC 9260 3.2: the chunk length is 16 bits).
 Result<std::vector<std::uint8_t>> descriptor_user_data(const SegmentPlan& plan, std::uint16_t ddp_ssn,
                                                        std::uint32_t local_stag, std::uint64_t local_to);
+// The same without its zeros: the DDP-SSN, the DDP header and the NGD record (2 + H + 16 bytes), for a
+// sender that keeps a buffer of zeros and appends descriptor_zeros(plan) of them (the Endpoint does:
+// no allocation or zeroing per segment). Refuses what descriptor_user_data refuses.
+Result<std::vector<std::uint8_t>> descriptor_record(const SegmentPlan& plan, std::uint16_t ddp_ssn,
+                                                    std::uint32_t local_stag, std::uint64_t local_to);
+inline std::size_t descriptor_zeros(const SegmentPlan& plan) {
+  return plan.payload_length > kNgdBytes ? plan.payload_length - kNgdBytes : 0;
+}
 
 // One descriptor chunk of a packet: where it goes (RFC 9260 3.3.1 fields) and what the card reads (NGD).
 struct GatherDescriptor {
