@@ -554,30 +554,23 @@ void Core::invalidate(ClientRec& c, Stag stag) {
 
 // The checks the card makes on a descriptor (docs/transmit.md), made once more where the error can name
 // the argument: a send through `stag` of [to, to + length) on a stream of `pd`.
-namespace {
-const StagRec& local_read_rec(const ClientRec& c, Stag stag, std::uint64_t to, std::uint64_t length, const char* what) {
+void Core::hold_local_read(ClientRec& c, Stag stag, PdId pd, std::uint64_t to, std::uint64_t length) {
   auto it = c.stags.find(stag);
-  if (it == c.stags.end()) throw Error(Errc::kNotFound, std::string(what) + ": unknown STag " + hex(stag));
-  const StagRec& r = it->second;
+  if (it == c.stags.end()) throw Error(Errc::kNotFound, "hold_local_read: unknown STag " + hex(stag));
+  StagRec& r = it->second;
   if ((r.access & kLocalRead) == 0) {
-    throw Error(Errc::kInvalidArgument, std::string(what) + ": STag " + hex(stag) + " has no kLocalRead");
+    throw Error(Errc::kInvalidArgument, "hold_local_read: STag " + hex(stag) + " has no kLocalRead");
   }
   if (to < r.base_to || length > r.length || to - r.base_to > r.length - length) {
-    throw Error(Errc::kInvalidArgument, std::string(what) + ": [" + hex(to) + ", +" + std::to_string(length) +
+    throw Error(Errc::kInvalidArgument, "hold_local_read: [" + hex(to) + ", +" + std::to_string(length) +
                                             ") outside STag " + hex(stag) + "'s [" + hex(r.base_to) + ", +" +
                                             std::to_string(r.length) + ")");
   }
-  return r;
-}
-}  // namespace
-
-void Core::hold_local_read(ClientRec& c, Stag stag, PdId pd, std::uint64_t to, std::uint64_t length) {
-  const StagRec& r = local_read_rec(c, stag, to, length, "hold_local_read");
   if (r.pd != pd) {
     throw Error(Errc::kInvalidArgument, "hold_local_read: STag " + hex(stag) + " is on pd " + std::to_string(r.pd) +
                                             ", the stream on pd " + std::to_string(pd) + " (RFC 5041 8.3.2)");
   }
-  ++c.stags.find(stag)->second.send_holds;
+  ++r.send_holds;
 }
 
 void Core::release_local_read(ClientRec& c, Stag stag) {

@@ -245,9 +245,8 @@ std::uint32_t Core::net_tx_consumed() {
 }
 
 std::uint32_t Core::net_tx_pending() {
-  NetState& n = net("NetPort::tx_pending");
-  n.tx_cons = rd(kRegNET_TX_CONS);
-  return n.tx.index - n.tx_cons;
+  const std::uint32_t produced = net("NetPort::tx_pending").tx.index;  // first: its error names this call
+  return produced - net_tx_consumed();
 }
 
 void Core::net_set_association(std::uint32_t index, const NetAssociation& a) {

@@ -628,11 +628,8 @@ std::uint64_t Endpoint::send_message(std::uint16_t stream, const wire::MessageSe
 
 std::uint64_t Endpoint::send_tagged(std::uint16_t stream, std::uint32_t stag, std::uint64_t to, std::uint8_t rsvd_ulp,
                                     ConstBytes message) {
-  Stream& s = stream_for(stream, "send_tagged");
+  Stream& s = sending_stream(stream, "send_tagged");
   if (message.size != 0 && message.data == nullptr) fail(Errc::kInvalidArgument, "send_tagged: message is null");
-  if (session_transition(s.state, SessionEvent::kSendSegment).action != SessionAction::kSend)
-    fail(Errc::kState,
-         fmt::format("send_tagged: stream {} session is {}, not Established", stream, session_state_name(s.state)));
   auto m = s.source->send_tagged(stag, to, rsvd_ulp, message.size);
   if (!m.ok()) fail(Errc::kInvalidArgument, "send_tagged: " + m.error().message());
   return send_message(stream, *m, message);
@@ -640,11 +637,8 @@ std::uint64_t Endpoint::send_tagged(std::uint16_t stream, std::uint32_t stag, st
 
 std::uint64_t Endpoint::send_untagged(std::uint16_t stream, std::uint32_t qn, std::uint64_t rsvd_ulp,
                                       ConstBytes message) {
-  Stream& s = stream_for(stream, "send_untagged");
+  Stream& s = sending_stream(stream, "send_untagged");
   if (message.size != 0 && message.data == nullptr) fail(Errc::kInvalidArgument, "send_untagged: message is null");
-  if (session_transition(s.state, SessionEvent::kSendSegment).action != SessionAction::kSend)
-    fail(Errc::kState,
-         fmt::format("send_untagged: stream {} session is {}, not Established", stream, session_state_name(s.state)));
   const std::uint32_t msn = s.source->next_msn(qn);
   auto m = s.source->send_untagged(qn, rsvd_ulp, message.size);
   if (!m.ok()) fail(Errc::kInvalidArgument, "send_untagged: " + m.error().message());
